@@ -1,0 +1,70 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layout: pure core (PushlabCore: APNs rules, no I/O) and thin adapters around it
+// (PushlabTransport: NIO + OpenSSL + nghttp2; PushlabCLI: the `pushlab` executable).
+// The C libraries are reached only through their owning wrappers
+// (PushlabNGHTTP2, PushlabOpenSSL); nothing else imports CNGHTTP2 or COpenSSL.
+let package = Package(
+    name: "Pushlab",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "pushlab", targets: ["PushlabCLI"]),
+        .library(name: "PushlabCore", targets: ["PushlabCore"]),
+        .library(name: "PushlabTransport", targets: ["PushlabTransport"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CNGHTTP2",
+            pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"]), .brew(["nghttp2"])]
+        ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
+        .target(name: "PushlabNGHTTP2", dependencies: ["CNGHTTP2"]),
+        .target(name: "PushlabOpenSSL", dependencies: ["COpenSSL"]),
+        .target(name: "PushlabCore"),
+        .target(
+            name: "PushlabTransport",
+            dependencies: [
+                "PushlabCore", "PushlabNGHTTP2", "PushlabOpenSSL",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "PushlabCLI",
+            dependencies: [
+                "PushlabCore", "PushlabTransport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .testTarget(name: "PushlabNGHTTP2Tests", dependencies: ["PushlabNGHTTP2"]),
+        .testTarget(name: "PushlabOpenSSLTests", dependencies: ["PushlabOpenSSL"]),
+        .testTarget(name: "PushlabCoreTests", dependencies: ["PushlabCore"]),
+        .testTarget(
+            name: "PushlabTransportTests",
+            dependencies: [
+                "PushlabTransport", "PushlabNGHTTP2", "PushlabOpenSSL", "PushlabCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
+    ]
+)

@@ -1,0 +1,83 @@
+#ifndef PUSHLAB_COPENSSL_SHIM_H
+#define PUSHLAB_COPENSSL_SHIM_H
+
+#include <string.h>
+#include <openssl/ssl.h>
+#include <openssl/err.h>
+#include <openssl/bio.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+#include <openssl/pem.h>
+#include <openssl/evp.h>
+#include <openssl/ec.h>
+#include <openssl/ecdsa.h>
+#include <openssl/bn.h>
+#include <openssl/asn1.h>
+#include <openssl/objects.h>
+
+// Swift cannot call C macros, and a few OpenSSL entry points are macros around *_ctrl.
+// Each is wrapped here, once; nothing else lives in C.
+
+static inline int pushlab_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
+    return (int)SSL_CTX_set_min_proto_version(ctx, version);
+}
+
+static inline long pushlab_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) {
+    return SSL_CTX_set_mode(ctx, mode);
+}
+
+static inline long pushlab_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode) {
+    return SSL_CTX_set_session_cache_mode(ctx, mode);
+}
+
+static inline int pushlab_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
+    return (int)SSL_set_tlsext_host_name(ssl, name);
+}
+
+static inline void pushlab_BIO_set_mem_eof_return(BIO *bio, int value) {
+    BIO_set_mem_eof_return(bio, value);
+}
+
+static inline void pushlab_OPENSSL_free(void *pointer) {
+    OPENSSL_free(pointer);
+}
+
+static inline int pushlab_SSL_CTX_set_ecdh_auto(SSL_CTX *ctx) {
+    return (int)SSL_CTX_set1_groups_list(ctx, "X25519:P-256:P-384");
+}
+
+// ALPN: Apple advertises only h2. A client that offers ALPN without h2 gets no protocol
+// (and then fails the HTTP/2 preface); a client that offers no ALPN is served h2 anyway.
+static int pushlab_alpn_select_h2(SSL *ssl, const unsigned char **out, unsigned char *outlen,
+                                  const unsigned char *in, unsigned int inlen, void *arg) {
+    (void)ssl; (void)arg;
+    static const unsigned char h2[] = { 2, 'h', '2' };
+    unsigned char *selected = NULL;
+    if (SSL_select_next_proto(&selected, outlen, h2, sizeof(h2), in, inlen) == OPENSSL_NPN_NEGOTIATED) {
+        *out = selected;
+        return SSL_TLSEXT_ERR_OK;
+    }
+    return SSL_TLSEXT_ERR_NOACK;
+}
+
+static inline void pushlab_SSL_CTX_select_alpn_h2(SSL_CTX *ctx) {
+    SSL_CTX_set_alpn_select_cb(ctx, pushlab_alpn_select_h2, NULL);
+}
+
+// Client certificates are requested, never required, and an unverifiable one does not fail
+// the handshake: the APNs layer answers BadCertificate itself, as Apple does, from the
+// verification result kept on the connection.
+static int pushlab_verify_keep_going(int preverified, X509_STORE_CTX *store) {
+    (void)preverified; (void)store;
+    return 1;
+}
+
+static inline void pushlab_SSL_CTX_request_client_certificate(SSL_CTX *ctx) {
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_CLIENT_ONCE, pushlab_verify_keep_going);
+}
+
+static inline unsigned long pushlab_XN_FLAG_RFC2253(void) {
+    return XN_FLAG_RFC2253;
+}
+
+#endif

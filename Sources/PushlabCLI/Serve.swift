@@ -1,0 +1,127 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NIOCore
+import PushlabCore
+import PushlabTransport
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Start the APNs mock: development (sandbox) and production listeners.",
+        discussion: """
+        Serves Apple's provider API over HTTP/2 + TLS. By default development (sandbox) listens on \
+        127.0.0.1:2197 and production on 127.0.0.1:2196. A request whose TLS SNI or :authority names \
+        an Apple host (api.sandbox.push.apple.com, api.development.push.apple.com, api.push.apple.com) \
+        is served in that host's environment whatever the port.
+
+        Settings come from flags, then --config FILE (YAML, same names), then the defaults. \
+        SIGINT or SIGTERM shuts down gracefully: GOAWAY {"reason":"Shutdown"}, in-flight streams \
+        finish, exit 0.
+
+        Examples:
+          pushlab serve
+          pushlab serve --development-port 8443 --production-port 0 --threads 4
+          pushlab serve --config pushlab.yaml --client-ca certs/ca.pem
+        """
+    )
+
+    @Option(help: "YAML file with the same settings as these flags.")
+    var config: String?
+
+    @Option(help: "Address both listeners bind to (default 127.0.0.1).")
+    var host: String?
+
+    @Option(help: "Development (sandbox) port; 0 picks a free one (default 2197).")
+    var developmentPort: Int?
+
+    @Option(help: "Production port; 0 picks a free one (default 2196).")
+    var productionPort: Int?
+
+    @Option(help: "Server certificate chain, PEM (default certs/server.pem).")
+    var tlsCert: String?
+
+    @Option(help: "Server private key, PEM (default certs/server-key.pem).")
+    var tlsKey: String?
+
+    @Option(help: "CA bundle client certificates are verified against (default certs/ca.pem if present).")
+    var clientCa: String?
+
+    @Option(help: "MAX_CONCURRENT_STREAMS announced on each connection (default 1000, as APNs).")
+    var maxConcurrentStreams: UInt32?
+
+    @Option(help: "Event loop threads (default: one per core).")
+    var threads: Int?
+
+    @Option(help: "Seconds a graceful shutdown waits for in-flight streams (default 10).")
+    var shutdownGracePeriod: Double?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).")
+    var logLevel: String = "info"
+
+    func validate() throws {
+        for (name, port) in [("--development-port", developmentPort), ("--production-port", productionPort)] {
+            if let port, !(0...65535).contains(port) { throw ValidationError("\(name) must be 0...65535, not \(port)") }
+        }
+        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
+        if let maxConcurrentStreams, maxConcurrentStreams < 1 { throw ValidationError("--max-concurrent-streams must be at least 1") }
+        if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
+    }
+
+    func run() async throws {
+        let file = try config.map(ServeConfigurationFile.load(path:))
+        let configuration = try resolvedConfiguration(file: file)
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+            return handler
+        }
+        let logger = Logger(label: "pushlab")
+        let service = BasicAPNsService(maxConcurrentStreams: configuration.limits.maxConcurrentStreams)
+        let server = try PushlabServer(configuration: configuration, service: service, logger: logger)
+        let bound = try await server.start()
+        printBanner(bound, configuration: configuration)
+        await ShutdownSignal.wait()
+        logger.info("Shutting down: GOAWAY Shutdown on every connection")
+        await server.shutdown()
+    }
+
+    private func resolvedConfiguration(file: ServeConfigurationFile?) throws -> ServerConfiguration {
+        let host = host ?? file?.host ?? "127.0.0.1"
+        let certificate = tlsCert ?? file?.tls?.certificate ?? "certs/server.pem"
+        let key = tlsKey ?? file?.tls?.key ?? "certs/server-key.pem"
+        var clientCA = clientCa ?? file?.tls?.clientCA
+        if clientCA == nil, FileManager.default.fileExists(atPath: "certs/ca.pem") { clientCA = "certs/ca.pem" }
+        for (what, path) in [("TLS certificate", certificate), ("TLS key", key), ("client CA", clientCA)] {
+            if let path, !FileManager.default.fileExists(atPath: path) {
+                throw ValidationError("\(what) \(path) does not exist. Run pushlab from the repository root, make certificates with certs/generate.sh, or pass --tls-cert/--tls-key/--client-ca.")
+            }
+        }
+        var limits = HTTP2Limits()
+        limits.maxConcurrentStreams = maxConcurrentStreams ?? file?.http2?.maxConcurrentStreams ?? limits.maxConcurrentStreams
+        return ServerConfiguration(
+            listeners: [
+                .init(host: host, port: developmentPort ?? file?.developmentPort ?? 2197, environment: .development),
+                .init(host: host, port: productionPort ?? file?.productionPort ?? 2196, environment: .production),
+            ],
+            certificateChainFile: certificate,
+            privateKeyFile: key,
+            clientCertificateAuthoritiesFile: clientCA,
+            limits: limits,
+            threads: threads ?? file?.threads ?? System.coreCount,
+            shutdownGracePeriod: .milliseconds(Int((shutdownGracePeriod ?? file?.shutdownGracePeriodSeconds ?? 10) * 1000))
+        )
+    }
+
+    private func printBanner(_ bound: [PushlabServer.BoundListener], configuration: ServerConfiguration) {
+        var lines = ["Pushlab is serving the APNs provider API (HTTP/2 + TLS):"]
+        for listener in bound {
+            let host = listener.host.contains(":") ? "[\(listener.host)]" : listener.host
+            let apple = listener.environment == .development ? "api.sandbox.push.apple.com" : "api.push.apple.com"
+            lines.append("  \(listener.environment.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) https://\(host):\(listener.port)  (as \(apple))")
+        }
+        lines.append("  certificate  \(configuration.certificateChainFile)  (trust certs/ca.pem in your client)")
+        lines.append("Ready. Press Ctrl-C to stop.")
+        // Unbuffered, so a script waiting for "Ready." sees it at once even through a pipe.
+        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+    }
+}

@@ -1,0 +1,276 @@
+import CNGHTTP2
+
+/// One HTTP/2 connection's protocol state: an owned `nghttp2_session`, fed bytes with
+/// `receive(_:)` and drained with `nextOutboundChunk()`. It does no I/O of its own.
+///
+/// Not thread-safe: it belongs to the event loop of its channel.
+public final class HTTP2Session {
+    public enum Role: Sendable { case server, client }
+
+    public let role: Role
+    /// Not retained: the delegate (the channel handler) owns the session.
+    public unowned(unsafe) var delegate: (any HTTP2SessionDelegate)?
+
+    private var pointer: OpaquePointer!
+    private var pendingBodies: [Int32: PendingBody] = [:]
+    private var nameValueScratch: UnsafeMutablePointer<nghttp2_nv>
+    private var nameValueCapacity = 16
+
+    public init(role: Role, delegate: (any HTTP2SessionDelegate)? = nil) throws {
+        self.role = role
+        self.delegate = delegate
+        self.nameValueScratch = .allocate(capacity: nameValueCapacity)
+
+        var callbacks: OpaquePointer?
+        guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
+            nameValueScratch.deallocate()
+            throw NGHTTP2Error(NGHTTP2_ERR_NOMEM.rawValue, "nghttp2_session_callbacks_new")
+        }
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        HTTP2Session.install(callbacks)
+
+        var option: OpaquePointer?
+        nghttp2_option_new(&option)
+        defer { nghttp2_option_del(option) }
+        // Apple answers PING itself; nghttp2 does too unless told otherwise: keep its default.
+        nghttp2_option_set_peer_max_concurrent_streams(option, 1000)
+
+        var session: OpaquePointer?
+        let userData = Unmanaged.passUnretained(self).toOpaque()
+        let result: Int32 = switch role {
+        case .server: nghttp2_session_server_new2(&session, callbacks, userData, option)
+        case .client: nghttp2_session_client_new2(&session, callbacks, userData, option)
+        }
+        guard result == 0, let session else {
+            nameValueScratch.deallocate()
+            throw NGHTTP2Error(result, "nghttp2_session_new")
+        }
+        self.pointer = session
+    }
+
+    deinit {
+        nghttp2_session_del(pointer)
+        nameValueScratch.deallocate()
+    }
+
+    // MARK: Bytes in and out
+
+    /// Parses `bytes`, calling the delegate for each event. A thrown error is fatal for the
+    /// connection; frames nghttp2 queued in response (a GOAWAY) should still be sent.
+    public func receive(_ bytes: UnsafeRawBufferPointer) throws {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        let result = nghttp2_session_mem_recv(pointer, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        if result < 0 { throw NGHTTP2Error(Int32(result), "receiving HTTP/2 frames") }
+    }
+
+    /// The next serialized frames to send, valid until the next call; nil when nothing is queued.
+    public func nextOutboundChunk() throws -> UnsafeRawBufferPointer? {
+        var data: UnsafePointer<UInt8>?
+        let length = nghttp2_session_mem_send(pointer, &data)
+        if length < 0 { throw NGHTTP2Error(Int32(length), "serializing HTTP/2 frames") }
+        guard length > 0, let data else { return nil }
+        return UnsafeRawBufferPointer(start: data, count: length)
+    }
+
+    /// False once the session has nothing more to read or write (after GOAWAY, all streams done).
+    public var isActive: Bool {
+        nghttp2_session_want_read(pointer) != 0 || nghttp2_session_want_write(pointer) != 0
+    }
+
+    public var wantsWrite: Bool { nghttp2_session_want_write(pointer) != 0 }
+
+    // MARK: Submitting frames
+
+    public func submitSettings(_ settings: [HTTP2Setting]) throws {
+        let entries = settings.map(\.entry)
+        let result = nghttp2_submit_settings(pointer, UInt8(NGHTTP2_FLAG_NONE.rawValue), entries, entries.count)
+        if result != 0 { throw NGHTTP2Error(result, "submitting SETTINGS") }
+    }
+
+    /// A response: HEADERS alone with END_STREAM when `body` is nil, else HEADERS then DATA.
+    public func submitResponse(streamID: Int32, headers: HTTP2HeaderList, body: [UInt8]? = nil) throws {
+        let result = withNameValues(headers) { nva, count in
+            guard let body, !body.isEmpty else {
+                return nghttp2_submit_response(pointer, streamID, nva, count, nil)
+            }
+            pendingBodies[streamID] = PendingBody(bytes: body)
+            var provider = nghttp2_data_provider()
+            provider.read_callback = HTTP2Session.readPendingBody
+            return nghttp2_submit_response(pointer, streamID, nva, count, &provider)
+        }
+        if result != 0 {
+            pendingBodies[streamID] = nil
+            throw NGHTTP2Error(result, "submitting response")
+        }
+    }
+
+    /// A request (client role); returns its stream id.
+    public func submitRequest(headers: HTTP2HeaderList, body: [UInt8]? = nil) throws -> Int32 {
+        let streamID = withNameValues(headers) { nva, count -> Int32 in
+            guard let body else {
+                return nghttp2_submit_request(pointer, nil, nva, count, nil, nil)
+            }
+            var provider = nghttp2_data_provider()
+            provider.read_callback = HTTP2Session.readPendingBody
+            let id = nghttp2_submit_request(pointer, nil, nva, count, &provider, nil)
+            if id > 0 { pendingBodies[id] = PendingBody(bytes: body) }
+            return id
+        }
+        if streamID < 0 { throw NGHTTP2Error(streamID, "submitting request") }
+        return streamID
+    }
+
+    public func submitPing(_ payload: [UInt8] = Array(repeating: 0, count: 8)) throws {
+        let result = payload.withUnsafeBufferPointer {
+            nghttp2_submit_ping(pointer, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress)
+        }
+        if result != 0 { throw NGHTTP2Error(result, "submitting PING") }
+    }
+
+    /// GOAWAY; `lastStreamID` defaults to the last stream this side processed.
+    public func submitGoAway(lastStreamID: Int32? = nil, errorCode: HTTP2ErrorCode = .noError, debugData: [UInt8] = []) throws {
+        let last = lastStreamID ?? lastProcessedStreamID
+        let result = debugData.withUnsafeBufferPointer {
+            nghttp2_submit_goaway(pointer, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, errorCode.rawValue, $0.baseAddress, $0.count)
+        }
+        if result != 0 { throw NGHTTP2Error(result, "submitting GOAWAY") }
+    }
+
+    public func submitResetStream(_ streamID: Int32, errorCode: HTTP2ErrorCode) throws {
+        let result = nghttp2_submit_rst_stream(pointer, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode.rawValue)
+        if result != 0 { throw NGHTTP2Error(result, "submitting RST_STREAM") }
+    }
+
+    /// The highest peer-initiated stream id this side has processed.
+    public var lastProcessedStreamID: Int32 { nghttp2_session_get_last_proc_stream_id(pointer) }
+
+    /// A setting as the peer announced it.
+    public func remoteSetting(_ identifier: HTTP2Setting.Identifier) -> UInt32 {
+        nghttp2_session_get_remote_settings(pointer, nghttp2_settings_id(UInt32(identifier.rawValue)))
+    }
+
+    /// A setting as this side announced it and the peer acknowledged it.
+    public func localSetting(_ identifier: HTTP2Setting.Identifier) -> UInt32 {
+        nghttp2_session_get_local_settings(pointer, nghttp2_settings_id(UInt32(identifier.rawValue)))
+    }
+
+    // MARK: Internals
+
+    private struct PendingBody {
+        var bytes: [UInt8]
+        var offset = 0
+    }
+
+    private func withNameValues<Result>(
+        _ headers: HTTP2HeaderList,
+        _ body: (UnsafePointer<nghttp2_nv>, Int) -> Result
+    ) -> Result {
+        if headers.count > nameValueCapacity {
+            nameValueScratch.deallocate()
+            nameValueCapacity = headers.count * 2
+            nameValueScratch = .allocate(capacity: nameValueCapacity)
+        }
+        // nghttp2 copies names and values during submit, so pointers into `storage` suffice.
+        return headers.storage.withUnsafeBufferPointer { storage in
+            let base = UnsafeMutablePointer(mutating: storage.baseAddress ?? UnsafePointer(nameValueScratch.withMemoryRebound(to: UInt8.self, capacity: 1) { $0 }))
+            for (index, entry) in headers.entries.enumerated() {
+                nameValueScratch[index] = nghttp2_nv(
+                    name: base + entry.nameStart,
+                    value: base + entry.valueStart,
+                    namelen: entry.nameLength,
+                    valuelen: entry.valueLength,
+                    flags: UInt8(entry.neverIndex ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue)
+                )
+            }
+            return body(nameValueScratch, headers.count)
+        }
+    }
+
+    fileprivate func copyPendingBody(streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int, flags: UnsafeMutablePointer<UInt32>) -> Int {
+        guard var pending = pendingBodies[streamID] else {
+            flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+            return 0
+        }
+        let count = min(capacity, pending.bytes.count - pending.offset)
+        pending.bytes.withUnsafeBufferPointer { source in
+            buffer.update(from: source.baseAddress! + pending.offset, count: count)
+        }
+        pending.offset += count
+        if pending.offset == pending.bytes.count {
+            flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+            pendingBodies[streamID] = nil
+        } else {
+            pendingBodies[streamID] = pending
+        }
+        return count
+    }
+
+    fileprivate func streamDidClose(_ streamID: Int32, errorCode: UInt32) {
+        pendingBodies[streamID] = nil
+        delegate?.http2Session(self, didCloseStream: streamID, errorCode: errorCode)
+    }
+
+    private static func from(_ userData: UnsafeMutableRawPointer?) -> HTTP2Session {
+        Unmanaged<HTTP2Session>.fromOpaque(userData!).takeUnretainedValue()
+    }
+
+    private static let readPendingBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, userData in
+        HTTP2Session.from(userData).copyPendingBody(streamID: streamID, into: buffer!, capacity: length, flags: flags!)
+    }
+
+    private static func install(_ callbacks: OpaquePointer) {
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, userData in
+            let session = HTTP2Session.from(userData)
+            session.delegate?.http2Session(session, didBeginHeadersOn: frame!.pointee.hd.stream_id)
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, userData in
+            let session = HTTP2Session.from(userData)
+            session.delegate?.http2Session(
+                session,
+                didReceiveHeader: UnsafeRawBufferPointer(start: name, count: nameLength),
+                value: UnsafeRawBufferPointer(start: value, count: valueLength),
+                on: frame!.pointee.hd.stream_id
+            )
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, userData in
+            let session = HTTP2Session.from(userData)
+            session.delegate?.http2Session(session, didReceiveData: UnsafeRawBufferPointer(start: data, count: length), on: streamID)
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, userData in
+            let session = HTTP2Session.from(userData)
+            let header = frame!.pointee.hd
+            let endStream = header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+            switch Int(header.type) {
+            case Int(NGHTTP2_HEADERS.rawValue), Int(NGHTTP2_DATA.rawValue):
+                if endStream { session.delegate?.http2Session(session, didReceiveEndOfStream: header.stream_id) }
+            case Int(NGHTTP2_SETTINGS.rawValue):
+                let isAck = header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0
+                let settings = frame!.pointee.settings
+                var parsed: [HTTP2Setting] = []
+                for index in 0..<settings.niv {
+                    let entry = settings.iv[index]
+                    if let identifier = HTTP2Setting.Identifier(rawValue: entry.settings_id) {
+                        parsed.append(HTTP2Setting(identifier, entry.value))
+                    }
+                }
+                session.delegate?.http2Session(session, didReceiveSettings: parsed, isAck: isAck)
+            case Int(NGHTTP2_GOAWAY.rawValue):
+                let goAway = frame!.pointee.goaway
+                let debugData = goAway.opaque_data.map { Array(UnsafeBufferPointer(start: $0, count: goAway.opaque_data_len)) } ?? []
+                session.delegate?.http2Session(session, didReceiveGoAway: goAway.last_stream_id, errorCode: goAway.error_code, debugData: debugData)
+            case Int(NGHTTP2_PING.rawValue):
+                session.delegate?.http2Session(session, didReceivePing: header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0)
+            default:
+                break
+            }
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, errorCode, userData in
+            HTTP2Session.from(userData).streamDidClose(streamID, errorCode: errorCode)
+            return 0
+        }
+    }
+}

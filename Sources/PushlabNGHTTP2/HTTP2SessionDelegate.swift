@@ -1,0 +1,21 @@
+/// What an `HTTP2Session` reports while it parses frames. Every callback runs synchronously
+/// inside `HTTP2Session.receive(_:)`; header and data buffers are valid only during the call.
+public protocol HTTP2SessionDelegate: AnyObject {
+    /// A HEADERS frame opened a stream: a request on a server, a response on a client.
+    func http2Session(_ session: HTTP2Session, didBeginHeadersOn streamID: Int32)
+    func http2Session(_ session: HTTP2Session, didReceiveHeader name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, on streamID: Int32)
+    func http2Session(_ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, on streamID: Int32)
+    /// The peer has finished its side of the stream (END_STREAM on HEADERS or DATA).
+    func http2Session(_ session: HTTP2Session, didReceiveEndOfStream streamID: Int32)
+    func http2Session(_ session: HTTP2Session, didCloseStream streamID: Int32, errorCode: UInt32)
+    func http2Session(_ session: HTTP2Session, didReceiveSettings settings: [HTTP2Setting], isAck: Bool)
+    func http2Session(_ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: UInt32, debugData: [UInt8])
+    func http2Session(_ session: HTTP2Session, didReceivePing isAck: Bool)
+}
+
+extension HTTP2SessionDelegate {
+    public func http2Session(_ session: HTTP2Session, didCloseStream streamID: Int32, errorCode: UInt32) {}
+    public func http2Session(_ session: HTTP2Session, didReceiveSettings settings: [HTTP2Setting], isAck: Bool) {}
+    public func http2Session(_ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: UInt32, debugData: [UInt8]) {}
+    public func http2Session(_ session: HTTP2Session, didReceivePing isAck: Bool) {}
+}

@@ -1,0 +1,291 @@
+import Logging
+import NIOCore
+import PushlabCore
+import PushlabNGHTTP2
+import PushlabOpenSSL
+
+/// One APNs connection's HTTP/2 side: an `nghttp2_session` fed with TLS plaintext, each
+/// complete request handed to the connection's `APNsConnectionHandler`, each answer written
+/// back as APNs writes it.
+public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate {
+    public typealias InboundIn = ByteBuffer
+    public typealias OutboundIn = ByteBuffer
+    public typealias OutboundOut = ByteBuffer
+
+    public struct Settings: Sendable {
+        public var limits: HTTP2Limits
+        public var listenerEnvironment: APNsEnvironment
+        public var connectionID: UInt64
+        public var logger: Logger
+
+        public init(limits: HTTP2Limits, listenerEnvironment: APNsEnvironment, connectionID: UInt64, logger: Logger) {
+            self.limits = limits
+            self.listenerEnvironment = listenerEnvironment
+            self.connectionID = connectionID
+            self.logger = logger
+        }
+    }
+
+    private let settings: Settings
+    private let service: any APNsService
+    private let registry: ConnectionRegistry?
+    private var session: HTTP2Session?
+    private var connectionHandler: (any APNsConnectionHandler)?
+    private var streams: [Int32: StreamState] = [:]
+    private var responseHeaders = HTTP2HeaderList()
+    private var context: ChannelHandlerContext?
+    /// Set after a protocol error: close once whatever nghttp2 queued (a GOAWAY) is out.
+    private var closeAfterFlush = false
+    private var readsPaused = false
+    private var readPending = false
+    /// Plain-TCP use (tests, h2c): start at channelActive instead of waiting for TLS.
+    private let startWithoutTLS: Bool
+
+    public init(settings: Settings, service: any APNsService, registry: ConnectionRegistry? = nil, startWithoutTLS: Bool = false) {
+        self.settings = settings
+        self.service = service
+        self.registry = registry
+        self.startWithoutTLS = startWithoutTLS
+    }
+
+    // MARK: Channel events
+
+    public func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        if startWithoutTLS, context.channel.isActive { start(context: context, tls: nil) }
+    }
+
+    public func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    public func channelActive(context: ChannelHandlerContext) {
+        if startWithoutTLS, session == nil { start(context: context, tls: nil) }
+        context.fireChannelActive()
+    }
+
+    public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let handshake = event as? TLSHandshakeCompleted {
+            start(context: context, tls: handshake)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let session else { return }
+        let bytes = unwrapInboundIn(data)
+        do {
+            try bytes.withUnsafeReadableBytes { try session.receive($0) }
+        } catch {
+            settings.logger.debug("HTTP/2 session error", metadata: ["connection": "\(settings.connectionID)", "error": "\(error)"])
+            try? session.submitGoAway(errorCode: .protocolError)
+            closeAfterFlush = true
+        }
+        flushSession(context: context)
+    }
+
+    public func channelInactive(context: ChannelHandlerContext) {
+        streams.removeAll()
+        connectionHandler?.connectionDidClose()
+        connectionHandler = nil
+        registry?.remove(settings.connectionID)
+        context.fireChannelInactive()
+    }
+
+    public func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            readsPaused = false
+            flushSession(context: context)
+            if readPending {
+                readPending = false
+                context.read()
+            }
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// A peer that does not read its responses stops being read from: TCP pushes back on it,
+    /// and Pushlab holds at most one window of frames for it.
+    public func read(context: ChannelHandlerContext) {
+        if readsPaused {
+            readPending = true
+        } else {
+            context.read()
+        }
+    }
+
+    // MARK: Control from outside the event loop (through ConnectionRegistry)
+
+    /// Announces a new MAX_CONCURRENT_STREAMS on this live connection.
+    func setMaxConcurrentStreams(_ value: UInt32) {
+        guard let session, let context else { return }
+        try? session.submitSettings([HTTP2Setting(.maxConcurrentStreams, value)])
+        flushSession(context: context)
+    }
+
+    /// GOAWAY with `{"reason":…}`; in-flight streams finish, then the connection closes.
+    func goAway(_ reason: APNsErrorReason) {
+        guard let session, let context else { return }
+        sendGoAway(reason, session: session)
+        flushSession(context: context)
+    }
+
+    // MARK: HTTP2SessionDelegate
+
+    public func http2Session(_ session: HTTP2Session, didBeginHeadersOn streamID: Int32) {
+        if streams[streamID] == nil { streams[streamID] = StreamState(streamID: streamID) }
+    }
+
+    public func http2Session(_ session: HTTP2Session, didReceiveHeader name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, on streamID: Int32) {
+        streams[streamID]?.addHeader(name: name, value: value)
+    }
+
+    public func http2Session(_ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, on streamID: Int32) {
+        streams[streamID]?.addBody(data, limit: settings.limits.maxBufferedBodyBytes)
+    }
+
+    public func http2Session(_ session: HTTP2Session, didReceiveEndOfStream streamID: Int32) {
+        guard let stream = streams.removeValue(forKey: streamID), let connectionHandler else { return }
+        if stream.headerListSize > Int(settings.limits.maxHeaderListSize) {
+            // RFC 9113 10.5.1: a header section larger than announced may be refused.
+            try? session.submitResetStream(streamID, errorCode: .refusedStream)
+            return
+        }
+        let outcome = connectionHandler.handle(stream.request)
+        write(outcome.response, on: streamID, session: session)
+        apply(outcome.actions, session: session)
+    }
+
+    public func http2Session(_ session: HTTP2Session, didCloseStream streamID: Int32, errorCode: UInt32) {
+        streams[streamID] = nil
+    }
+
+    // MARK: Internals
+
+    private func start(context: ChannelHandlerContext, tls: TLSHandshakeCompleted?) {
+        guard session == nil else { return }
+        let info = ConnectionInfo(
+            id: settings.connectionID,
+            listenerEnvironment: settings.listenerEnvironment,
+            serverName: tls?.serverName,
+            alpn: tls?.alpn,
+            tlsVersion: tls?.tlsVersion,
+            remoteAddress: context.channel.remoteAddress?.description,
+            clientCertificate: tls.flatMap { handshake in
+                handshake.peerCertificate.map { ClientCertificate($0, verification: handshake.peerVerification) }
+            }
+        )
+        let handler = service.makeConnectionHandler(for: info)
+        connectionHandler = handler
+        do {
+            let session = try HTTP2Session(role: .server, delegate: self)
+            self.session = session
+            let limits = settings.limits
+            try session.submitSettings([
+                HTTP2Setting(.headerTableSize, limits.headerTableSize),
+                HTTP2Setting(.maxConcurrentStreams, handler.initialMaxConcurrentStreams),
+                HTTP2Setting(.initialWindowSize, limits.initialWindowSize),
+                HTTP2Setting(.maxFrameSize, limits.maxFrameSize),
+                HTTP2Setting(.maxHeaderListSize, limits.maxHeaderListSize),
+            ])
+            registry?.add(settings.connectionID, handler: self, channel: context.channel)
+            apply(handler.connectionDidStart(), session: session)
+            flushSession(context: context)
+        } catch {
+            settings.logger.error("Could not start HTTP/2 session", metadata: ["error": "\(error)"])
+            context.close(promise: nil)
+        }
+    }
+
+    /// The one place a response becomes frames.
+    private func write(_ response: APNsResponse, on streamID: Int32, session: HTTP2Session) {
+        responseHeaders.removeAll()
+        responseHeaders.append(name: ":status", value: StatusText.of(response.status))
+        let body = response.body
+        if body != nil { responseHeaders.append(name: "content-type", value: "application/json") }
+        responseHeaders.append(name: "apns-id", value: response.apnsID)
+        if let uniqueID = response.uniqueID { responseHeaders.append(name: "apns-unique-id", value: uniqueID) }
+        do {
+            try session.submitResponse(streamID: streamID, headers: responseHeaders, body: body)
+        } catch {
+            settings.logger.debug("Could not submit response", metadata: ["stream": "\(streamID)", "error": "\(error)"])
+        }
+    }
+
+    private func apply(_ actions: [ConnectionAction], session: HTTP2Session) {
+        for action in actions {
+            switch action {
+            case .setMaxConcurrentStreams(let value):
+                try? session.submitSettings([HTTP2Setting(.maxConcurrentStreams, value)])
+            case .goAway(let reason):
+                sendGoAway(reason, session: session)
+            }
+        }
+    }
+
+    private func sendGoAway(_ reason: APNsErrorReason, session: HTTP2Session) {
+        let debugData = Array(#"{"reason":""#.utf8) + Array(reason.rawValue.utf8) + Array(#""}"#.utf8)
+        try? session.submitGoAway(errorCode: .noError, debugData: debugData)
+    }
+
+    /// Moves every frame nghttp2 has queued into one buffer and writes it, unless the peer
+    /// is not reading, in which case frames wait in nghttp2 and reading pauses.
+    private func flushSession(context: ChannelHandlerContext) {
+        guard let session else { return }
+        guard context.channel.isWritable else {
+            readsPaused = true
+            return
+        }
+        var output: ByteBuffer?
+        do {
+            while let chunk = try session.nextOutboundChunk() {
+                if output == nil { output = context.channel.allocator.buffer(capacity: max(chunk.count, 1024)) }
+                output!.writeBytes(chunk)
+            }
+        } catch {
+            settings.logger.debug("HTTP/2 serialization error", metadata: ["error": "\(error)"])
+            closeAfterFlush = true
+        }
+        if let output { context.writeAndFlush(wrapOutboundOut(output), promise: nil) }
+        // After a GOAWAY, nghttp2 stops wanting to read once no stream is open.
+        if closeAfterFlush || !session.isActive { context.close(promise: nil) }
+    }
+}
+
+extension ClientCertificate {
+    init(_ certificate: X509Certificate, verification: CertificateVerification) {
+        let validity = certificate.validity
+        var extensions: [String: [UInt8]] = [:]
+        for oid in ClientCertificate.apnsExtensionOIDs {
+            if let value = certificate.extensionValue(oid: oid) { extensions[oid] = value }
+        }
+        self.init(
+            subject: certificate.subject,
+            userIDs: certificate.subjectValues(oid: "0.9.2342.19200300.100.1.1"),
+            extensions: extensions,
+            notBefore: validity.notBefore,
+            notAfter: validity.notAfter,
+            isTrusted: verification.isTrusted,
+            verificationError: verification.isTrusted ? nil : verification.description
+        )
+    }
+}
+
+/// `:status` values as text without formatting an integer per response.
+enum StatusText {
+    static func of(_ status: Int) -> String {
+        switch status {
+        case 200: "200"
+        case 400: "400"
+        case 403: "403"
+        case 404: "404"
+        case 405: "405"
+        case 410: "410"
+        case 413: "413"
+        case 429: "429"
+        case 500: "500"
+        case 503: "503"
+        default: String(status)
+        }
+    }
+}

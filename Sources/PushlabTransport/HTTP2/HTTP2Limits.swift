@@ -1,0 +1,13 @@
+/// The HTTP/2 parameters Pushlab announces and enforces. Defaults are what APNs sends
+/// (reference section 6.2: `{4096, 1000, 65535, 16384, 8000}`).
+public struct HTTP2Limits: Sendable, Equatable {
+    public var headerTableSize: UInt32 = 4096
+    public var maxConcurrentStreams: UInt32 = 1000
+    public var initialWindowSize: UInt32 = 65535
+    public var maxFrameSize: UInt32 = 16384
+    public var maxHeaderListSize: UInt32 = 8000
+    /// Body bytes kept per request; longer bodies are counted, not stored (APNs allows 5120).
+    public var maxBufferedBodyBytes = 16 * 1024
+
+    public init() {}
+}

@@ -1,0 +1,115 @@
+import Logging
+import NIOCore
+import NIOPosix
+import PushlabCore
+import PushlabOpenSSL
+
+/// The APNs look-alike: TLS + HTTP/2 listeners, one per environment, in front of an `APNsService`.
+public final class PushlabServer: Sendable {
+    public struct BoundListener: Sendable, Equatable {
+        public var host: String
+        public var port: Int
+        public var environment: APNsEnvironment
+    }
+
+    public let configuration: ServerConfiguration
+    public let connections = ConnectionRegistry()
+    private let service: any APNsService
+    private let tlsContext: TLSContext
+    private let group: MultiThreadedEventLoopGroup
+    private let ownsGroup: Bool
+    private let logger: Logger
+    private let state = NIOLockedValueBox<(channels: [Channel], bound: [BoundListener])>(([], []))
+
+    public init(
+        configuration: ServerConfiguration,
+        service: any APNsService,
+        eventLoopGroup: MultiThreadedEventLoopGroup? = nil,
+        logger: Logger = Logger(label: "pushlab.server")
+    ) throws {
+        self.configuration = configuration
+        self.service = service
+        self.logger = logger
+        self.tlsContext = try TLSContext(
+            serverCertificateChainFile: configuration.certificateChainFile,
+            privateKeyFile: configuration.privateKeyFile,
+            clientCertificateAuthoritiesFile: configuration.clientCertificateAuthoritiesFile
+        )
+        if let eventLoopGroup {
+            group = eventLoopGroup
+            ownsGroup = false
+        } else {
+            group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
+            ownsGroup = true
+        }
+    }
+
+    /// Binds every listener; returns them with their actual ports.
+    @discardableResult
+    public func start() async throws -> [BoundListener] {
+        var channels: [Channel] = []
+        var bound: [BoundListener] = []
+        do {
+            for listener in configuration.listeners {
+                let channel = try await bootstrap(for: listener).bind(host: listener.host, port: listener.port).get()
+                channels.append(channel)
+                bound.append(BoundListener(host: listener.host, port: channel.localAddress?.port ?? listener.port, environment: listener.environment))
+            }
+        } catch {
+            for channel in channels { try? await channel.close() }
+            throw error
+        }
+        let result = bound
+        state.withLockedValue { $0 = (channels, result) }
+        return result
+    }
+
+    public var boundListeners: [BoundListener] { state.withLockedValue { $0.bound } }
+
+    /// Graceful shutdown: stop accepting, GOAWAY `{"reason":"Shutdown"}` on every connection,
+    /// let in-flight streams finish (up to the grace period), then close what is left.
+    public func shutdown() async {
+        let channels = state.withLockedValue { current in
+            defer { current.channels = [] }
+            return current.channels
+        }
+        for channel in channels { try? await channel.close() }
+        connections.goAwayAll(.shutdown)
+        let deadline = ContinuousClock.now + configuration.shutdownGracePeriod
+        while connections.count > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        connections.closeAll()
+        while connections.count > 0, ContinuousClock.now < deadline + .seconds(1) {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        if ownsGroup { try? await group.shutdownGracefully() }
+    }
+
+    private func bootstrap(for listener: ServerConfiguration.Listener) -> ServerBootstrap {
+        let tlsContext = self.tlsContext
+        let service = self.service
+        let registry = self.connections
+        let limits = configuration.limits
+        let logger = self.logger
+        return ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let settings = APNsHTTP2Handler.Settings(
+                        limits: limits, listenerEnvironment: listener.environment,
+                        connectionID: registry.makeConnectionID(), logger: logger
+                    )
+                    try channel.pipeline.syncOperations.addHandlers([
+                        TLSHandler(context: tlsContext, logger: logger),
+                        APNsHTTP2Handler(settings: settings, service: service, registry: registry),
+                    ])
+                }
+            }
+    }
+}
+
+import NIOConcurrencyHelpers

@@ -1,0 +1,54 @@
+import PushlabCore
+
+/// Everything `PushlabServer` needs to listen: addresses, certificates and HTTP/2 limits.
+public struct ServerConfiguration: Sendable {
+    public struct Listener: Sendable, Equatable {
+        public var host: String
+        /// 0 picks a free port (see `PushlabServer.boundListeners`).
+        public var port: Int
+        public var environment: APNsEnvironment
+
+        public init(host: String, port: Int, environment: APNsEnvironment) {
+            self.host = host
+            self.port = port
+            self.environment = environment
+        }
+    }
+
+    public var listeners: [Listener]
+    public var certificateChainFile: String
+    public var privateKeyFile: String
+    /// CA bundle that client certificates are verified against; nil trusts none.
+    public var clientCertificateAuthoritiesFile: String?
+    public var limits: HTTP2Limits
+    /// Event loop threads; defaults to one per core.
+    public var threads: Int
+    /// How long a graceful shutdown waits for in-flight streams before closing anyway.
+    public var shutdownGracePeriod: Duration
+
+    public init(
+        listeners: [Listener] = ServerConfiguration.defaultListeners,
+        certificateChainFile: String,
+        privateKeyFile: String,
+        clientCertificateAuthoritiesFile: String? = nil,
+        limits: HTTP2Limits = HTTP2Limits(),
+        threads: Int = System.coreCount,
+        shutdownGracePeriod: Duration = .seconds(10)
+    ) {
+        self.listeners = listeners
+        self.certificateChainFile = certificateChainFile
+        self.privateKeyFile = privateKeyFile
+        self.clientCertificateAuthoritiesFile = clientCertificateAuthoritiesFile
+        self.limits = limits
+        self.threads = threads
+        self.shutdownGracePeriod = shutdownGracePeriod
+    }
+
+    /// Development (sandbox) on 2197 and production on 2196, loopback only.
+    public static let defaultListeners = [
+        Listener(host: "127.0.0.1", port: 2197, environment: .development),
+        Listener(host: "127.0.0.1", port: 2196, environment: .production),
+    ]
+}
+
+import NIOCore
