@@ -1,0 +1,181 @@
+import Logging
+import NIOCore
+import NIOEmbedded
+import PushlabCore
+import PushlabNGHTTP2
+import PushlabTransport
+import Testing
+
+@Suite("APNs HTTP/2 handler, without sockets")
+struct APNsHTTP2HandlerTests {
+    @Test func initialSettingsAreApnsOwn() throws {
+        let connection = try EmbeddedConnection(service: BasicAPNsService())
+        #expect(connection.events.settings.first == [
+            HTTP2Setting(.headerTableSize, 4096), HTTP2Setting(.maxConcurrentStreams, 1000),
+            HTTP2Setting(.initialWindowSize, 65535), HTTP2Setting(.maxFrameSize, 16384),
+            HTTP2Setting(.maxHeaderListSize, 8000),
+        ])
+    }
+
+    @Test func maxConcurrentStreamsComesFromTheConnectionHandler() throws {
+        let connection = try EmbeddedConnection(service: RecordingService(initialMaxConcurrentStreams: 1))
+        #expect(connection.client.remoteSetting(.maxConcurrentStreams) == 1)
+    }
+
+    @Test func successIsOneHeadersFrameWithAnUpperCaseApnsID() throws {
+        let connection = try EmbeddedConnection(service: BasicAPNsService())
+        let stream = try connection.request()
+        try connection.exchange()
+        #expect(connection.events.status(stream) == "200")
+        #expect(connection.events.ended.contains(stream))
+        #expect(connection.events.dataFrameStreams.isEmpty)
+        #expect(connection.events.header("content-type", stream) == nil)
+        let apnsID = try #require(connection.events.header("apns-id", stream))
+        #expect(apnsID.count == 36 && apnsID == apnsID.uppercased())
+        #expect(connection.events.headers[stream]?.fields.map(\.name) == [":status", "apns-id"])
+    }
+
+    @Test func requestApnsIDIsEchoed() throws {
+        let connection = try EmbeddedConnection(service: BasicAPNsService())
+        let id = "123e4567-e89b-12d3-a456-426614174000"
+        let stream = try connection.request(headers: [("apns-id", id)])
+        try connection.exchange()
+        #expect(connection.events.header("apns-id", stream) == id)
+    }
+
+    @Test(arguments: [
+        ("GET", "/3/device/abcd", "x", "405", "MethodNotAllowed"),
+        ("POST", "/2/device/abcd", "x", "404", "BadPath"),
+        ("POST", "/", "x", "404", "BadPath"),
+        ("POST", "/3/device/abcd", nil, "400", "PayloadEmpty"),
+    ] as [(String, String, String?, String, String)])
+    func errorsAreHeadersThenOneJSONDataFrame(method: String, path: String, body: String?, status: String, reason: String) throws {
+        let connection = try EmbeddedConnection(service: BasicAPNsService())
+        let stream = try connection.request(method: method, path: path, body: body)
+        try connection.exchange()
+        #expect(connection.events.status(stream) == status)
+        #expect(connection.events.header("content-type", stream) == "application/json")
+        #expect(connection.events.header("apns-id", stream)?.count == 36)
+        #expect(connection.events.body(stream) == #"{"reason":"\#(reason)"}"#)
+        #expect(connection.events.dataFrameStreams == [stream])
+        #expect(connection.events.ended.contains(stream))
+    }
+
+    @Test func goneAnswersCarryAnIntegerTimestamp() throws {
+        let service = RecordingService { APNsOutcome(.failure(.unregistered, apnsID: APNsID.echoOrGenerate($0.header("apns-id")), timestamp: 1_700_000_000_123)) }
+        let connection = try EmbeddedConnection(service: service)
+        let stream = try connection.request()
+        try connection.exchange()
+        #expect(connection.events.status(stream) == "410")
+        #expect(connection.events.body(stream) == #"{"reason":"Unregistered","timestamp":1700000000123}"#)
+    }
+
+    @Test func developmentUniqueIDIsSentWhenTheCoreGivesOne() throws {
+        let service = RecordingService { _ in APNsOutcome(.success(apnsID: "A", uniqueID: "4084a6e4-0000-4000-8000-000000000000")) }
+        let connection = try EmbeddedConnection(service: service)
+        let stream = try connection.request()
+        try connection.exchange()
+        #expect(connection.events.header("apns-unique-id", stream) == "4084a6e4-0000-4000-8000-000000000000")
+    }
+
+    @Test func theCoreSeesPseudoHeadersHeadersInOrderAndTheBody() throws {
+        let service = RecordingService()
+        let connection = try EmbeddedConnection(service: service)
+        _ = try connection.request(headers: [("apns-topic", "com.pushlab.demo"), ("apns-topic", "again"), ("apns-push-type", "alert")])
+        try connection.exchange()
+        let request = try #require(service.requests.first)
+        #expect(request.method == "POST")
+        #expect(request.path == "/3/device/" + String(repeating: "ab", count: 32))
+        #expect(request.authority == "localhost")
+        #expect(request.scheme == "https")
+        #expect(request.headers.map(\.name) == ["apns-topic", "apns-topic", "apns-push-type"])
+        #expect(request.occurrences(of: "apns-topic") == 2)
+        #expect(String(decoding: request.body, as: UTF8.self) == #"{"aps":{"alert":"hi"}}"#)
+    }
+
+    @Test func oversizedBodiesAreCountedButNotStored() throws {
+        let service = RecordingService()
+        var limits = HTTP2Limits()
+        limits.maxBufferedBodyBytes = 1000
+        let connection = try EmbeddedConnection(service: service, limits: limits)
+        _ = try connection.request(body: String(repeating: "x", count: 200_000))
+        try connection.exchange()
+        let request = try #require(service.requests.first)
+        #expect(request.bodyLength == 200_000)
+        #expect(request.body.count == 1000)
+    }
+
+    @Test func headerListOverTheAnnouncedLimitIsRefusedAndTheConnectionLives() throws {
+        let connection = try EmbeddedConnection(service: BasicAPNsService())
+        let big = try connection.request(headers: [("x-filler", String(repeating: "y", count: 9000))])
+        try connection.exchange()
+        #expect(connection.events.resets[big] == HTTP2ErrorCode.refusedStream.rawValue)
+        let next = try connection.request()
+        try connection.exchange()
+        #expect(connection.events.status(next) == "200")
+    }
+
+    @Test func goAwayActionSendsJSONDebugDataAndClosesWhenIdle() throws {
+        let service = RecordingService { _ in APNsOutcome(.success(apnsID: "A"), actions: [.goAway(.idleTimeout)]) }
+        let connection = try EmbeddedConnection(service: service)
+        let stream = try connection.request()
+        try connection.exchange()
+        #expect(connection.events.status(stream) == "200")
+        let goAway = try #require(connection.events.goAways.first)
+        #expect(goAway.debug == #"{"reason":"IdleTimeout"}"#)
+        #expect(goAway.errorCode == 0)
+        #expect(goAway.lastStreamID == stream)
+        #expect(!connection.channel.isActive)
+    }
+
+    @Test func startActionsRunBeforeAnyRequest() throws {
+        let connection = try EmbeddedConnection(service: RecordingService(startActions: [.goAway(.badCertificateEnvironment)]))
+        let goAway = try #require(connection.events.goAways.first)
+        #expect(goAway.lastStreamID == 0)
+        #expect(goAway.debug == #"{"reason":"BadCertificateEnvironment"}"#)
+        #expect(!connection.channel.isActive)
+    }
+
+    @Test func maxConcurrentStreamsChangesOnALiveConnection() throws {
+        let service = RecordingService { _ in APNsOutcome(.failure(.badDeviceToken, apnsID: "A"), actions: [.setMaxConcurrentStreams(1)]) }
+        let connection = try EmbeddedConnection(service: service)
+        _ = try connection.request()
+        try connection.exchange()
+        #expect(connection.client.remoteSetting(.maxConcurrentStreams) == 1)
+        connection.registry.setMaxConcurrentStreams(500)
+        connection.channel.embeddedEventLoop.run()
+        try connection.exchange()
+        #expect(connection.client.remoteSetting(.maxConcurrentStreams) == 500)
+    }
+
+    @Test func pingIsAnswered() throws {
+        let connection = try EmbeddedConnection(service: BasicAPNsService())
+        try connection.client.submitPing()
+        try connection.exchange()
+        #expect(connection.events.pingAcks == 1)
+    }
+
+    @Test func aSlowReaderPausesWritingAndReading() throws {
+        let connection = try EmbeddedConnection(service: BasicAPNsService())
+        connection.channel.isWritable = false
+        connection.channel.pipeline.fireChannelWritabilityChanged()
+        let stream = try connection.request()
+        try connection.exchange()
+        #expect(connection.events.status(stream) == nil)
+        connection.channel.isWritable = true
+        connection.channel.pipeline.fireChannelWritabilityChanged()
+        try connection.exchange()
+        #expect(connection.events.status(stream) == "200")
+    }
+
+    @Test func garbageInsteadOfAPrefaceEndsTheConnection() throws {
+        let channel = EmbeddedChannel()
+        let settings = APNsHTTP2Handler.Settings(limits: HTTP2Limits(), listenerEnvironment: .production, connectionID: 1, logger: Logger(label: "test"))
+        try channel.pipeline.syncOperations.addHandler(APNsHTTP2Handler(settings: settings, service: BasicAPNsService(), startWithoutTLS: true))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        var garbage = channel.allocator.buffer(capacity: 64)
+        garbage.writeString("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        try channel.writeInbound(garbage)
+        #expect(!channel.isActive)
+    }
+}

@@ -1,0 +1,105 @@
+import Logging
+import NIOCore
+import NIOEmbedded
+import PushlabCore
+import PushlabNGHTTP2
+import PushlabTransport
+
+/// An `APNsHTTP2Handler` in an `EmbeddedChannel`, talked to by a real nghttp2 client session.
+final class EmbeddedConnection {
+    let channel = EmbeddedChannel()
+    let client: HTTP2Session
+    let events = ClientEvents()
+    let registry = ConnectionRegistry()
+
+    init(service: any APNsService, limits: HTTP2Limits = HTTP2Limits(), environment: APNsEnvironment = .development) throws {
+        let settings = APNsHTTP2Handler.Settings(
+            limits: limits, listenerEnvironment: environment, connectionID: 7, logger: Logger(label: "test")
+        )
+        client = try HTTP2Session(role: .client)
+        client.delegate = events
+        try client.submitSettings([])
+        try channel.pipeline.syncOperations.addHandler(
+            APNsHTTP2Handler(settings: settings, service: service, registry: registry, startWithoutTLS: true)
+        )
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        try exchange()
+    }
+
+    /// Moves frames both ways until both sides are quiet.
+    func exchange() throws {
+        for _ in 0..<100 {
+            var sent = false
+            var outbound = channel.allocator.buffer(capacity: 256)
+            while let chunk = try client.nextOutboundChunk() { outbound.writeBytes(chunk) }
+            if outbound.readableBytes > 0 {
+                try channel.writeInbound(outbound)
+                sent = true
+            }
+            var received = false
+            while let inbound = try channel.readOutbound(as: ByteBuffer.self) {
+                try inbound.withUnsafeReadableBytes { try client.receive($0) }
+                received = true
+            }
+            if !sent && !received { return }
+        }
+    }
+
+    func request(
+        method: String = "POST", path: String = "/3/device/" + String(repeating: "ab", count: 32),
+        headers: [(String, String)] = [], body: String? = #"{"aps":{"alert":"hi"}}"#
+    ) throws -> Int32 {
+        var list = HTTP2HeaderList([(":method", method), (":scheme", "https"), (":path", path), (":authority", "localhost")])
+        for (name, value) in headers { list.append(name: name, value: value) }
+        return try client.submitRequest(headers: list, body: body.map { Array($0.utf8) })
+    }
+}
+
+final class ClientEvents: HTTP2SessionDelegate {
+    var frames: [(type: String, streamID: Int32)] = []
+    var headers: [Int32: HTTP2HeaderList] = [:]
+    var bodies: [Int32: [UInt8]] = [:]
+    var dataFrameStreams: [Int32] = []
+    var ended: Set<Int32> = []
+    var resets: [Int32: UInt32] = [:]
+    var settings: [[HTTP2Setting]] = []
+    var goAways: [(lastStreamID: Int32, errorCode: UInt32, debug: String)] = []
+    var pingAcks = 0
+
+    func http2Session(_ session: HTTP2Session, didBeginHeadersOn streamID: Int32) {
+        headers[streamID] = HTTP2HeaderList()
+    }
+
+    func http2Session(_ session: HTTP2Session, didReceiveHeader name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, on streamID: Int32) {
+        headers[streamID, default: HTTP2HeaderList()].append(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
+    }
+
+    func http2Session(_ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, on streamID: Int32) {
+        if bodies[streamID] == nil { dataFrameStreams.append(streamID) }
+        bodies[streamID, default: []].append(contentsOf: data)
+    }
+
+    func http2Session(_ session: HTTP2Session, didReceiveEndOfStream streamID: Int32) {
+        ended.insert(streamID)
+    }
+
+    func http2Session(_ session: HTTP2Session, didCloseStream streamID: Int32, errorCode: UInt32) {
+        if errorCode != 0 { resets[streamID] = errorCode }
+    }
+
+    func http2Session(_ session: HTTP2Session, didReceiveSettings settings: [HTTP2Setting], isAck: Bool) {
+        if !isAck { self.settings.append(settings) }
+    }
+
+    func http2Session(_ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: UInt32, debugData: [UInt8]) {
+        goAways.append((lastStreamID, errorCode, String(decoding: debugData, as: UTF8.self)))
+    }
+
+    func http2Session(_ session: HTTP2Session, didReceivePing isAck: Bool) {
+        if isAck { pingAcks += 1 }
+    }
+
+    func status(_ streamID: Int32) -> String? { headers[streamID]?.value(of: ":status") }
+    func header(_ name: String, _ streamID: Int32) -> String? { headers[streamID]?.value(of: name) }
+    func body(_ streamID: Int32) -> String? { bodies[streamID].map { String(decoding: $0, as: UTF8.self) } }
+}

@@ -1,0 +1,120 @@
+import NIOCore
+import NIOPosix
+import PushlabCore
+import PushlabTransport
+import Testing
+
+@Suite("Pushlab server over real TLS sockets")
+struct PushlabServerTests {
+    private func startServer(_ service: any APNsService) async throws -> (PushlabServer, dev: Int, prod: Int) {
+        let configuration = ServerConfiguration(
+            listeners: [
+                .init(host: "127.0.0.1", port: 0, environment: .development),
+                .init(host: "127.0.0.1", port: 0, environment: .production),
+            ],
+            certificateChainFile: TestCertificates.path("server.pem"),
+            privateKeyFile: TestCertificates.path("server-key.pem"),
+            clientCertificateAuthoritiesFile: TestCertificates.path("ca.pem"),
+            threads: 1,
+            shutdownGracePeriod: .seconds(2)
+        )
+        let server = try PushlabServer(configuration: configuration, service: service)
+        let bound = try await server.start()
+        return (server, bound[0].port, bound[1].port)
+    }
+
+    @Test func clientCertificateReachesTheAPNsCore() async throws {
+        let service = RecordingService()
+        let (server, dev, _) = try await startServer(service)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let client = try await TLSTestClient.connect(port: dev, group: group, certificate: "client")
+        let response = try await client.send()
+        #expect(response.status == "200")
+        let connection = try #require(service.connections.first)
+        let certificate = try #require(connection.clientCertificate)
+        #expect(certificate.isTrusted)
+        #expect(certificate.userIDs == ["com.pushlab.demo"])
+        #expect(certificate.extensions["1.2.840.113635.100.6.3.6"] != nil)
+        #expect(certificate.extensions["1.2.840.113635.100.6.3.1"] != nil)
+        #expect(connection.alpn == "h2")
+        #expect(connection.listenerEnvironment == .development)
+        await server.shutdown()
+        try await group.shutdownGracefully()
+    }
+
+    @Test func untrustedCertificateIsReportedNotRefused() async throws {
+        let service = RecordingService()
+        let (server, dev, _) = try await startServer(service)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let client = try await TLSTestClient.connect(port: dev, group: group, certificate: "client-untrusted")
+        #expect(try await client.send().status == "200")
+        let certificate = try #require(service.connections.first?.clientCertificate)
+        #expect(!certificate.isTrusted)
+        #expect(certificate.verificationError != nil)
+        await server.shutdown()
+        try await group.shutdownGracefully()
+    }
+
+    @Test func connectionWithoutALPNIsServedAsHTTP2() async throws {
+        let service = RecordingService()
+        let (server, _, prod) = try await startServer(service)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let client = try await TLSTestClient.connect(port: prod, group: group, alpn: [])
+        #expect(try await client.send().status == "200")
+        #expect(try await client.onLoop { $0.handshake?.alpn } == nil)
+        #expect(service.connections.first?.alpn == nil)
+        #expect(service.connections.first?.clientCertificate == nil)
+        await server.shutdown()
+        try await group.shutdownGracefully()
+    }
+
+    @Test func appleHostNamesDecideTheEnvironment() async throws {
+        let service = RecordingService()
+        let (server, dev, _) = try await startServer(service)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let client = try await TLSTestClient.connect(port: dev, group: group, serverName: "api.push.apple.com")
+        _ = try await client.send(authority: "api.sandbox.push.apple.com")
+        let connection = try #require(service.connections.first)
+        #expect(connection.serverName == "api.push.apple.com")
+        #expect(connection.environment == .production)
+        let request = try #require(service.requests.first)
+        #expect(connection.environment(for: request) == .development)
+        await server.shutdown()
+        try await group.shutdownGracefully()
+    }
+
+    @Test func shutdownSendsGoAwayShutdownAndClosesConnections() async throws {
+        let (server, dev, _) = try await startServer(BasicAPNsService())
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let client = try await TLSTestClient.connect(port: dev, group: group)
+        #expect(try await client.send().status == "200")
+        #expect(server.connections.count == 1)
+        await server.shutdown()
+        try await client.waitUntil { client.bridgeIsClosed }
+        let goAways = try await client.onLoop { $0.events.goAways.map(\.debug) }
+        #expect(goAways == [#"{"reason":"Shutdown"}"#])
+        #expect(server.connections.count == 0)
+        try await group.shutdownGracefully()
+    }
+
+    @Test func missingCertificateFailsAtStartWithThePath() {
+        let configuration = ServerConfiguration(certificateChainFile: "/nope/server.pem", privateKeyFile: "/nope/key.pem")
+        #expect { try PushlabServer(configuration: configuration, service: BasicAPNsService()) } throws: { "\($0)".contains("/nope/server.pem") }
+    }
+
+    @Test func portInUseIsAnError() async throws {
+        let (server, dev, _) = try await startServer(BasicAPNsService())
+        let clash = ServerConfiguration(
+            listeners: [.init(host: "127.0.0.1", port: dev, environment: .development)],
+            certificateChainFile: TestCertificates.path("server.pem"), privateKeyFile: TestCertificates.path("server-key.pem"), threads: 1
+        )
+        let second = try PushlabServer(configuration: clash, service: BasicAPNsService())
+        await #expect(throws: (any Error).self) { try await second.start() }
+        await second.shutdown()
+        await server.shutdown()
+    }
+}
+
+extension TLSTestClient {
+    var bridgeIsClosed: Bool { !channel.isActive }
+}
