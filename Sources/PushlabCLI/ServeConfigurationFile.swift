@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import Yams
 
@@ -49,8 +50,6 @@ struct ServeConfigurationFile: Decodable, Equatable {
         }
     }
 }
-
-import ArgumentParser
 
 extension DecodingError {
     var readableDescription: String {

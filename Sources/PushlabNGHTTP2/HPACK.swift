@@ -15,19 +15,12 @@ public final class HPACKEncoder {
 
     /// Encodes one header block.
     public func encode(_ headers: HTTP2HeaderList) throws -> [UInt8] {
-        var nameValues: [nghttp2_nv] = []
-        return try headers.storage.withUnsafeBufferPointer { storage in
-            let base = UnsafeMutablePointer(mutating: storage.baseAddress)
-            for entry in headers.entries {
-                nameValues.append(nghttp2_nv(
-                    name: base.map { $0 + entry.nameStart }, value: base.map { $0 + entry.valueStart },
-                    namelen: entry.nameLength, valuelen: entry.valueLength,
-                    flags: UInt8(entry.neverIndex ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue)
-                ))
-            }
-            let bound = nghttp2_hd_deflate_bound(pointer, nameValues, nameValues.count)
+        let scratch = UnsafeMutablePointer<nghttp2_nv>.allocate(capacity: max(headers.count, 1))
+        defer { scratch.deallocate() }
+        return try headers.withNameValues(scratch: scratch) { nameValues, count in
+            let bound = nghttp2_hd_deflate_bound(pointer, nameValues, count)
             var output = [UInt8](repeating: 0, count: bound)
-            let written = nghttp2_hd_deflate_hd(pointer, &output, output.count, nameValues, nameValues.count)
+            let written = nghttp2_hd_deflate_hd(pointer, &output, output.count, nameValues, count)
             if written < 0 { throw NGHTTP2Error(Int32(written), "HPACK encoding") }
             return Array(output.prefix(written))
         }

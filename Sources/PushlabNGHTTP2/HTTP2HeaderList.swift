@@ -1,3 +1,5 @@
+import CNGHTTP2
+
 /// A reusable list of header fields stored in one contiguous byte buffer.
 ///
 /// Responses are written many thousands of times a second; keeping one list per connection
@@ -58,5 +60,26 @@ public struct HTTP2HeaderList: Sendable {
     /// The first value of `name`, if present.
     public func value(of name: String) -> String? {
         fields.first { $0.name == name }?.value
+    }
+
+    /// Points `scratch[0..<count]` at this list's bytes and calls `body`; the pointers are valid
+    /// only during the call, which is enough because nghttp2 copies names and values.
+    func withNameValues<Result>(
+        scratch: UnsafeMutablePointer<nghttp2_nv>,
+        _ body: (UnsafePointer<nghttp2_nv>, Int) throws -> Result
+    ) rethrows -> Result {
+        try storage.withUnsafeBufferPointer { storage in
+            let base = UnsafeMutablePointer(mutating: storage.baseAddress)
+            for (index, entry) in entries.enumerated() {
+                scratch[index] = nghttp2_nv(
+                    name: base.map { $0 + entry.nameStart },
+                    value: base.map { $0 + entry.valueStart },
+                    namelen: entry.nameLength,
+                    valuelen: entry.valueLength,
+                    flags: UInt8(entry.neverIndex ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue)
+                )
+            }
+            return try body(scratch, entries.count)
+        }
     }
 }

@@ -170,20 +170,7 @@ public final class HTTP2Session {
             nameValueCapacity = headers.count * 2
             nameValueScratch = .allocate(capacity: nameValueCapacity)
         }
-        // nghttp2 copies names and values during submit, so pointers into `storage` suffice.
-        return headers.storage.withUnsafeBufferPointer { storage in
-            let base = UnsafeMutablePointer(mutating: storage.baseAddress ?? UnsafePointer(nameValueScratch.withMemoryRebound(to: UInt8.self, capacity: 1) { $0 }))
-            for (index, entry) in headers.entries.enumerated() {
-                nameValueScratch[index] = nghttp2_nv(
-                    name: base + entry.nameStart,
-                    value: base + entry.valueStart,
-                    namelen: entry.nameLength,
-                    valuelen: entry.valueLength,
-                    flags: UInt8(entry.neverIndex ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue)
-                )
-            }
-            return body(nameValueScratch, headers.count)
-        }
+        return headers.withNameValues(scratch: nameValueScratch, body)
     }
 
     fileprivate func copyPendingBody(streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int, flags: UnsafeMutablePointer<UInt32>) -> Int {

@@ -1,4 +1,5 @@
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import PushlabCore
@@ -111,5 +112,3 @@ public final class PushlabServer: Sendable {
             }
     }
 }
-
-import NIOConcurrencyHelpers

@@ -1,3 +1,4 @@
+import NIOCore
 import PushlabCore
 
 /// Everything `PushlabServer` needs to listen: addresses, certificates and HTTP/2 limits.
@@ -50,5 +51,3 @@ public struct ServerConfiguration: Sendable {
         Listener(host: "127.0.0.1", port: 2196, environment: .production),
     ]
 }
-
-import NIOCore

@@ -1,0 +1,36 @@
+# Pushlab: the two commands of the quick start are `make serve` and `make test`.
+SWIFT ?= swift
+BIN_DIR = $(shell $(SWIFT) build --show-bin-path)
+
+.PHONY: deps build serve test unit-test integration-test bench certs clean
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+## Start Pushlab with its embedded defaults (development :2197, production :2196).
+serve: build
+	$(BIN_DIR)/pushlab serve $(ARGS)
+
+## The whole test suite: Swift unit and socket tests, then real clients against the binary.
+test: build
+	$(SWIFT) test
+	PUSHLAB_BIN=$(BIN_DIR)/pushlab Tests/Integration/run.sh
+
+unit-test: build
+	$(SWIFT) test
+
+integration-test: build
+	PUSHLAB_BIN=$(BIN_DIR)/pushlab Tests/Integration/run.sh
+
+## Pushlab against nghttpd with h2load; prints the ratio table (not a test).
+bench: deps
+	Benchmarks/run.sh $(ARGS)
+
+certs:
+	certs/generate.sh
+
+clean:
+	rm -rf .build .build-release Tests/Integration/.venv
