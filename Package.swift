@@ -34,6 +34,10 @@ let package = Package(
         .target(name: "PushlabOpenSSL", dependencies: ["COpenSSL"]),
         .target(name: "PushlabCore"),
         .target(
+            name: "PushlabScenario",
+            dependencies: ["PushlabCore", "PushlabOpenSSL", .product(name: "Yams", package: "Yams")]
+        ),
+        .target(
             name: "PushlabTransport",
             dependencies: [
                 "PushlabCore", "PushlabNGHTTP2", "PushlabOpenSSL",
@@ -46,7 +50,7 @@ let package = Package(
         .executableTarget(
             name: "PushlabCLI",
             dependencies: [
-                "PushlabCore", "PushlabTransport",
+                "PushlabCore", "PushlabTransport", "PushlabScenario", "PushlabOpenSSL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -56,7 +60,7 @@ let package = Package(
         ),
         .testTarget(name: "PushlabNGHTTP2Tests", dependencies: ["PushlabNGHTTP2"]),
         .testTarget(name: "PushlabOpenSSLTests", dependencies: ["PushlabOpenSSL"]),
-        .testTarget(name: "PushlabCoreTests", dependencies: ["PushlabCore"]),
+        .testTarget(name: "PushlabCoreTests", dependencies: ["PushlabCore", "PushlabOpenSSL", "PushlabScenario"]),
         .testTarget(
             name: "PushlabTransportTests",
             dependencies: [

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import PushlabCore
+import PushlabScenario
 import PushlabTransport
 
 struct Serve: AsyncParsableCommand {
@@ -27,6 +28,9 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "YAML file with the same settings as these flags.")
     var config: String?
+
+    @Option(help: "Scenario file: keys, apps, device tokens and APNs policy (default scenarios/default.yaml).")
+    var scenario: String?
 
     @Option(help: "Address both listeners bind to (default 127.0.0.1).")
     var host: String?
@@ -76,10 +80,11 @@ struct Serve: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "pushlab")
-        let service = BasicAPNsService(maxConcurrentStreams: configuration.limits.maxConcurrentStreams)
+        let world = try loadScenario(file: file, maxConcurrentStreams: configuration.limits.maxConcurrentStreams)
+        let service = APNsProviderService(world: world.world, policy: world.scenario.policy)
         let server = try PushlabServer(configuration: configuration, service: service, logger: logger)
         let bound = try await server.start()
-        printBanner(bound, configuration: configuration)
+        printBanner(bound, configuration: configuration, scenario: world.scenario)
         await ShutdownSignal.wait()
         logger.info("Shutting down: GOAWAY Shutdown on every connection")
         await server.shutdown()
@@ -112,7 +117,25 @@ struct Serve: AsyncParsableCommand {
         )
     }
 
-    private func printBanner(_ bound: [PushlabServer.BoundListener], configuration: ServerConfiguration) {
+    private func loadScenario(file: ServeConfigurationFile?, maxConcurrentStreams: UInt32) throws -> (scenario: Scenario, world: APNsWorld) {
+        let path = scenario ?? file?.scenario ?? "scenarios/default.yaml"
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ValidationError("Scenario \(path) does not exist. Run pushlab from the repository root or pass --scenario FILE.")
+        }
+        var basePolicy = APNsPolicy()
+        basePolicy.maxConcurrentStreams = maxConcurrentStreams
+        let loaded: Scenario
+        do {
+            loaded = try Scenario.load(path: path, basePolicy: basePolicy)
+        } catch let error as Scenario.LoadError {
+            throw ValidationError(error.description)
+        }
+        let world = APNsWorld()
+        loaded.install(into: world)
+        return (loaded, world)
+    }
+
+    private func printBanner(_ bound: [PushlabServer.BoundListener], configuration: ServerConfiguration, scenario: Scenario) {
         var lines = ["Pushlab is serving the APNs provider API (HTTP/2 + TLS):"]
         for listener in bound {
             let host = listener.host.contains(":") ? "[\(listener.host)]" : listener.host
@@ -120,6 +143,20 @@ struct Serve: AsyncParsableCommand {
             lines.append("  \(listener.environment.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) https://\(host):\(listener.port)  (as \(apple))")
         }
         lines.append("  certificate  \(configuration.certificateChainFile)  (trust certs/ca.pem in your client)")
+        lines.append("Scenario \(scenario.name) (\(scenario.source)): \(scenario.keys.count) signing key(s), \(scenario.apps.count) app(s), \(scenario.tokens.count) device token(s)")
+        for key in scenario.keys {
+            lines.append("  key \(key.keyID)  team \(key.teamID)  \(key.environments.map(\.rawValue).sorted().joined(separator: "+"))")
+        }
+        for token in scenario.tokens.prefix(8) {
+            let state: String = switch token.state {
+            case .active: "active"
+            case .unregistered: "unregistered (410)"
+            case .expired: "expired (410)"
+            }
+            let topic = token.kind == .voip ? token.bundleID + ".voip" : token.bundleID
+            lines.append("  token \(token.token)  \(token.environment.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0))  \(topic)  \(state)")
+        }
+        if scenario.tokens.count > 8 { lines.append("  … and \(scenario.tokens.count - 8) more tokens") }
         lines.append("Ready. Press Ctrl-C to stop.")
         // Unbuffered, so a script waiting for "Ready." sees it at once even through a pipe.
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))

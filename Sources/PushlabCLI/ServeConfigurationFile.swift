@@ -28,6 +28,7 @@ struct ServeConfigurationFile: Decodable, Equatable {
         var maxConcurrentStreams: UInt32?
     }
 
+    var scenario: String?
     var host: String?
     var developmentPort: Int?
     var productionPort: Int?

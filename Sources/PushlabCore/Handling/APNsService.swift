@@ -12,21 +12,34 @@ public protocol APNsConnectionHandler: AnyObject {
     func connectionDidStart() -> [ConnectionAction]
     /// The answer to one complete request.
     func handle(_ request: APNsRequest) -> APNsOutcome
+    /// The client sent something (any frame): resets idle time.
+    func peerWasActive()
+    /// How often the transport calls `tick()`; nil for never.
+    var tickIntervalMilliseconds: Int64? { get }
+    /// Time-driven actions (idle timeout).
+    func tick() -> [ConnectionAction]
     func connectionDidClose()
 }
 
 extension APNsConnectionHandler {
     public func connectionDidStart() -> [ConnectionAction] { [] }
+    public func peerWasActive() {}
+    public var tickIntervalMilliseconds: Int64? { nil }
+    public func tick() -> [ConnectionAction] { [] }
     public func connectionDidClose() {}
 }
 
-/// A response plus what, if anything, should happen to the connection.
+/// The answer to a request plus what, if anything, should happen to the connection.
 public struct APNsOutcome: Sendable, Equatable {
-    public var response: APNsResponse
+    /// nil resets the stream (RST_STREAM) instead of answering.
+    public var response: APNsResponse?
+    /// Answer this much later (fault injection).
+    public var delayMilliseconds: Int64
     public var actions: [ConnectionAction]
 
-    public init(_ response: APNsResponse, actions: [ConnectionAction] = []) {
+    public init(_ response: APNsResponse?, delayMilliseconds: Int64 = 0, actions: [ConnectionAction] = []) {
         self.response = response
+        self.delayMilliseconds = delayMilliseconds
         self.actions = actions
     }
 }
@@ -36,4 +49,6 @@ public enum ConnectionAction: Sendable, Equatable {
     case setMaxConcurrentStreams(UInt32)
     /// GOAWAY with `{"reason":…}` debug data, then close once in-flight streams finish.
     case goAway(APNsErrorReason)
+    /// Drop the connection at once, without GOAWAY.
+    case close
 }

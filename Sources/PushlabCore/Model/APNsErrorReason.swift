@@ -1,6 +1,6 @@
 /// Every `reason` APNs answers with, and the HTTP status that goes with it (reference section 2).
 /// The single place where a reason meets its status.
-public enum APNsErrorReason: String, Sendable, Hashable, CaseIterable, Codable {
+public enum APNsErrorReason: String, Error, Sendable, Hashable, CaseIterable, Codable {
     case badCollapseId = "BadCollapseId"
     case badDeviceToken = "BadDeviceToken"
     case badExpirationDate = "BadExpirationDate"
@@ -34,12 +34,15 @@ public enum APNsErrorReason: String, Sendable, Hashable, CaseIterable, Codable {
     case internalServerError = "InternalServerError"
     case serviceUnavailable = "ServiceUnavailable"
     case shutdown = "Shutdown"
+    /// Apple's broadcast-API word for a body that cannot be parsed (reference section 8). Used
+    /// only by the strict payload mode, which Apple's device API has no documented reason for.
+    case badRequestPayload = "BadRequestPayload"
 
     public var status: Int {
         switch self {
         case .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
              .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
-             .missingTopic, .payloadEmpty, .topicDisallowed:
+             .missingTopic, .payloadEmpty, .topicDisallowed, .badRequestPayload:
             400
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden, .invalidProviderToken,
              .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken:

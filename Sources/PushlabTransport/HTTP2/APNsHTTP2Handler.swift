@@ -37,6 +37,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     /// Set after a protocol error: close once whatever nghttp2 queued (a GOAWAY) is out.
     private var closeAfterFlush = false
     private var readsPaused = false
+    private var tickTask: RepeatedTask?
     private var readPending = false
     /// Plain-TCP use (tests, h2c): start at channelActive instead of waiting for TLS.
     private let startWithoutTLS: Bool
@@ -74,6 +75,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard let session else { return }
         let bytes = unwrapInboundIn(data)
+        connectionHandler?.peerWasActive()
         do {
             try bytes.withUnsafeReadableBytes { try session.receive($0) }
         } catch {
@@ -85,6 +87,8 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     }
 
     public func channelInactive(context: ChannelHandlerContext) {
+        tickTask?.cancel()
+        tickTask = nil
         streams.removeAll()
         connectionHandler?.connectionDidClose()
         connectionHandler = nil
@@ -152,7 +156,29 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
             return
         }
         let outcome = connectionHandler.handle(stream.request)
-        write(outcome.response, on: streamID, session: session)
+        if outcome.delayMilliseconds > 0, let context {
+            // Frames for other streams keep flowing; this answer (and its actions) waits.
+            let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: .milliseconds(outcome.delayMilliseconds)) {
+                loopBound.value.deliver(outcome, on: streamID)
+            }
+            return
+        }
+        answer(outcome, on: streamID, session: session)
+    }
+
+    private func deliver(_ outcome: APNsOutcome, on streamID: Int32) {
+        guard let session, let context else { return }
+        answer(outcome, on: streamID, session: session)
+        flushSession(context: context)
+    }
+
+    private func answer(_ outcome: APNsOutcome, on streamID: Int32, session: HTTP2Session) {
+        if let response = outcome.response {
+            write(response, on: streamID, session: session)
+        } else {
+            try? session.submitResetStream(streamID, errorCode: .internalError)
+        }
         apply(outcome.actions, session: session)
     }
 
@@ -191,10 +217,28 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
             registry?.add(settings.connectionID, handler: self, channel: context.channel)
             apply(handler.connectionDidStart(), session: session)
             flushSession(context: context)
+            scheduleTicks(context: context, handler: handler)
         } catch {
             settings.logger.error("Could not start HTTP/2 session", metadata: ["error": "\(error)"])
             context.close(promise: nil)
         }
+    }
+
+    /// Time-driven rules (idle timeout) run on the connection's loop at the handler's interval.
+    private func scheduleTicks(context: ChannelHandlerContext, handler: any APNsConnectionHandler) {
+        guard let interval = handler.tickIntervalMilliseconds, interval > 0 else { return }
+        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        tickTask = context.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(interval), delay: .milliseconds(interval)) { _ in
+            loopBound.value.tick()
+        }
+    }
+
+    private func tick() {
+        guard let session, let context, let connectionHandler else { return }
+        let actions = connectionHandler.tick()
+        guard !actions.isEmpty else { return }
+        apply(actions, session: session)
+        flushSession(context: context)
     }
 
     /// The one place a response becomes frames.
@@ -219,6 +263,8 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
                 try? session.submitSettings([HTTP2Setting(.maxConcurrentStreams, value)])
             case .goAway(let reason):
                 sendGoAway(reason, session: session)
+            case .close:
+                context?.close(promise: nil)
             }
         }
     }

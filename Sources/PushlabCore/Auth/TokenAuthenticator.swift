@@ -1,0 +1,90 @@
+/// Provider-token authentication for one connection (reference 4.2 to 4.5): verification with
+/// a per-connection cache, the team and key bound by the first push, expiry, and the 20-minute
+/// rule for token updates. Not thread-safe: it lives with its connection on one event loop.
+final class TokenAuthenticator {
+    struct Verified {
+        let key: SigningKey
+        let issuedAt: Int64
+    }
+
+    private let world: APNsWorld
+    private let policy: APNsPolicy
+    /// Tokens whose signature already verified on this connection: later requests cost a lookup.
+    private var verifiedTokens: [Substring: Verified] = [:]
+    private static let verifiedTokenLimit = 32
+    private(set) var boundTeamID: String?
+    private var firstKey: SigningKey?
+    /// The key of the token that authenticated the latest request.
+    private(set) var currentKey: SigningKey?
+    private var currentToken: Substring?
+    private var lastUpdateAt: EpochMilliseconds = 0
+    private var updatesInWindow = 0
+
+    init(world: APNsWorld, policy: APNsPolicy) {
+        self.world = world
+        self.policy = policy
+    }
+
+    var hasAuthenticated: Bool { boundTeamID != nil }
+
+    /// Checks the `authorization` header; on success binds the connection and returns the key.
+    func authenticate(_ authorization: String?, environment: APNsEnvironment, now: EpochMilliseconds) -> Result<SigningKey, APNsErrorReason> {
+        guard let authorization, let token = Self.bearerToken(authorization) else { return .failure(.missingProviderToken) }
+        let verified: Verified
+        switch verify(token) {
+        case .success(let value): verified = value
+        case .failure(let reason): return .failure(reason)
+        }
+        let key = verified.key
+        if !key.environments.contains(environment) { return .failure(policy.environmentKeyReason) }
+        if let boundTeamID, boundTeamID != key.teamID { return .failure(.invalidProviderToken) }
+        if let firstKey, !firstKey.isRelated(to: key) { return .failure(.unrelatedKeyIdInToken) }
+        let ageMilliseconds = now - verified.issuedAt * 1000
+        if ageMilliseconds > policy.providerTokenLifetimeSeconds * 1000 { return .failure(.expiredProviderToken) }
+        if -ageMilliseconds > policy.providerTokenFutureSkewSeconds * 1000 { return .failure(.invalidProviderToken) }
+        if let currentToken, currentToken != token {
+            if now - lastUpdateAt < policy.providerTokenUpdateWindowSeconds * 1000 {
+                guard updatesInWindow < policy.providerTokenUpdateAllowance else { return .failure(.tooManyProviderTokenUpdates) }
+                updatesInWindow += 1
+            } else {
+                lastUpdateAt = now
+                updatesInWindow = 0
+            }
+            self.currentToken = token
+        } else if currentToken == nil {
+            currentToken = token
+            lastUpdateAt = now
+        }
+        boundTeamID = key.teamID
+        if firstKey == nil { firstKey = key }
+        currentKey = key
+        return .success(key)
+    }
+
+    private func verify(_ token: Substring) -> Result<Verified, APNsErrorReason> {
+        if let cached = verifiedTokens[token] {
+            // The key may have been removed (revoked) since: check it is still registered.
+            guard world.key(cached.key.keyID) != nil else { return .failure(.invalidProviderToken) }
+            return .success(cached)
+        }
+        guard let parsed = try? ProviderToken.parse(token),
+              let key = world.key(parsed.keyID),
+              key.teamID == parsed.teamID,
+              key.verifier.isValidSignature(parsed.signature, for: parsed.signingInput) else {
+            return .failure(.invalidProviderToken)
+        }
+        if verifiedTokens.count >= Self.verifiedTokenLimit { verifiedTokens.removeAll(keepingCapacity: true) }
+        let verified = Verified(key: key, issuedAt: parsed.issuedAt)
+        verifiedTokens[token] = verified
+        return .success(verified)
+    }
+
+    /// The token after `bearer ` (case-insensitive, surrounding spaces trimmed); nil when absent or empty.
+    static func bearerToken(_ header: String) -> Substring? {
+        let trimmed = header.drop { $0 == " " }
+        guard trimmed.count > 6, trimmed.prefix(6).lowercased() == "bearer", trimmed.dropFirst(6).first == " " else { return nil }
+        var token = trimmed.dropFirst(7).drop { $0 == " " }
+        while token.last == " " { token = token.dropLast() }
+        return token.isEmpty ? nil : token
+    }
+}

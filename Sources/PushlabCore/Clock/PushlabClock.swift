@@ -1,0 +1,34 @@
+import Foundation
+import Synchronization
+
+/// Milliseconds since 1970-01-01T00:00:00Z: the unit of every time in the core.
+public typealias EpochMilliseconds = Int64
+
+/// The time source every rule reads. Real time by default; a `ManualClock` makes
+/// "advance two hours" instant and exact in tests and scenarios.
+public protocol PushlabClock: Sendable {
+    func now() -> EpochMilliseconds
+}
+
+public struct SystemClock: PushlabClock {
+    public init() {}
+    public func now() -> EpochMilliseconds {
+        EpochMilliseconds((Date().timeIntervalSince1970 * 1000).rounded(.down))
+    }
+}
+
+public final class ManualClock: PushlabClock {
+    private let current: Mutex<EpochMilliseconds>
+
+    public init(_ start: EpochMilliseconds = 1_767_225_600_000) {  // 2026-01-01T00:00:00Z
+        current = Mutex(start)
+    }
+
+    public func now() -> EpochMilliseconds { current.withLock { $0 } }
+
+    public func set(_ time: EpochMilliseconds) { current.withLock { $0 = time } }
+
+    public func advance(milliseconds: Int64) { current.withLock { $0 += milliseconds } }
+
+    public func advance(seconds: Double) { advance(milliseconds: Int64((seconds * 1000).rounded())) }
+}

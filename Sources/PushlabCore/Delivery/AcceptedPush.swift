@@ -1,0 +1,33 @@
+/// A push APNs accepted, with everything the device side needs; handed to a `PushSink`.
+public struct AcceptedPush: Sendable {
+    public var apnsID: String
+    public var receivedAt: EpochMilliseconds
+    public var environment: APNsEnvironment
+    public var deviceToken: String
+    /// The token's registration, when APNs knows it.
+    public var registration: DeviceTokenRecord?
+    public var topic: String
+    public var bundleID: String
+    public var pushType: APNsPushType
+    public var priority: Int
+    /// Epoch seconds; 0 means deliver once, now or never; nil means APNs's default storage.
+    public var expiration: Int64?
+    public var collapseID: String?
+    /// The parsed payload; nil when the body is not JSON (accepted outside strict mode).
+    public var payload: JSONValue?
+    public var rawPayload: [UInt8]
+    /// False for pushes Apple accepts but the device never acts on (background at priority 10).
+    public var isDeliverable: Bool
+    public var connectionID: UInt64
+}
+
+/// Where accepted pushes go (the device simulator). Called on the event loop: return quickly.
+public protocol PushSink: Sendable {
+    func accept(_ push: AcceptedPush)
+}
+
+/// Drops everything: APNs answers, nothing is simulated.
+public struct DiscardingPushSink: PushSink {
+    public init() {}
+    public func accept(_ push: AcceptedPush) {}
+}

@@ -1,0 +1,65 @@
+/// Certificate and provider-token authentication, and the topic rules that depend on them
+/// (reference 4 and 5; steps 1, 5 and 6 of 7.3).
+extension APNsProviderConnection {
+    /// Certificate connections: the certificate must be trusted, current, and for this environment.
+    func checkCertificate(_ attempt: PushAttempt) throws(Rejection) {
+        guard let certificate, let presented = info.clientCertificate else { return }
+        if !certificate.environments.contains(attempt.environment) {
+            throw Rejection(.badCertificateEnvironment, goAway: true)
+        }
+        let now = attempt.receivedAt
+        if !presented.isTrusted || presented.notAfter * 1000 < now || presented.notBefore * 1000 > now {
+            throw Rejection(.badCertificate)
+        }
+    }
+
+    /// Token connections only: "APNs ignores this header if you use certificate-based authentication".
+    func authenticate(_ attempt: PushAttempt) throws(Rejection) {
+        guard certificate == nil else { return }
+        let result = tokenAuthenticator.authenticate(
+            attempt.request.header("authorization"), environment: attempt.environment, now: attempt.receivedAt
+        )
+        if case .failure(let reason) = result { throw Rejection(reason) }
+    }
+
+    func checkTopic(_ attempt: inout PushAttempt) throws(Rejection) {
+        if let certificate {
+            if attempt.topic == nil {
+                guard let topic = certificate.defaultTopic(multiTopicDefaultsToApp: policy.multiTopicCertificateDefaultsToAppTopic) else {
+                    throw Rejection(.missingTopic)
+                }
+                attempt.topic = APNsTopic(topic)
+            }
+            if !certificate.topics.contains(attempt.topic!.value) { throw Rejection(.badTopic) }
+        } else {
+            guard let topic = attempt.topic else { throw Rejection(.missingTopic) }
+            if let key = tokenAuthenticator.currentKey, !key.mayPush(toBundle: topic.bundleID) {
+                throw Rejection(.invalidProviderToken)
+            }
+            guard let app = service.world.app(topic.bundleID), app.teamID == tokenAuthenticator.boundTeamID else {
+                throw Rejection(.topicDisallowed)
+            }
+        }
+        try checkPushType(&attempt)
+    }
+
+    /// The push type against the topic's suffix (O11, O13), and the priorities each type allows.
+    private func checkPushType(_ attempt: inout PushAttempt) throws(Rejection) {
+        let topic = attempt.topic!
+        if let suffixType = topic.suffixType {
+            if let declared = attempt.pushType, declared != suffixType { throw Rejection(.invalidPushType) }
+            attempt.pushType = suffixType
+        } else if let declared = attempt.pushType, declared.topicSuffix != nil {
+            attempt.topicLacksPushTypeSuffix = true
+        }
+        switch attempt.pushType {
+        case .background where attempt.priority == 10:
+            if policy.strictBackgroundPriority { throw Rejection(.badPriority) }
+            attempt.isDeliverable = false  // "Using priority 10 is an error": accepted, never delivered (O17)
+        case .liveactivity where attempt.priority == 1:
+            throw Rejection(.badPriority)
+        default:
+            break
+        }
+    }
+}

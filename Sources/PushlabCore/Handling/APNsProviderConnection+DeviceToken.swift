@@ -1,0 +1,40 @@
+/// The device token: its format, whether APNs knows it for this environment and topic, whether
+/// it still works, and how often it is pushed to (steps 8 to 10 of 7.3).
+extension APNsProviderConnection {
+    func checkDeviceTokenFormat(_ attempt: inout PushAttempt) throws(Rejection) {
+        guard let token = attempt.deviceToken else { throw Rejection(.missingDeviceToken) }
+        guard Self.isWellFormed(token, format: policy.deviceTokenFormat) else { throw Rejection(.badDeviceToken) }
+        guard let registration = service.world.token(token) else {
+            if policy.acceptUnknownDeviceTokens { return }
+            throw Rejection(.badDeviceToken)
+        }
+        // "Verify … that the token matches the environment."
+        if registration.environment != attempt.environment { throw Rejection(.badDeviceToken) }
+        attempt.registration = registration
+    }
+
+    func checkDeviceTokenState(_ attempt: PushAttempt) throws(Rejection) {
+        guard let registration = attempt.registration else { return }
+        if attempt.topicLacksPushTypeSuffix { throw Rejection(.deviceTokenNotForTopic) }
+        if let topic = attempt.topic, !registration.accepts(topic) { throw Rejection(.deviceTokenNotForTopic) }
+        switch registration.state {
+        case .active: break
+        case .unregistered(let since): throw Rejection(.unregistered, timestamp: since)
+        case .expired(let since): throw Rejection(.expiredToken, timestamp: since)
+        }
+    }
+
+    func checkRateLimit(_ attempt: PushAttempt) throws(Rejection) {
+        guard let limiter = service.deviceTokenRateLimiter, let token = attempt.deviceToken else { return }
+        if !limiter.admit(token, now: attempt.receivedAt) { throw Rejection(.tooManyRequests) }
+    }
+
+    static func isWellFormed(_ token: String, format: APNsPolicy.DeviceTokenFormat) -> Bool {
+        let count = token.utf8.count
+        switch format {
+        case .variableLength: guard count >= 64, count % 2 == 0 else { return false }
+        case .exactly64: guard count == 64 else { return false }
+        }
+        return token.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
+    }
+}

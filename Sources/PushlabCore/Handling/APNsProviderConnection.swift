@@ -1,0 +1,157 @@
+import Foundation
+
+/// One provider connection: runs every request through Apple's rules in order, answers as APNs
+/// would, keeps the connection's auth state and stream limit, logs, and hands accepted pushes on.
+/// Not thread-safe: it lives on its connection's event loop.
+final class APNsProviderConnection: APNsConnectionHandler {
+    let info: ConnectionInfo
+    let service: APNsProviderService
+    let policy: APNsPolicy
+    let certificate: CertificateIdentity?
+    let tokenAuthenticator: TokenAuthenticator
+    private var announcedStreams: UInt32
+    private var errorWeight = 0
+    private var lastActivity: EpochMilliseconds
+    private var idleGoAwaySent = false
+
+    init(info: ConnectionInfo, service: APNsProviderService, policy: APNsPolicy) {
+        self.info = info
+        self.service = service
+        self.policy = policy
+        self.certificate = info.clientCertificate.map(CertificateIdentity.init)
+        self.tokenAuthenticator = TokenAuthenticator(world: service.world, policy: policy)
+        self.announcedStreams = certificate == nil ? policy.streamsBeforeFirstValidToken : policy.maxConcurrentStreams
+        self.lastActivity = service.clock.now()
+    }
+
+    var initialMaxConcurrentStreams: UInt32 { announcedStreams }
+
+    func connectionDidStart() -> [ConnectionAction] {
+        // Apple lets the handshake and SETTINGS through, then sends GOAWAY (O6, O16).
+        if let certificate, !certificate.environments.contains(info.environment) {
+            return [.goAway(.badCertificateEnvironment)]
+        }
+        return []
+    }
+
+    func peerWasActive() {
+        lastActivity = service.clock.now()
+    }
+
+    var tickIntervalMilliseconds: Int64? { policy.idleTimeoutSeconds == nil ? nil : 1000 }
+
+    func tick() -> [ConnectionAction] {
+        guard let idle = policy.idleTimeoutSeconds, !idleGoAwaySent else { return [] }
+        guard service.clock.now() - lastActivity >= Int64(idle * 1000) else { return [] }
+        idleGoAwaySent = true
+        return [.goAway(.idleTimeout)]
+    }
+
+    func handle(_ request: APNsRequest) -> APNsOutcome {
+        let now = service.clock.now()
+        lastActivity = now
+        var attempt = PushAttempt(
+            request: request, environment: info.environment(for: request), receivedAt: now,
+            apnsID: APNsID.echoOrGenerate(request.header("apns-id"))
+        )
+        var delay: Int64 = 0
+        if let fault = service.faults?.fault(for: request, connection: info, now: now) {
+            switch fault {
+            case .respond(let reason): return finish(&attempt, rejection: Rejection(reason), delay: 0)
+            case .delay(let milliseconds): delay = milliseconds
+            case .goAway(let reason): return APNsOutcome(nil, actions: [.goAway(reason)])
+            case .resetStream: return APNsOutcome(nil)
+            case .closeConnection: return APNsOutcome(nil, actions: [.close])
+            }
+        }
+        do {
+            try evaluate(&attempt)
+            return finish(&attempt, rejection: nil, delay: delay)
+        } catch {
+            return finish(&attempt, rejection: error, delay: delay)
+        }
+    }
+
+    /// Reference 7.3, "suggested mock order"; pushy's order moves the device-token checks before auth.
+    private func evaluate(_ attempt: inout PushAttempt) throws(Rejection) {
+        try checkCertificate(attempt)
+        try checkMethodAndPath(&attempt)
+        try checkDuplicateHeaders(attempt.request)
+        try parseHeaders(&attempt)
+        if policy.checkOrder == .pushy {
+            try checkDeviceTokenFormat(&attempt)
+            try checkDeviceTokenState(attempt)
+        }
+        try authenticate(attempt)
+        try checkTopic(&attempt)
+        try checkBody(&attempt)
+        if policy.checkOrder == .reference {
+            try checkDeviceTokenFormat(&attempt)
+            try checkDeviceTokenState(attempt)
+        }
+        try checkRateLimit(attempt)
+    }
+
+    private func finish(_ attempt: inout PushAttempt, rejection: Rejection?, delay: Int64) -> APNsOutcome {
+        var actions: [ConnectionAction] = []
+        let response: APNsResponse
+        if let rejection {
+            response = .failure(rejection.reason, apnsID: attempt.apnsID, timestamp: rejection.timestamp)
+            if rejection.goAway { actions.append(.goAway(rejection.reason)) }
+            if let goAway = chargeError(rejection.reason) { actions.append(goAway) }
+        } else {
+            let uniqueID = attempt.environment == .development && policy.sendUniqueIDInDevelopment ? UUID().uuidString.lowercased() : nil
+            response = .success(apnsID: attempt.apnsID, uniqueID: uniqueID)
+            service.sink.accept(acceptedPush(attempt))
+        }
+        if let limit = streamLimitChange(after: rejection) { actions.insert(.setMaxConcurrentStreams(limit), at: 0) }
+        record(attempt, response)
+        return APNsOutcome(response, delayMilliseconds: delay, actions: actions)
+    }
+
+    /// The stream limit to announce now, if it changes: 1 until the first valid token, 1 after a
+    /// rejection (410 is not an error condition), the configured value otherwise.
+    private func streamLimitChange(after rejection: Rejection?) -> UInt32? {
+        let wanted: UInt32
+        if certificate == nil && !tokenAuthenticator.hasAuthenticated {
+            wanted = policy.streamsBeforeFirstValidToken
+        } else if let rejection, rejection.reason.status != 410, policy.throttleStreamsAfterRejection {
+            wanted = 1
+        } else {
+            wanted = policy.maxConcurrentStreams
+        }
+        guard wanted != announcedStreams else { return nil }
+        announcedStreams = wanted
+        return wanted
+    }
+
+    /// "APNs disconnects a provider connection with too many error conditions … sooner with BadDeviceToken."
+    private func chargeError(_ reason: APNsErrorReason) -> ConnectionAction? {
+        guard reason.status != 410, let budget = policy.errorBudgetPerConnection else { return nil }
+        let before = errorWeight
+        errorWeight += reason == .badDeviceToken ? policy.badDeviceTokenErrorWeight : 1
+        return before < budget && errorWeight >= budget ? .goAway(reason) : nil
+    }
+
+    private func record(_ attempt: PushAttempt, _ response: APNsResponse) {
+        service.log.append { sequence in
+            RequestLog.Entry(
+                sequence: sequence, time: attempt.receivedAt, connectionID: info.id, environment: attempt.environment,
+                deviceToken: attempt.deviceToken, topic: attempt.topic?.value ?? attempt.request.header("apns-topic"),
+                pushType: attempt.pushType?.rawValue ?? attempt.request.header("apns-push-type"),
+                status: response.status, reason: response.reason, apnsID: response.apnsID
+            )
+        }
+    }
+
+    private func acceptedPush(_ attempt: PushAttempt) -> AcceptedPush {
+        AcceptedPush(
+            apnsID: attempt.apnsID, receivedAt: attempt.receivedAt, environment: attempt.environment,
+            deviceToken: attempt.deviceToken ?? "", registration: attempt.registration,
+            topic: attempt.topic?.value ?? "", bundleID: attempt.topic?.bundleID ?? "",
+            pushType: attempt.pushType ?? .alert, priority: attempt.priority, expiration: attempt.expiration,
+            collapseID: attempt.collapseID, payload: attempt.payload, rawPayload: attempt.request.body,
+            isDeliverable: attempt.isDeliverable, connectionID: info.id
+        )
+    }
+}

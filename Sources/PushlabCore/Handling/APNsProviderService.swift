@@ -1,0 +1,41 @@
+import Synchronization
+
+/// The APNs provider API, rule for rule: one `APNsProviderConnection` per connection, sharing
+/// the world, the clock, the request log, the rate limiter and the sink.
+public final class APNsProviderService: APNsService {
+    public let world: APNsWorld
+    public let clock: any PushlabClock
+    public let log: RequestLog
+    public let sink: any PushSink
+    public let faults: (any FaultInjector)?
+    private let currentPolicy: Mutex<APNsPolicy>
+    private let rateLimiter = Mutex<DeviceTokenRateLimiter?>(nil)
+
+    public init(
+        world: APNsWorld, policy: APNsPolicy = APNsPolicy(), clock: any PushlabClock = SystemClock(),
+        log: RequestLog = RequestLog(), sink: any PushSink = DiscardingPushSink(), faults: (any FaultInjector)? = nil
+    ) {
+        self.world = world
+        self.clock = clock
+        self.log = log
+        self.sink = sink
+        self.faults = faults
+        self.currentPolicy = Mutex(policy)
+        rateLimiter.withLock { $0 = policy.deviceTokenRateLimit.map(DeviceTokenRateLimiter.init) }
+    }
+
+    /// The policy new connections start with; existing connections keep theirs.
+    public var policy: APNsPolicy {
+        get { currentPolicy.withLock { $0 } }
+        set {
+            currentPolicy.withLock { $0 = newValue }
+            rateLimiter.withLock { $0 = newValue.deviceTokenRateLimit.map(DeviceTokenRateLimiter.init) }
+        }
+    }
+
+    var deviceTokenRateLimiter: DeviceTokenRateLimiter? { rateLimiter.withLock { $0 } }
+
+    public func makeConnectionHandler(for connection: ConnectionInfo) -> any APNsConnectionHandler {
+        APNsProviderConnection(info: connection, service: self, policy: policy)
+    }
+}

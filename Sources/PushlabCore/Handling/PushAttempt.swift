@@ -1,0 +1,32 @@
+/// One request on its way through the rules; each step fills in what it learned.
+struct PushAttempt {
+    let request: APNsRequest
+    let environment: APNsEnvironment
+    let receivedAt: EpochMilliseconds
+    var apnsID: String
+    var deviceToken: String?
+    var topic: APNsTopic?
+    var pushType: APNsPushType?
+    /// The push type demands a topic suffix the topic lacks: the token cannot be for that topic.
+    var topicLacksPushTypeSuffix = false
+    var priority = 10
+    var expiration: Int64?
+    var collapseID: String?
+    var registration: DeviceTokenRecord?
+    var payload: JSONValue?
+    var isDeliverable = true
+}
+
+/// Why a request is refused; 410s carry the time the token stopped being valid.
+struct Rejection: Error {
+    var reason: APNsErrorReason
+    var timestamp: EpochMilliseconds?
+    /// Also end the connection (a certificate for the wrong environment).
+    var goAway = false
+
+    init(_ reason: APNsErrorReason, timestamp: EpochMilliseconds? = nil, goAway: Bool = false) {
+        self.reason = reason
+        self.timestamp = timestamp
+        self.goAway = goAway
+    }
+}

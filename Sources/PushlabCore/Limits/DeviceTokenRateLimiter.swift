@@ -1,0 +1,35 @@
+import Synchronization
+
+/// Counts requests per device token in fixed windows, shared by every connection (reference 7.2).
+public final class DeviceTokenRateLimiter: Sendable {
+    private struct Window {
+        var start: EpochMilliseconds
+        var count: Int
+    }
+
+    private let limit: APNsPolicy.RateLimit
+    private let windows = Mutex<[String: Window]>([:])
+
+    public init(_ limit: APNsPolicy.RateLimit) {
+        self.limit = limit
+    }
+
+    /// Counts one request; false when the token is over its limit in the current window.
+    public func admit(_ token: String, now: EpochMilliseconds) -> Bool {
+        let length = EpochMilliseconds(limit.perSeconds * 1000)
+        return windows.withLock { windows in
+            if windows.count > 100_000 { windows = windows.filter { now - $0.value.start < length } }
+            var window = windows[token] ?? Window(start: now, count: 0)
+            if now - window.start >= length { window = Window(start: now, count: 0) }
+            guard window.count < limit.requests else {
+                windows[token] = window
+                return false
+            }
+            window.count += 1
+            windows[token] = window
+            return true
+        }
+    }
+
+    public func reset() { windows.withLock { $0.removeAll() } }
+}

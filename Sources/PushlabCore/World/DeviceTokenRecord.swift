@@ -1,0 +1,53 @@
+/// A device token APNs knows: which app and environment it was issued for, and whether it
+/// still works.
+public struct DeviceTokenRecord: Sendable, Equatable {
+    public enum Kind: String, Sendable, Codable, CaseIterable {
+        /// A UIApplication token: alert, background and the app's other push types.
+        case app
+        /// A PushKit VoIP token: only the `<bundle>.voip` topic.
+        case voip
+    }
+
+    public enum State: Sendable, Equatable {
+        case active
+        /// The app was uninstalled or reinstalled; APNs answers 410 `Unregistered` with this time.
+        case unregistered(since: EpochMilliseconds)
+        /// APNs answers 410 `ExpiredToken` with this time.
+        case expired(since: EpochMilliseconds)
+    }
+
+    /// Lower-case hex.
+    public var token: String
+    public var bundleID: String
+    public var environment: APNsEnvironment
+    public var kind: Kind
+    public var state: State
+    /// The simulated device it belongs to, if any.
+    public var deviceID: String?
+
+    public init(token: String, bundleID: String, environment: APNsEnvironment, kind: Kind = .app, state: State = .active, deviceID: String? = nil) {
+        self.token = token.lowercased()
+        self.bundleID = bundleID
+        self.environment = environment
+        self.kind = kind
+        self.state = state
+        self.deviceID = deviceID
+    }
+
+    /// Whether a push to `topic` may use this token.
+    func accepts(_ topic: APNsTopic) -> Bool {
+        guard topic.bundleID == bundleID else { return false }
+        return (kind == .voip) == (topic.suffixType == .voip)
+    }
+}
+
+/// An app (bundle id) and the team that owns it.
+public struct AppRecord: Sendable, Equatable {
+    public var bundleID: String
+    public var teamID: String
+
+    public init(bundleID: String, teamID: String) {
+        self.bundleID = bundleID
+        self.teamID = teamID
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import PushlabCore
+import PushlabOpenSSL
+import Yams
+
+extension ES256Key: SignatureVerifier {}
+
+/// A loaded scenario: the world and policy a server starts with, and can be reset to.
+public struct Scenario: Sendable {
+    public var name: String
+    public var description: String?
+    public var keys: [SigningKey]
+    public var apps: [AppRecord]
+    public var tokens: [DeviceTokenRecord]
+    public var policy: APNsPolicy
+    /// The file it came from, for messages.
+    public var source: String
+
+    public struct LoadError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Reads a scenario file; every problem is reported with the file and the entry at fault.
+    public static func load(path: String, basePolicy: APNsPolicy = APNsPolicy()) throws -> Scenario {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw LoadError(description: "Cannot read scenario \(path): \(error.localizedDescription)")
+        }
+        return try parse(yaml: text, source: path, basePolicy: basePolicy)
+    }
+
+    public static func parse(yaml: String, source: String, basePolicy: APNsPolicy = APNsPolicy()) throws -> Scenario {
+        let file: ScenarioFile
+        do {
+            file = try YAMLDecoder().decode(ScenarioFile.self, from: yaml)
+        } catch let error as DecodingError {
+            throw LoadError(description: "Scenario \(source) is not valid: \(error.readableDescription)")
+        } catch {
+            throw LoadError(description: "Scenario \(source) is not valid YAML: \(error)")
+        }
+        let directory = URL(fileURLWithPath: source).deletingLastPathComponent()
+        return Scenario(
+            name: file.name ?? URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent,
+            description: file.description,
+            keys: try (file.keys ?? []).enumerated().map { try signingKey($1, index: $0, directory: directory, source: source) },
+            apps: (file.apps ?? []).map { AppRecord(bundleID: $0.bundleId, teamID: $0.teamId) },
+            tokens: try (file.deviceTokens ?? []).enumerated().map { try deviceToken($1, index: $0, source: source) }
+                + (file.generatedDeviceTokens ?? []).enumerated().flatMap { try generatedTokens($1, index: $0, source: source) },
+            policy: file.policy?.applied(to: basePolicy) ?? basePolicy,
+            source: source
+        )
+    }
+
+    /// Puts this scenario's keys, apps and tokens into `world`, replacing what was there.
+    public func install(into world: APNsWorld) {
+        world.replaceAll(keys: keys, apps: apps, tokens: tokens)
+    }
+
+    private static func signingKey(_ entry: ScenarioFile.Key, index: Int, directory: URL, source: String) throws -> SigningKey {
+        let place = "\(source): keys[\(index)] (\(entry.keyId))"
+        let pem: String
+        if let inline = entry.publicKeyPem ?? entry.privateKeyPem {
+            pem = inline
+        } else if let file = entry.publicKey {
+            let path = file.hasPrefix("/") ? file : directory.appendingPathComponent(file).path
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw LoadError(description: "\(place): cannot read key file \(path)")
+            }
+            pem = text
+        } else {
+            throw LoadError(description: "\(place): give publicKey (a PEM file), publicKeyPem or privateKeyPem")
+        }
+        let key: ES256Key
+        do {
+            key = try ES256Key(pem: pem)
+        } catch {
+            throw LoadError(description: "\(place): \(error)")
+        }
+        return SigningKey(
+            keyID: entry.keyId, teamID: entry.teamId,
+            scope: entry.topics.map { .topics(Set($0)) } ?? .team,
+            environments: try environments(entry.environment ?? "both", place: place),
+            relatedKeyID: entry.relatedKeyId, verifier: key
+        )
+    }
+
+    private static func deviceToken(_ entry: ScenarioFile.DeviceToken, index: Int, source: String) throws -> DeviceTokenRecord {
+        let place = "\(source): deviceTokens[\(index)]"
+        guard let environment = APNsEnvironment(rawValue: entry.environment) else {
+            throw LoadError(description: "\(place): environment must be development or production, not \(entry.environment)")
+        }
+        guard let kind = DeviceTokenRecord.Kind(rawValue: entry.kind ?? "app") else {
+            throw LoadError(description: "\(place): kind must be app or voip, not \(entry.kind ?? "")")
+        }
+        let since = try entry.since.map { try time($0, place: place) } ?? 0
+        let state: DeviceTokenRecord.State
+        switch entry.state ?? "active" {
+        case "active": state = .active
+        case "unregistered": state = .unregistered(since: since)
+        case "expired": state = .expired(since: since)
+        case let other: throw LoadError(description: "\(place): state must be active, unregistered or expired, not \(other)")
+        }
+        return DeviceTokenRecord(token: entry.token, bundleID: entry.bundleId, environment: environment, kind: kind, state: state, deviceID: entry.device)
+    }
+
+    private static func generatedTokens(_ entry: ScenarioFile.GeneratedTokens, index: Int, source: String) throws -> [DeviceTokenRecord] {
+        let place = "\(source): generatedDeviceTokens[\(index)]"
+        guard let environment = APNsEnvironment(rawValue: entry.environment) else {
+            throw LoadError(description: "\(place): environment must be development or production, not \(entry.environment)")
+        }
+        let prefix = (entry.prefix ?? "").lowercased()
+        guard prefix.count < 48, prefix.allSatisfy(\.isHexDigit), (0...10_000_000).contains(entry.count) else {
+            throw LoadError(description: "\(place): prefix must be under 48 hex digits and count 0...10000000")
+        }
+        return (0..<entry.count).map { number in
+            let digits = String(number, radix: 16)
+            let token = prefix + String(repeating: "0", count: 64 - prefix.count - digits.count) + digits
+            return DeviceTokenRecord(token: token, bundleID: entry.bundleId, environment: environment)
+        }
+    }
+
+    static func environments(_ text: String, place: String) throws -> Set<APNsEnvironment> {
+        switch text {
+        case "both": return [.development, .production]
+        case "development", "sandbox": return [.development]
+        case "production": return [.production]
+        default: throw LoadError(description: "\(place): environment must be development, production or both, not \(text)")
+        }
+    }
+
+    static func time(_ text: String, place: String) throws -> EpochMilliseconds {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let plain = ISO8601DateFormatter()
+        guard let date = formatter.date(from: text) ?? plain.date(from: text) else {
+            throw LoadError(description: "\(place): \(text) is not an ISO 8601 time like 2026-01-01T00:00:00Z")
+        }
+        return EpochMilliseconds((date.timeIntervalSince1970 * 1000).rounded())
+    }
+}
+
+extension DecodingError {
+    /// "path.to.field: what is wrong", for people.
+    public var readableDescription: String {
+        switch self {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
+        case .keyNotFound(let key, let context):
+            let path = (context.codingPath + [key]).map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            return "missing \(path)"
+        @unknown default:
+            return String(describing: self)
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import PushlabCore
+
+/// A scenario file (YAML): the world Pushlab starts with. See `docs/SCENARIOS.md`.
+public struct ScenarioFile: Decodable, Sendable {
+    public var name: String?
+    public var description: String?
+    public var keys: [Key]?
+    public var apps: [App]?
+    public var deviceTokens: [DeviceToken]?
+    /// Many tokens at once, for load tests: `prefix` + the index in hex, zero-padded to 64 digits.
+    public var generatedDeviceTokens: [GeneratedTokens]?
+    public var policy: PolicyFile?
+
+    public struct GeneratedTokens: Decodable, Sendable {
+        public var count: Int
+        public var bundleId: String
+        public var environment: String
+        public var prefix: String?
+    }
+
+    public struct Key: Decodable, Sendable {
+        public var keyId: String
+        public var teamId: String
+        /// A PEM file, relative to the scenario file; a `.p8` private key works too.
+        public var publicKey: String?
+        public var publicKeyPem: String?
+        public var privateKeyPem: String?
+        /// `development`, `production` or `both` (the default).
+        public var environment: String?
+        /// Bundle ids of a topic-specific key; absent for a team-scoped key.
+        public var topics: [String]?
+        public var relatedKeyId: String?
+    }
+
+    public struct App: Decodable, Sendable {
+        public var bundleId: String
+        public var teamId: String
+    }
+
+    public struct DeviceToken: Decodable, Sendable {
+        public var token: String
+        public var bundleId: String
+        public var environment: String
+        /// `app` (default) or `voip`.
+        public var kind: String?
+        /// `active` (default), `unregistered` or `expired`.
+        public var state: String?
+        /// ISO 8601 time the token stopped working (for `unregistered` / `expired`).
+        public var since: String?
+        public var device: String?
+    }
+}
