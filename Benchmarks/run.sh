@@ -20,7 +20,7 @@ set -euo pipefail
 # The pushlab command line. Placeholders in {BRACES} are filled in per word
 # (so paths with spaces survive); PUSHLAB_ARGS and --extra-pushlab-args are
 # appended after it. Adjust here when the CLI changes.
-PUSHLAB_SERVE='serve --host 127.0.0.1 --development-port {PORT} --production-port {PRODUCTION_PORT} --tls-cert {CERT} --tls-key {KEY} --threads {THREADS}'
+PUSHLAB_SERVE='serve --host 127.0.0.1 --development-port {PORT} --production-port {PRODUCTION_PORT} --tls-cert {CERT} --tls-key {KEY} --threads {THREADS} --scenario {SCENARIO}'
 # ---------------------------------------------------------------------------
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -30,8 +30,10 @@ KEY_ID=PUSHLAB001
 TEAM_ID=TEAMPUSHLB
 TOPIC=com.pushlab.demo
 TARGET=0.80
-# A fixed 64-hex-digit device token (sha256 of "pushlab-benchmark").
-DEVICE_TOKEN=$(printf 'pushlab-benchmark' | sha256sum | cut -c1-64)
+# Registered device tokens the load cycles through (h2load -i): "be" then the index in hex,
+# 64 digits in all, exactly as the scenario's generatedDeviceTokens makes them. Enough tokens
+# that the default per-token rate limit (300 a minute) is never what is measured.
+TOKEN_COUNT=${TOKEN_COUNT:-20000}
 
 CERT_DIR=${PUSHLAB_CERT_DIR:-$REPO_ROOT/certs}
 NGHTTPD_PORT=${NGHTTPD_PORT:-28443}
@@ -161,9 +163,26 @@ done
 WORK=$SCRIPT_DIR/.work
 rm -rf "$WORK"
 mkdir -p "$WORK/docroot/3/device" "$SCRIPT_DIR/results"
-# nghttpd serves files: an empty file at the APNs path makes it answer
+# nghttpd serves files: an empty file at each APNs path makes it answer
 # 200 with an empty body, as APNs does on success.
-: >"$WORK/docroot/3/device/$DEVICE_TOKEN"
+(cd "$WORK/docroot/3/device" && for ((i = 0; i < TOKEN_COUNT; i++)); do printf 'be%062x\n' "$i"; done | tee "$WORK/tokens.txt" | xargs touch)
+APNS_PATH=/3/device/$(head -n1 "$WORK/tokens.txt")   # the start-up probe's request
+# The world pushlab runs with: the sample key, the app, the same tokens.
+cat >"$WORK/scenario.yaml" <<YAML
+name: benchmark
+keys:
+  - keyId: $KEY_ID
+    teamId: $TEAM_ID
+    publicKey: $CERT_DIR/AuthKey_$KEY_ID.pub.pem
+apps:
+  - bundleId: $TOPIC
+    teamId: $TEAM_ID
+generatedDeviceTokens:
+  - count: $TOKEN_COUNT
+    bundleId: $TOPIC
+    environment: development
+    prefix: be
+YAML
 
 # 250-byte APNs payload.
 body_prefix='{"aps":{"alert":{"title":"Pushlab benchmark","body":"Your order #1234 has shipped and will arrive tomorrow."},"sound":"default","badge":1},"custom":"'
@@ -175,7 +194,6 @@ printf '%s%s%s' "$body_prefix" "$(head -c "$pad" /dev/zero | tr '\0' x)" "$body_
 
 # --- 4. provider token ------------------------------------------------------
 JWT=$("$SCRIPT_DIR/mint-jwt.sh" "$AUTH_KEY" "$KEY_ID" "$TEAM_ID")
-APNS_PATH=/3/device/$DEVICE_TOKEN
 APNS_HEADERS=(
     -H "apns-topic: $TOPIC"
     -H "apns-push-type: alert"
@@ -223,6 +241,7 @@ for w in "${serve_words[@]}"; do
     w=${w//\{CERT\}/$CERT}
     w=${w//\{KEY\}/$KEY}
     w=${w//\{THREADS\}/$THREADS}
+    w=${w//\{SCENARIO\}/$WORK/scenario.yaml}
     PUSHLAB_CMD+=("$w")
 done
 read -ra more <<<"${PUSHLAB_ARGS:-} $EXTRA_PUSHLAB_ARGS"
@@ -317,7 +336,7 @@ run_point() { # round point server
         --tls13-ciphers=TLS_AES_128_GCM_SHA256 \
         -d "$WORK/body.json" "${APNS_HEADERS[@]}" \
         --log-file="$reqlog" \
-        "https://127.0.0.1:$port$APNS_PATH" >"$out" 2>&1 || rc=$?
+        -i <(sed "s|^|https://127.0.0.1:$port/3/device/|" "$WORK/tokens.txt") >"$out" 2>&1 || rc=$?
     local text rps
     text=$(cat "$out")
     rps=$(sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' <<<"$text" | head -n1)

@@ -76,6 +76,11 @@ static inline void pushlab_SSL_CTX_request_client_certificate(SSL_CTX *ctx) {
     SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_CLIENT_ONCE, pushlab_verify_keep_going);
 }
 
+// EVP_EC_gen is a macro over a variadic function.
+static inline EVP_PKEY *pushlab_generate_p256_key(void) {
+    return EVP_EC_gen("P-256");
+}
+
 static inline unsigned long pushlab_XN_FLAG_RFC2253(void) {
     return XN_FLAG_RFC2253;
 }

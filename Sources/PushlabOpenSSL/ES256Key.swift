@@ -33,6 +33,13 @@ public final class ES256Key: @unchecked Sendable {
         }
     }
 
+    /// A new random P-256 key pair (tests, `pushlab certs`).
+    public init() throws {
+        guard let key = pushlab_generate_p256_key() else { throw OpenSSLError("generating a P-256 key") }
+        pointer = key
+        hasPrivateKey = true
+    }
+
     deinit {
         EVP_PKEY_free(pointer)
     }

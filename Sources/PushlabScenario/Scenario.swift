@@ -82,7 +82,7 @@ public struct Scenario: Sendable {
             keyID: entry.keyId, teamID: entry.teamId,
             scope: entry.topics.map { .topics(Set($0)) } ?? .team,
             environments: try environments(entry.environment ?? "both", place: place),
-            relatedKeyID: entry.relatedKeyId, verifier: key
+            relatedKeyID: entry.relatedKeyId, isRevoked: entry.revoked ?? false, verifier: key
         )
     }
 

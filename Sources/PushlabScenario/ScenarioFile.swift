@@ -31,6 +31,7 @@ public struct ScenarioFile: Decodable, Sendable {
         /// Bundle ids of a topic-specific key; absent for a team-scoped key.
         public var topics: [String]?
         public var relatedKeyId: String?
+        public var revoked: Bool?
     }
 
     public struct App: Decodable, Sendable {

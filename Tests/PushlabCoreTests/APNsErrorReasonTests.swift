@@ -14,6 +14,8 @@ struct APNsErrorReasonTests {
         ("BadPath", 404), ("MethodNotAllowed", 405), ("ExpiredToken", 410), ("Unregistered", 410),
         ("PayloadTooLarge", 413), ("TooManyProviderTokenUpdates", 429), ("TooManyRequests", 429),
         ("InternalServerError", 500), ("ServiceUnavailable", 503), ("Shutdown", 503),
+        // Apple's broadcast-API reason, used by the strict payload mode only.
+        ("BadRequestPayload", 400),
     ]
 
     @Test(arguments: table)

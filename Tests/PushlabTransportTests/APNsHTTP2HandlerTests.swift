@@ -9,7 +9,7 @@ import Testing
 @Suite("APNs HTTP/2 handler, without sockets")
 struct APNsHTTP2HandlerTests {
     @Test func initialSettingsAreApnsOwn() throws {
-        let connection = try EmbeddedConnection(service: BasicAPNsService())
+        let connection = try EmbeddedConnection(service: RecordingService())
         #expect(connection.events.settings.first == [
             HTTP2Setting(.headerTableSize, 4096), HTTP2Setting(.maxConcurrentStreams, 1000),
             HTTP2Setting(.initialWindowSize, 65535), HTTP2Setting(.maxFrameSize, 16384),
@@ -23,7 +23,7 @@ struct APNsHTTP2HandlerTests {
     }
 
     @Test func successIsOneHeadersFrameWithAnUpperCaseApnsID() throws {
-        let connection = try EmbeddedConnection(service: BasicAPNsService())
+        let connection = try EmbeddedConnection(service: RecordingService())
         let stream = try connection.request()
         try connection.exchange()
         #expect(connection.events.status(stream) == "200")
@@ -36,33 +36,28 @@ struct APNsHTTP2HandlerTests {
     }
 
     @Test func requestApnsIDIsEchoed() throws {
-        let connection = try EmbeddedConnection(service: BasicAPNsService())
+        let connection = try EmbeddedConnection(service: RecordingService())
         let id = "123e4567-e89b-12d3-a456-426614174000"
         let stream = try connection.request(headers: [("apns-id", id)])
         try connection.exchange()
         #expect(connection.events.header("apns-id", stream) == id)
     }
 
-    @Test(arguments: [
-        ("GET", "/3/device/abcd", "x", "405", "MethodNotAllowed"),
-        ("POST", "/2/device/abcd", "x", "404", "BadPath"),
-        ("POST", "/", "x", "404", "BadPath"),
-        ("POST", "/3/device/abcd", nil, "400", "PayloadEmpty"),
-    ] as [(String, String, String?, String, String)])
-    func errorsAreHeadersThenOneJSONDataFrame(method: String, path: String, body: String?, status: String, reason: String) throws {
-        let connection = try EmbeddedConnection(service: BasicAPNsService())
-        let stream = try connection.request(method: method, path: path, body: body)
+    @Test(arguments: [APNsErrorReason.methodNotAllowed, .badPath, .payloadEmpty, .badDeviceToken, .tooManyRequests, .internalServerError])
+    func errorsAreHeadersThenOneJSONDataFrame(reason: APNsErrorReason) throws {
+        let connection = try EmbeddedConnection(service: RecordingService.rejecting(reason))
+        let stream = try connection.request()
         try connection.exchange()
-        #expect(connection.events.status(stream) == status)
+        #expect(connection.events.status(stream) == String(reason.status))
         #expect(connection.events.header("content-type", stream) == "application/json")
-        #expect(connection.events.header("apns-id", stream)?.count == 36)
-        #expect(connection.events.body(stream) == #"{"reason":"\#(reason)"}"#)
+        #expect(connection.events.header("apns-id", stream) == "0F2B6A4D-1C55-4E0B-B2B6-92B5A8C33A19")
+        #expect(connection.events.body(stream) == #"{"reason":"\#(reason.rawValue)"}"#)
         #expect(connection.events.dataFrameStreams == [stream])
         #expect(connection.events.ended.contains(stream))
     }
 
     @Test func goneAnswersCarryAnIntegerTimestamp() throws {
-        let service = RecordingService { APNsOutcome(.failure(.unregistered, apnsID: APNsID.echoOrGenerate($0.header("apns-id")), timestamp: 1_700_000_000_123)) }
+        let service = RecordingService { _ in APNsOutcome(.failure(.unregistered, apnsID: "B7D2E0B4-5A5B-4C6F-9E1D-0F7A1C2B3D4E", timestamp: 1_700_000_000_123)) }
         let connection = try EmbeddedConnection(service: service)
         let stream = try connection.request()
         try connection.exchange()
@@ -106,7 +101,7 @@ struct APNsHTTP2HandlerTests {
     }
 
     @Test func headerListOverTheAnnouncedLimitIsRefusedAndTheConnectionLives() throws {
-        let connection = try EmbeddedConnection(service: BasicAPNsService())
+        let connection = try EmbeddedConnection(service: RecordingService())
         let big = try connection.request(headers: [("x-filler", String(repeating: "y", count: 9000))])
         try connection.exchange()
         #expect(connection.events.resets[big] == HTTP2ErrorCode.refusedStream.rawValue)
@@ -149,14 +144,14 @@ struct APNsHTTP2HandlerTests {
     }
 
     @Test func pingIsAnswered() throws {
-        let connection = try EmbeddedConnection(service: BasicAPNsService())
+        let connection = try EmbeddedConnection(service: RecordingService())
         try connection.client.submitPing()
         try connection.exchange()
         #expect(connection.events.pingAcks == 1)
     }
 
     @Test func aSlowReaderPausesWritingAndReading() throws {
-        let connection = try EmbeddedConnection(service: BasicAPNsService())
+        let connection = try EmbeddedConnection(service: RecordingService())
         connection.channel.isWritable = false
         connection.channel.pipeline.fireChannelWritabilityChanged()
         let stream = try connection.request()
@@ -171,7 +166,7 @@ struct APNsHTTP2HandlerTests {
     @Test func garbageInsteadOfAPrefaceEndsTheConnection() throws {
         let channel = EmbeddedChannel()
         let settings = APNsHTTP2Handler.Settings(limits: HTTP2Limits(), listenerEnvironment: .production, connectionID: 1, logger: Logger(label: "test"))
-        try channel.pipeline.syncOperations.addHandler(APNsHTTP2Handler(settings: settings, service: BasicAPNsService(), startWithoutTLS: true))
+        try channel.pipeline.syncOperations.addHandler(APNsHTTP2Handler(settings: settings, service: RecordingService(), startWithoutTLS: true))
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         var garbage = channel.allocator.buffer(capacity: 64)
         garbage.writeString("GET / HTTP/1.1\r\nHost: x\r\n\r\n")

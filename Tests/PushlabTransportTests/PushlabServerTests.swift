@@ -84,7 +84,7 @@ struct PushlabServerTests {
     }
 
     @Test func shutdownSendsGoAwayShutdownAndClosesConnections() async throws {
-        let (server, dev, _) = try await startServer(BasicAPNsService())
+        let (server, dev, _) = try await startServer(RecordingService())
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let client = try await TLSTestClient.connect(port: dev, group: group)
         #expect(try await client.send().status == "200")
@@ -99,16 +99,16 @@ struct PushlabServerTests {
 
     @Test func missingCertificateFailsAtStartWithThePath() {
         let configuration = ServerConfiguration(certificateChainFile: "/nope/server.pem", privateKeyFile: "/nope/key.pem")
-        #expect { try PushlabServer(configuration: configuration, service: BasicAPNsService()) } throws: { "\($0)".contains("/nope/server.pem") }
+        #expect { try PushlabServer(configuration: configuration, service: RecordingService()) } throws: { "\($0)".contains("/nope/server.pem") }
     }
 
     @Test func portInUseIsAnError() async throws {
-        let (server, dev, _) = try await startServer(BasicAPNsService())
+        let (server, dev, _) = try await startServer(RecordingService())
         let clash = ServerConfiguration(
             listeners: [.init(host: "127.0.0.1", port: dev, environment: .development)],
             certificateChainFile: TestCertificates.path("server.pem"), privateKeyFile: TestCertificates.path("server-key.pem"), threads: 1
         )
-        let second = try PushlabServer(configuration: clash, service: BasicAPNsService())
+        let second = try PushlabServer(configuration: clash, service: RecordingService())
         await #expect(throws: (any Error).self) { try await second.start() }
         await second.shutdown()
         await server.shutdown()

@@ -11,11 +11,22 @@ final class RecordingService: APNsService {
     init(
         initialMaxConcurrentStreams: UInt32 = 1000,
         startActions: [ConnectionAction] = [],
-        answer: @escaping @Sendable (APNsRequest) -> APNsOutcome = { APNsOutcome(.success(apnsID: APNsID.echoOrGenerate($0.header("apns-id")))) }
+        answer: @escaping @Sendable (APNsRequest) -> APNsOutcome = RecordingService.acceptEverything
     ) {
         self.initialMaxConcurrentStreams = initialMaxConcurrentStreams
         self.startActions = startActions
         self.answer = answer
+    }
+
+    /// 200 with the request's apns-id or a generated one.
+    static let acceptEverything: @Sendable (APNsRequest) -> APNsOutcome = { request in
+        var ids = APNsIDGenerator()
+        return APNsOutcome(.success(apnsID: ids.echoOrGenerate(request.header("apns-id"))))
+    }
+
+    /// Answers every request with `reason`.
+    static func rejecting(_ reason: APNsErrorReason) -> RecordingService {
+        RecordingService { _ in APNsOutcome(.failure(reason, apnsID: "0F2B6A4D-1C55-4E0B-B2B6-92B5A8C33A19")) }
     }
 
     var connections: [ConnectionInfo] { state.withLock { $0.connections } }

@@ -12,11 +12,16 @@ final class TokenAuthenticator {
     /// Tokens whose signature already verified on this connection: later requests cost a lookup.
     private var verifiedTokens: [Substring: Verified] = [:]
     private static let verifiedTokenLimit = 32
+    private var keyGeneration: UInt64 = 0
     private(set) var boundTeamID: String?
     private var firstKey: SigningKey?
     /// The key of the token that authenticated the latest request.
     private(set) var currentKey: SigningKey?
     private var currentToken: Substring?
+    /// The last `authorization` header and what it verified to: on a busy connection every
+    /// request repeats it, and then authentication is one string comparison.
+    private var lastAuthorization: String?
+    private var lastVerified: Verified?
     private var lastUpdateAt: EpochMilliseconds = 0
     private var updatesInWindow = 0
 
@@ -29,13 +34,22 @@ final class TokenAuthenticator {
 
     /// Checks the `authorization` header; on success binds the connection and returns the key.
     func authenticate(_ authorization: String?, environment: APNsEnvironment, now: EpochMilliseconds) -> Result<SigningKey, APNsErrorReason> {
-        guard let authorization, let token = Self.bearerToken(authorization) else { return .failure(.missingProviderToken) }
+        guard let authorization else { return .failure(.missingProviderToken) }
         let verified: Verified
-        switch verify(token) {
-        case .success(let value): verified = value
-        case .failure(let reason): return .failure(reason)
+        let token: Substring
+        if authorization == lastAuthorization, let lastVerified, let currentToken, world.keyGeneration == keyGeneration {
+            verified = lastVerified
+            token = currentToken
+        } else {
+            guard let bearer = Self.bearerToken(authorization) else { return .failure(.missingProviderToken) }
+            switch verify(bearer) {
+            case .success(let value): verified = value
+            case .failure(let reason): return .failure(reason)
+            }
+            token = bearer
         }
         let key = verified.key
+        if key.isRevoked { return .failure(.forbidden) }
         if !key.environments.contains(environment) { return .failure(policy.environmentKeyReason) }
         if let boundTeamID, boundTeamID != key.teamID { return .failure(.invalidProviderToken) }
         if let firstKey, !firstKey.isRelated(to: key) { return .failure(.unrelatedKeyIdInToken) }
@@ -58,15 +72,19 @@ final class TokenAuthenticator {
         boundTeamID = key.teamID
         if firstKey == nil { firstKey = key }
         currentKey = key
+        lastAuthorization = authorization
+        lastVerified = verified
         return .success(key)
     }
 
     private func verify(_ token: Substring) -> Result<Verified, APNsErrorReason> {
-        if let cached = verifiedTokens[token] {
-            // The key may have been removed (revoked) since: check it is still registered.
-            guard world.key(cached.key.keyID) != nil else { return .failure(.invalidProviderToken) }
-            return .success(cached)
+        // A key removed (revoked) since a token verified makes that token invalid.
+        let generation = world.keyGeneration
+        if generation != keyGeneration {
+            verifiedTokens.removeAll(keepingCapacity: true)
+            keyGeneration = generation
         }
+        if let cached = verifiedTokens[token] { return .success(cached) }
         guard let parsed = try? ProviderToken.parse(token),
               let key = world.key(parsed.keyID),
               key.teamID == parsed.teamID,
@@ -81,10 +99,20 @@ final class TokenAuthenticator {
 
     /// The token after `bearer ` (case-insensitive, surrounding spaces trimmed); nil when absent or empty.
     static func bearerToken(_ header: String) -> Substring? {
-        let trimmed = header.drop { $0 == " " }
-        guard trimmed.count > 6, trimmed.prefix(6).lowercased() == "bearer", trimmed.dropFirst(6).first == " " else { return nil }
-        var token = trimmed.dropFirst(7).drop { $0 == " " }
-        while token.last == " " { token = token.dropLast() }
-        return token.isEmpty ? nil : token
+        let utf8 = header.utf8
+        var start = utf8.startIndex
+        while start < utf8.endIndex, utf8[start] == UInt8(ascii: " ") { start = utf8.index(after: start) }
+        var end = utf8.endIndex
+        while end > start, utf8[utf8.index(before: end)] == UInt8(ascii: " ") { end = utf8.index(before: end) }
+        // "bearer" in any case, then at least one space.
+        var cursor = start
+        for expected in "bearer".utf8 {
+            guard cursor < end, utf8[cursor] | 0x20 == expected else { return nil }
+            cursor = utf8.index(after: cursor)
+        }
+        guard cursor < end, utf8[cursor] == UInt8(ascii: " ") else { return nil }
+        while cursor < end, utf8[cursor] == UInt8(ascii: " ") { cursor = utf8.index(after: cursor) }
+        guard cursor < end else { return nil }
+        return header[cursor..<end]
     }
 }

@@ -17,7 +17,7 @@ extension APNsProviderConnection {
     func authenticate(_ attempt: PushAttempt) throws(Rejection) {
         guard certificate == nil else { return }
         let result = tokenAuthenticator.authenticate(
-            attempt.request.header("authorization"), environment: attempt.environment, now: attempt.receivedAt
+            attempt.fields.authorization, environment: attempt.environment, now: attempt.receivedAt
         )
         if case .failure(let reason) = result { throw Rejection(reason) }
     }

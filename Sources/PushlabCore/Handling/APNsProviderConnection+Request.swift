@@ -7,45 +7,66 @@ extension APNsProviderConnection {
         guard let path = attempt.request.path, path.hasPrefix(Self.devicePathPrefix) else { throw Rejection(.badPath) }
         let token = path.dropFirst(Self.devicePathPrefix.count)
         if token.isEmpty { throw Rejection(.missingDeviceToken) }
-        attempt.deviceToken = token.lowercased()
+        // Tokens are hex; compare them in lower case without copying the common, already-lower one.
+        attempt.deviceToken = token.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") }) ? token.lowercased() : String(token)
     }
 
-    /// Any `apns-*` header or `authorization` sent twice (pseudo-headers nghttp2 already refuses).
-    func checkDuplicateHeaders(_ request: APNsRequest) throws(Rejection) {
-        let headers = request.headers
-        for (index, header) in headers.enumerated() where header.name == "authorization" || header.name.hasPrefix("apns-") {
-            for later in headers[(index + 1)...] where later.name == header.name {
-                throw Rejection(.duplicateHeaders)
+    /// One pass over the headers: each APNs header's value, and `DuplicateHeaders` for any
+    /// `apns-*` header or `authorization` sent twice (nghttp2 already refuses repeated pseudo-headers).
+    func collectHeaders(_ attempt: inout PushAttempt) throws(Rejection) {
+        var seen: UInt8 = 0
+        var fields = APNsHeaderFields()
+        let headers = attempt.request.headers
+        for (index, header) in headers.enumerated() {
+            let bit: UInt8
+            switch header.name {
+            case "apns-id": bit = 1 << 0; fields.apnsID = header.value
+            case "apns-priority": bit = 1 << 1; fields.priority = header.value
+            case "apns-push-type": bit = 1 << 2; fields.pushType = header.value
+            case "apns-expiration": bit = 1 << 3; fields.expiration = header.value
+            case "apns-collapse-id": bit = 1 << 4; fields.collapseID = header.value
+            case "apns-topic": bit = 1 << 5; fields.topic = header.value
+            case "authorization": bit = 1 << 6; fields.authorization = header.value
+            default:
+                if header.name.hasPrefix("apns-"), headers[(index + 1)...].contains(where: { $0.name == header.name }) {
+                    throw Rejection(.duplicateHeaders)
+                }
+                continue
             }
+            if seen & bit != 0 { throw Rejection(.duplicateHeaders) }
+            seen |= bit
         }
+        attempt.fields = fields
     }
 
     func parseHeaders(_ attempt: inout PushAttempt) throws(Rejection) {
-        let request = attempt.request
-        if let apnsID = request.header("apns-id") {
+        let fields = attempt.fields
+        if let apnsID = fields.apnsID {
             guard Self.isCanonicalUUID(apnsID, lowerCaseOnly: policy.strictApnsIDCase) else {
                 // The answer cannot echo an unusable id: APNs-like, it gets a fresh one.
-                attempt.apnsID = APNsID.echoOrGenerate(nil)
+                attempt.apnsID = ids.next()
                 throw Rejection(.badMessageId)
             }
         }
-        if let priority = request.header("apns-priority") {
+        if let priority = fields.priority {
             guard let value = Int(priority.trimmingSpaces), [1, 5, 10].contains(value) else { throw Rejection(.badPriority) }
             attempt.priority = value
         }
-        if let pushType = request.header("apns-push-type") {
-            guard let value = APNsPushType(rawValue: pushType.trimmingSpaces.lowercased()) else { throw Rejection(.invalidPushType) }
+        if let pushType = fields.pushType {
+            guard let value = APNsPushType(rawValue: pushType) ?? APNsPushType(rawValue: pushType.trimmingSpaces.lowercased()) else {
+                throw Rejection(.invalidPushType)
+            }
             attempt.pushType = value
         }
-        if let expiration = request.header("apns-expiration") {
+        if let expiration = fields.expiration {
             guard let value = Int64(expiration.trimmingSpaces), value >= 0 else { throw Rejection(.badExpirationDate) }
             attempt.expiration = value
         }
-        if let collapseID = request.header("apns-collapse-id") {
+        if let collapseID = fields.collapseID {
             guard collapseID.utf8.count <= 64 else { throw Rejection(.badCollapseId) }
             attempt.collapseID = collapseID
         }
-        if let topic = request.header("apns-topic")?.trimmingSpaces, !topic.isEmpty {
+        if let topic = fields.topic?.trimmingSpaces, !topic.isEmpty {
             attempt.topic = APNsTopic(topic)
         }
     }
@@ -71,6 +92,7 @@ extension APNsProviderConnection {
 
 extension String {
     var trimmingSpaces: String {
+        guard first == " " || first == "\t" || last == " " || last == "\t" else { return self }
         var slice = self[...]
         while slice.first == " " || slice.first == "\t" { slice = slice.dropFirst() }
         while slice.last == " " || slice.last == "\t" { slice = slice.dropLast() }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// One provider connection: runs every request through Apple's rules in order, answers as APNs
 /// would, keeps the connection's auth state and stream limit, logs, and hands accepted pushes on.
 /// Not thread-safe: it lives on its connection's event loop.
@@ -13,6 +11,9 @@ final class APNsProviderConnection: APNsConnectionHandler {
     private var errorWeight = 0
     private var lastActivity: EpochMilliseconds
     private var idleGoAwaySent = false
+    var ids = APNsIDGenerator()
+    private var lastAuthority: String?
+    private var lastAuthorityEnvironment = APNsEnvironment.development
 
     init(info: ConnectionInfo, service: APNsProviderService, policy: APNsPolicy) {
         self.info = info
@@ -47,12 +48,22 @@ final class APNsProviderConnection: APNsConnectionHandler {
         return [.goAway(.idleTimeout)]
     }
 
+    /// `:authority` repeats on every request of a connection: decide its environment once.
+    private func environment(for request: APNsRequest) -> APNsEnvironment {
+        guard let authority = request.authority else { return info.environment }
+        if authority != lastAuthority {
+            lastAuthority = authority
+            lastAuthorityEnvironment = info.environment(for: request)
+        }
+        return lastAuthorityEnvironment
+    }
+
     func handle(_ request: APNsRequest) -> APNsOutcome {
         let now = service.clock.now()
         lastActivity = now
         var attempt = PushAttempt(
-            request: request, environment: info.environment(for: request), receivedAt: now,
-            apnsID: APNsID.echoOrGenerate(request.header("apns-id"))
+            request: request, environment: environment(for: request), receivedAt: now,
+            apnsID: ids.echoOrGenerate(request.header("apns-id"))
         )
         var delay: Int64 = 0
         if let fault = service.faults?.fault(for: request, connection: info, now: now) {
@@ -76,7 +87,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
     private func evaluate(_ attempt: inout PushAttempt) throws(Rejection) {
         try checkCertificate(attempt)
         try checkMethodAndPath(&attempt)
-        try checkDuplicateHeaders(attempt.request)
+        try collectHeaders(&attempt)
         try parseHeaders(&attempt)
         if policy.checkOrder == .pushy {
             try checkDeviceTokenFormat(&attempt)
@@ -100,7 +111,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
             if rejection.goAway { actions.append(.goAway(rejection.reason)) }
             if let goAway = chargeError(rejection.reason) { actions.append(goAway) }
         } else {
-            let uniqueID = attempt.environment == .development && policy.sendUniqueIDInDevelopment ? UUID().uuidString.lowercased() : nil
+            let uniqueID = attempt.environment == .development && policy.sendUniqueIDInDevelopment ? ids.next(lowercase: true) : nil
             response = .success(apnsID: attempt.apnsID, uniqueID: uniqueID)
             service.sink.accept(acceptedPush(attempt))
         }

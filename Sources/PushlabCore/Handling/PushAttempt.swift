@@ -4,6 +4,7 @@ struct PushAttempt {
     let environment: APNsEnvironment
     let receivedAt: EpochMilliseconds
     var apnsID: String
+    var fields = APNsHeaderFields()
     var deviceToken: String?
     var topic: APNsTopic?
     var pushType: APNsPushType?
@@ -15,6 +16,17 @@ struct PushAttempt {
     var registration: DeviceTokenRecord?
     var payload: JSONValue?
     var isDeliverable = true
+}
+
+/// The raw values of the headers APNs reads, found in one pass.
+struct APNsHeaderFields {
+    var apnsID: String?
+    var priority: String?
+    var pushType: String?
+    var expiration: String?
+    var collapseID: String?
+    var topic: String?
+    var authorization: String?
 }
 
 /// Why a request is refused; 410s carry the time the token stopped being valid.

@@ -10,6 +10,10 @@ public final class APNsWorld: Sendable {
     }
 
     private let contents = Mutex(Contents())
+    private let keyChanges = Atomic<UInt64>(0)
+
+    /// Changes whenever a key is added, replaced or removed, so connections can drop cached verifications.
+    public var keyGeneration: UInt64 { keyChanges.load(ordering: .acquiring) }
 
     public init(keys: [SigningKey] = [], apps: [AppRecord] = [], tokens: [DeviceTokenRecord] = []) {
         contents.withLock { contents in
@@ -32,8 +36,15 @@ public final class APNsWorld: Sendable {
 
     // MARK: Changes
 
-    public func add(_ key: SigningKey) { contents.withLock { $0.keys[key.keyID] = key } }
-    public func removeKey(_ keyID: String) { _ = contents.withLock { $0.keys.removeValue(forKey: keyID) } }
+    public func add(_ key: SigningKey) {
+        contents.withLock { $0.keys[key.keyID] = key }
+        keyChanges.add(1, ordering: .releasing)
+    }
+
+    public func removeKey(_ keyID: String) {
+        _ = contents.withLock { $0.keys.removeValue(forKey: keyID) }
+        keyChanges.add(1, ordering: .releasing)
+    }
     public func add(_ app: AppRecord) { contents.withLock { $0.apps[app.bundleID] = app } }
     public func register(_ token: DeviceTokenRecord) { contents.withLock { $0.tokens[token.token] = token } }
 
@@ -66,6 +77,7 @@ public final class APNsWorld: Sendable {
         let fresh = APNsWorld(keys: keys, apps: apps, tokens: tokens)
         let replacement = fresh.contents.withLock { $0 }
         contents.withLock { $0 = replacement }
+        keyChanges.add(1, ordering: .releasing)
     }
 
     private func setState(_ state: DeviceTokenRecord.State, of hex: String) -> Bool {

@@ -20,13 +20,16 @@ public struct SigningKey: Sendable {
     public var environments: Set<APNsEnvironment>
     /// A topic-specific key may have one related key whose tokens may share its connections.
     public var relatedKeyID: String?
+    /// A revoked key's tokens are refused with `Forbidden` ("a revoked key", reference section 2).
+    public var isRevoked: Bool
     public var verifier: any SignatureVerifier
 
     public init(
         keyID: String, teamID: String, scope: Scope = .team,
         environments: Set<APNsEnvironment> = [.development, .production],
-        relatedKeyID: String? = nil, verifier: any SignatureVerifier
+        relatedKeyID: String? = nil, isRevoked: Bool = false, verifier: any SignatureVerifier
     ) {
+        self.isRevoked = isRevoked
         self.keyID = keyID
         self.teamID = teamID
         self.scope = scope

@@ -32,12 +32,16 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     private var session: HTTP2Session?
     private var connectionHandler: (any APNsConnectionHandler)?
     private var streams: [Int32: StreamState] = [:]
+    /// The stream most recently touched: headers and data of one request arrive together.
+    private var lastStream: StreamState?
     private var responseHeaders = HTTP2HeaderList()
     private var context: ChannelHandlerContext?
     /// Set after a protocol error: close once whatever nghttp2 queued (a GOAWAY) is out.
     private var closeAfterFlush = false
     private var readsPaused = false
     private var tickTask: RepeatedTask?
+    /// GOAWAYs that wait for an answer to finish before they are sent.
+    private var goAwaysAfterStream: [Int32: [ConnectionAction]] = [:]
     private var readPending = false
     /// Plain-TCP use (tests, h2c): start at channelActive instead of waiting for TLS.
     private let startWithoutTLS: Bool
@@ -90,6 +94,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         tickTask?.cancel()
         tickTask = nil
         streams.removeAll()
+        lastStream = nil
         connectionHandler?.connectionDidClose()
         connectionHandler = nil
         registry?.remove(settings.connectionID)
@@ -137,53 +142,75 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     // MARK: HTTP2SessionDelegate
 
     public func http2Session(_ session: HTTP2Session, didBeginHeadersOn streamID: Int32) {
-        if streams[streamID] == nil { streams[streamID] = StreamState(streamID: streamID) }
+        if stream(streamID) == nil {
+            let stream = StreamState(streamID: streamID)
+            streams[streamID] = stream
+            lastStream = stream
+        }
     }
 
     public func http2Session(_ session: HTTP2Session, didReceiveHeader name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, on streamID: Int32) {
-        streams[streamID]?.addHeader(name: name, value: value)
+        stream(streamID)?.addHeader(name: name, value: value)
     }
 
     public func http2Session(_ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, on streamID: Int32) {
-        streams[streamID]?.addBody(data, limit: settings.limits.maxBufferedBodyBytes)
+        stream(streamID)?.addBody(data, limit: settings.limits.maxBufferedBodyBytes)
+    }
+
+    private func stream(_ streamID: Int32) -> StreamState? {
+        if let lastStream, lastStream.streamID == streamID { return lastStream }
+        lastStream = streams[streamID]
+        return lastStream
+    }
+
+    private func forget(_ streamID: Int32) -> StreamState? {
+        if lastStream?.streamID == streamID { lastStream = nil }
+        return streams.removeValue(forKey: streamID)
     }
 
     public func http2Session(_ session: HTTP2Session, didReceiveEndOfStream streamID: Int32) {
-        guard let stream = streams.removeValue(forKey: streamID), let connectionHandler else { return }
+        guard let stream = forget(streamID), let connectionHandler else { return }
         if stream.headerListSize > Int(settings.limits.maxHeaderListSize) {
             // RFC 9113 10.5.1: a header section larger than announced may be refused.
             try? session.submitResetStream(streamID, errorCode: .refusedStream)
             return
         }
         let outcome = connectionHandler.handle(stream.request)
+        let isHead = stream.request.method == "HEAD"
         if outcome.delayMilliseconds > 0, let context {
             // Frames for other streams keep flowing; this answer (and its actions) waits.
             let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
             context.eventLoop.scheduleTask(in: .milliseconds(outcome.delayMilliseconds)) {
-                loopBound.value.deliver(outcome, on: streamID)
+                loopBound.value.deliver(outcome, on: streamID, isHead: isHead)
             }
             return
         }
-        answer(outcome, on: streamID, session: session)
+        answer(outcome, on: streamID, isHead: isHead, session: session)
     }
 
-    private func deliver(_ outcome: APNsOutcome, on streamID: Int32) {
+    private func deliver(_ outcome: APNsOutcome, on streamID: Int32, isHead: Bool) {
         guard let session, let context else { return }
-        answer(outcome, on: streamID, session: session)
+        answer(outcome, on: streamID, isHead: isHead, session: session)
         flushSession(context: context)
     }
 
-    private func answer(_ outcome: APNsOutcome, on streamID: Int32, session: HTTP2Session) {
-        if let response = outcome.response {
-            write(response, on: streamID, session: session)
-        } else {
+    private func answer(_ outcome: APNsOutcome, on streamID: Int32, isHead: Bool, session: HTTP2Session) {
+        guard let response = outcome.response else {
             try? session.submitResetStream(streamID, errorCode: .internalError)
+            apply(outcome.actions, session: session)
+            return
         }
-        apply(outcome.actions, session: session)
+        write(response, on: streamID, omitBody: isHead, session: session)
+        // nghttp2 sends control frames ahead of DATA: a GOAWAY submitted now would land between
+        // this answer's HEADERS and its DATA, which clients read as the connection ending early.
+        let goAways = outcome.actions.filter { if case .goAway = $0 { true } else { false } }
+        if !goAways.isEmpty { goAwaysAfterStream[streamID] = goAways }
+        apply(outcome.actions.filter { if case .goAway = $0 { false } else { true } }, session: session)
     }
 
     public func http2Session(_ session: HTTP2Session, didCloseStream streamID: Int32, errorCode: UInt32) {
-        streams[streamID] = nil
+        _ = forget(streamID)
+        if let goAways = goAwaysAfterStream.removeValue(forKey: streamID) { apply(goAways, session: session) }
     }
 
     // MARK: Internals
@@ -242,7 +269,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     }
 
     /// The one place a response becomes frames.
-    private func write(_ response: APNsResponse, on streamID: Int32, session: HTTP2Session) {
+    private func write(_ response: APNsResponse, on streamID: Int32, omitBody: Bool, session: HTTP2Session) {
         responseHeaders.removeAll()
         responseHeaders.append(name: ":status", value: StatusText.of(response.status))
         let body = response.body
@@ -250,7 +277,8 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         responseHeaders.append(name: "apns-id", value: response.apnsID)
         if let uniqueID = response.uniqueID { responseHeaders.append(name: "apns-unique-id", value: uniqueID) }
         do {
-            try session.submitResponse(streamID: streamID, headers: responseHeaders, body: body)
+            // A HEAD answer has the headers a GET would have, and no content (RFC 9110 9.3.2).
+            try session.submitResponse(streamID: streamID, headers: responseHeaders, body: omitBody ? nil : body)
         } catch {
             settings.logger.debug("Could not submit response", metadata: ["stream": "\(streamID)", "error": "\(error)"])
         }

@@ -1,35 +1,69 @@
 import PushlabCore
 
-/// A request being received on one stream.
-struct StreamState {
+/// A request being received on one stream. A class, so the handler mutates it in place
+/// through its one-entry cache instead of hashing into a dictionary for every header.
+final class StreamState {
+    let streamID: Int32
     var request: APNsRequest
     /// RFC 9113 header list size: name + value + 32 for each field.
     var headerListSize = 0
 
     init(streamID: Int32) {
+        self.streamID = streamID
         request = APNsRequest(method: nil, path: nil, authority: nil, scheme: nil, headers: [], body: [], bodyLength: 0, streamID: streamID)
-        request.headers.reserveCapacity(10)
+        request.headers.reserveCapacity(8)
     }
 
-    mutating func addHeader(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+    func addHeader(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
         headerListSize += name.count + value.count + 32
         let valueString = String(decoding: value, as: UTF8.self)
         if name.first == UInt8(ascii: ":") {
-            switch String(decoding: name, as: UTF8.self) {
-            case ":method": request.method = valueString
-            case ":path": request.path = valueString
-            case ":authority": request.authority = valueString
-            case ":scheme": request.scheme = valueString
-            default: break  // nghttp2 already rejects unknown pseudo-headers
+            switch HeaderName.pseudo(name) {
+            case .method: request.method = valueString
+            case .path: request.path = valueString
+            case .authority: request.authority = valueString
+            case .scheme: request.scheme = valueString
+            case nil: break  // nghttp2 already rejects unknown pseudo-headers
             }
         } else {
-            request.headers.append((String(decoding: name, as: UTF8.self), valueString))
+            request.headers.append((HeaderName.interned(name), valueString))
         }
     }
 
-    mutating func addBody(_ data: UnsafeRawBufferPointer, limit: Int) {
+    func addBody(_ data: UnsafeRawBufferPointer, limit: Int) {
         request.bodyLength += data.count
         let room = limit - request.body.count
-        if room > 0 { request.body.append(contentsOf: data.prefix(room)) }
+        if room > 0 {
+            if request.body.isEmpty { request.body.reserveCapacity(min(limit, max(data.count, 512))) }
+            request.body.append(contentsOf: data.prefix(room))
+        }
+    }
+}
+
+/// Header names APNs defines, kept as constants so that receiving them allocates nothing.
+enum HeaderName {
+    enum Pseudo { case method, path, authority, scheme }
+
+    private static let known: [String] = [
+        "apns-topic", "apns-push-type", "apns-priority", "apns-id", "apns-expiration", "apns-collapse-id",
+        "authorization", "content-type", "content-length", "user-agent", "accept", "accept-encoding", "te",
+    ]
+    private static let knownBytes: [[UInt8]] = known.map { Array($0.utf8) }
+
+    static func interned(_ name: UnsafeRawBufferPointer) -> String {
+        for (index, bytes) in knownBytes.enumerated() where bytes.count == name.count && bytes.elementsEqual(name) {
+            return known[index]
+        }
+        return String(decoding: name, as: UTF8.self)
+    }
+
+    static func pseudo(_ name: UnsafeRawBufferPointer) -> Pseudo? {
+        switch name.count {
+        case 5 where name.elementsEqual(":path".utf8): .path
+        case 7 where name.elementsEqual(":method".utf8): .method
+        case 7 where name.elementsEqual(":scheme".utf8): .scheme
+        case 10 where name.elementsEqual(":authority".utf8): .authority
+        default: nil
+        }
     }
 }

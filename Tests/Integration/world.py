@@ -1,0 +1,62 @@
+"""The APNs world the tests push into: key, team, topic, device tokens, a provider token.
+
+Both scenarios/default.yaml (the server's default) and Tests/Integration/scenarios/
+integration.yaml know these names; integration.yaml adds generated tokens.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from pathlib import Path
+
+import jwt
+
+REPO = Path(__file__).resolve().parents[2]
+CERTS = REPO / "certs"
+INTEGRATION_SCENARIO = Path(__file__).resolve().parent / "scenarios" / "integration.yaml"
+
+KEY_ID = "PUSHLAB001"
+TEAM_ID = "TEAMPUSHLB"
+TOPIC = "com.pushlab.demo"
+VOIP_TOPIC = TOPIC + ".voip"
+
+DEV_TOKEN = "a69c88c87b0fa337c4b2273f85f708343f6b031be8ed07625ec591a9f53f2ae8"
+PROD_TOKEN = "9a515344c9734e21a573529d9d8b7d004fde695d724e1951eb95f8e313cd3f7a"
+DEV_VOIP_TOKEN = "3c9449c8f4248b0d2ed0c8399ffbe7f362bee251be267bedaf282e7d3f03dcbb"
+DEV_UNREGISTERED_TOKEN = "a872ab5660d65b3f024321e7f41893b68be9974eeece3de92b4e3555279de6e5"
+UNKNOWN_TOKEN = "0123456789abcdef" * 4      # well formed, known to no scenario
+GENERATED = 2000                            # integration.yaml only
+
+
+def dev_token(i: int) -> str:
+    """The i-th generated development token (integration scenario)."""
+    assert 0 <= i < GENERATED
+    return "dd" + format(i, "x").rjust(62, "0")
+
+
+def prod_token(i: int) -> str:
+    assert 0 <= i < GENERATED
+    return "ee" + format(i, "x").rjust(62, "0")
+
+
+def mint_provider_token(issued_at: int | None = None, key_id: str = KEY_ID, team_id: str = TEAM_ID) -> str:
+    key = (CERTS / f"AuthKey_{KEY_ID}.p8").read_text()
+    iat = int(time.time()) if issued_at is None else issued_at
+    return jwt.encode({"iss": team_id, "iat": iat}, key, algorithm="ES256", headers={"kid": key_id})
+
+
+@functools.lru_cache(maxsize=1)
+def provider_token() -> str:
+    """One token for the whole run: APNs answers TooManyProviderTokenUpdates to a
+    connection that changes its token within 20 minutes, and a run is far shorter
+    than the token's one-hour life."""
+    return mint_provider_token()
+
+
+def auth_headers(topic: str = TOPIC, push_type: str = "alert") -> list[tuple[str, str]]:
+    return [
+        ("authorization", f"bearer {provider_token()}"),
+        ("apns-topic", topic),
+        ("apns-push-type", push_type),
+    ]
