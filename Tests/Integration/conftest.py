@@ -231,6 +231,17 @@ def assert_alive(server):
     assert server.alive(), f"pushlab died (exit code {server.proc.returncode})\n{server.describe()}"
 
 
+@pytest.fixture(scope="session")
+def throwaway_key(tmp_path_factory) -> Path:
+    """A fresh P-256 private key (PKCS#8 PEM, like a .p8) made with openssl,
+    registered in no scenario."""
+    path = tmp_path_factory.mktemp("throwaway-key") / "AuthKey_throwaway.p8"
+    subprocess.run([tool("openssl"), "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
+                    "-out", str(path)], check=True, capture_output=True, timeout=30)
+    assert path.read_text().startswith("-----BEGIN PRIVATE KEY-----")
+    return path
+
+
 def tool(name: str) -> str:
     path = shutil.which(name)
     assert path, f"{name} is not installed (Tests/Integration/run.sh installs it)"

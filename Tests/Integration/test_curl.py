@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import os
 import re
 import subprocess
+import time
 from dataclasses import dataclass
 
 import pytest
@@ -13,8 +16,12 @@ from conftest import CERTS, REPO, tool
 from world import (
     DEV_TOKEN,
     DEV_UNREGISTERED_TOKEN,
+    KEY_ID,
+    OTHER_TOPIC,
     PROD_TOKEN,
+    TEAM_ID,
     TOPIC,
+    UNKNOWN_KEY_ID,
     UNKNOWN_TOKEN,
     dev_token,
     provider_token,
@@ -257,3 +264,105 @@ def test_many_requests_on_one_curl_connection(server, tmp_path):
     assert all(i["http_code"] == 200 and i["http_version"] == "2" for i in infos), infos
     assert sum(i["num_connects"] for i in infos) == 1, "curl should reuse one connection"
     assert all((tmp_path / f"b{i}").read_bytes() == b"" for i in range(n))
+
+
+# --- Provider tokens made the way Apple's command-line recipe makes them --------
+#
+# "Sending push notifications using command-line tools" (reference 4.1, A12):
+# header and claims base64url-encoded with `openssl base64`, the signature made
+# with `openssl dgst -sha256 -sign` on the .p8, so it is ASN.1 DER (30 .. 02 .. 02 ..),
+# not the raw R||S that JWT libraries (and world.provider_token()) produce.
+# Run by bash, verbatim apart from the variables coming from the environment.
+
+APPLE_JWT_RECIPE = r"""
+set -euo pipefail
+JWT_HEADER=$(printf '{ "alg": "ES256", "kid": "%s" }' "${AUTH_KEY_ID}" | openssl base64 -e -A | tr -- '+/' '-_' | tr -d =)
+JWT_CLAIMS=$(printf '{ "iss": "%s", "iat": %d }' "${TEAM_ID}" "${JWT_ISSUE_TIME}" | openssl base64 -e -A | tr -- '+/' '-_' | tr -d =)
+JWT_HEADER_CLAIMS="${JWT_HEADER}.${JWT_CLAIMS}"
+JWT_SIGNED_HEADER_CLAIMS=$(printf "${JWT_HEADER_CLAIMS}" | openssl dgst -binary -sha256 -sign "${TOKEN_KEY_FILE_NAME}" | openssl base64 -e -A | tr -- '+/' '-_' | tr -d =)
+printf '%s' "${JWT_HEADER}.${JWT_CLAIMS}.${JWT_SIGNED_HEADER_CLAIMS}"
+"""
+
+
+def b64url_decode(part: str) -> bytes:
+    return base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))
+
+
+def b64url_encode(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def apple_recipe_token(key_file=CERTS / f"AuthKey_{KEY_ID}.p8", key_id: str = KEY_ID, team_id: str = TEAM_ID,
+                       issued_at: int | None = None) -> str:
+    env = {**os.environ, "TOKEN_KEY_FILE_NAME": str(key_file), "AUTH_KEY_ID": key_id, "TEAM_ID": team_id,
+           "JWT_ISSUE_TIME": str(int(time.time()) if issued_at is None else issued_at)}
+    tool("openssl")
+    p = subprocess.run(["bash", "-c", APPLE_JWT_RECIPE], env=env, capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0, p.stderr
+    token = p.stdout
+    header, claims, sig = token.split(".")
+    # It is what the recipe says it is: spaced JSON and a DER ECDSA signature.
+    assert json.loads(b64url_decode(header)) == {"alg": "ES256", "kid": key_id}
+    assert json.loads(b64url_decode(claims))["iss"] == team_id
+    der = b64url_decode(sig)
+    assert der[0] == 0x30 and der[1] == len(der) - 2 and der[2] == 0x02, f"not a DER signature: {der.hex()}"
+    return token
+
+
+def der_token_auth(token: str | None) -> list[str]:
+    auth = [] if token is None else ["-H", f"authorization: bearer {token}"]
+    return [*auth, "-H", f"apns-topic: {TOPIC}", "-H", "apns-push-type: alert"]
+
+
+def test_der_signed_provider_token_from_apples_recipe_is_200(default_server, tmp_path):
+    r = curl("--http2", *der_token_auth(apple_recipe_token()), "-d", BODY, url(default_server.dev_port),
+             tmp_path=tmp_path)
+    assert_success(r)
+
+
+def test_der_signed_token_with_one_signature_byte_changed_is_403(default_server, tmp_path):
+    header, claims, sig = apple_recipe_token().split(".")
+    der = bytearray(b64url_decode(sig))
+    der[-1] ^= 0x01     # the last byte of S: still well-formed DER, but no longer the signature
+    tampered = f"{header}.{claims}.{b64url_encode(bytes(der))}"
+    r = curl("--http2", *der_token_auth(tampered), "-d", BODY, url(default_server.dev_port), tmp_path=tmp_path)
+    assert_error(r, 403, "InvalidProviderToken")
+
+
+def test_der_signed_token_issued_over_an_hour_ago_is_403_expired(default_server, tmp_path):
+    """Reference 4.3: an `iat` more than one hour old is ExpiredProviderToken."""
+    token = apple_recipe_token(issued_at=int(time.time()) - 3600 - 120)
+    r = curl("--http2", *der_token_auth(token), "-d", BODY, url(default_server.dev_port), tmp_path=tmp_path)
+    assert_error(r, 403, "ExpiredProviderToken")
+
+
+def test_der_signed_token_for_an_unknown_key_id_is_403(default_server, tmp_path, throwaway_key):
+    token = apple_recipe_token(key_file=throwaway_key, key_id=UNKNOWN_KEY_ID)
+    r = curl("--http2", *der_token_auth(token), "-d", BODY, url(default_server.dev_port), tmp_path=tmp_path)
+    assert_error(r, 403, "InvalidProviderToken")
+
+
+# --- Certificate auth: the topic (reference 5.2, 5.3) -----------------------------
+
+def cert_only(name: str) -> list[str]:
+    return ["--cert", str(CERTS / f"{name}.pem"), "--key", str(CERTS / f"{name}-key.pem"),
+            "-H", "apns-push-type: alert"]
+
+
+def test_single_topic_certificate_without_apns_topic_uses_its_uid(default_server, tmp_path):
+    """No topic list in the certificate: the subject's UID is the default topic."""
+    r = curl("--http2", *cert_only("client-single-topic"), "-d", BODY, url(default_server.dev_port),
+             tmp_path=tmp_path)
+    assert_success(r)
+
+
+def test_multi_topic_certificate_without_apns_topic_is_400_missing_topic(default_server, tmp_path):
+    r = curl("--http2", *cert_only("client"), "-d", BODY, url(default_server.dev_port), tmp_path=tmp_path)
+    assert_error(r, 400, "MissingTopic")
+
+
+@pytest.mark.parametrize("cert", ["client", "client-single-topic"])
+def test_certificate_with_a_topic_it_does_not_carry_is_400_bad_topic(default_server, tmp_path, cert):
+    r = curl("--http2", *cert_only(cert), "-H", f"apns-topic: {OTHER_TOPIC}", "-d", BODY,
+             url(default_server.dev_port), tmp_path=tmp_path)
+    assert_error(r, 400, "BadTopic")

@@ -26,6 +26,10 @@ PROD_TOKEN = "9a515344c9734e21a573529d9d8b7d004fde695d724e1951eb95f8e313cd3f7a"
 DEV_VOIP_TOKEN = "3c9449c8f4248b0d2ed0c8399ffbe7f362bee251be267bedaf282e7d3f03dcbb"
 DEV_UNREGISTERED_TOKEN = "a872ab5660d65b3f024321e7f41893b68be9974eeece3de92b4e3555279de6e5"
 UNKNOWN_TOKEN = "0123456789abcdef" * 4      # well formed, known to no scenario
+PROD_EXPIRED_TOKEN = "8c95d4aae3910f458abfea9259bee25ecd954c2e33876ec0d1414f4811c77024"  # default.yaml only
+GONE_SINCE_MS = 1767225600000               # 2026-01-01T00:00:00Z: "since" of both 410 tokens
+UNKNOWN_KEY_ID = "NOSUCHKEY1"               # a key id no scenario knows
+OTHER_TOPIC = "com.other.app"               # an app of nobody in the scenarios
 GENERATED = 2000                            # integration.yaml only
 
 

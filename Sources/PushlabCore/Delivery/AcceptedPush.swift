@@ -13,7 +13,8 @@ public struct AcceptedPush: Sendable {
     /// Epoch seconds; 0 means deliver once, now or never; nil means APNs's default storage.
     public var expiration: Int64?
     public var collapseID: String?
-    /// The parsed payload; nil when the body is not JSON (accepted outside strict mode).
+    /// The parsed payload; nil when the body is not JSON (accepted outside strict mode), or when
+    /// neither a rule nor the sink needed it parsed.
     public var payload: JSONValue?
     public var rawPayload: [UInt8]
     /// False for pushes Apple accepts but the device never acts on (background at priority 10).
@@ -23,11 +24,18 @@ public struct AcceptedPush: Sendable {
 
 /// Where accepted pushes go (the device simulator). Called on the event loop: return quickly.
 public protocol PushSink: Sendable {
+    /// Whether `accept` reads `payload`; when false the payload is only parsed if a rule needs it.
+    var needsPayload: Bool { get }
     func accept(_ push: AcceptedPush)
+}
+
+extension PushSink {
+    public var needsPayload: Bool { true }
 }
 
 /// Drops everything: APNs answers, nothing is simulated.
 public struct DiscardingPushSink: PushSink {
     public init() {}
+    public var needsPayload: Bool { false }
     public func accept(_ push: AcceptedPush) {}
 }

@@ -35,6 +35,10 @@ extension APNsProviderConnection {
         case .variableLength: guard count >= 64, count % 2 == 0 else { return false }
         case .exactly64: guard count == 64 else { return false }
         }
-        return token.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
+        var token = token
+        return token.withUTF8 { bytes in
+            for byte in bytes where !((byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66)) { return false }
+            return true
+        }
     }
 }

@@ -5,7 +5,10 @@ extension APNsProviderConnection {
         if request.bodyLength == 0 { throw Rejection(.payloadEmpty) }
         let isVoIP = attempt.pushType == .voip || attempt.topic?.suffixType == .voip
         if request.bodyLength > (isVoIP ? 5120 : 4096) { throw Rejection(.payloadTooLarge) }
-        attempt.payload = try? JSONParser.parse(request.body)
+        // Parsed once, and only when something reads it: the type inference, strict mode, or the sink.
+        if attempt.pushType == nil || policy.strictPayload || service.sink.needsPayload {
+            attempt.payload = try? JSONParser.parse(request.body)
+        }
         if attempt.pushType == nil { attempt.pushType = Self.inferredPushType(attempt.payload) }
         if policy.strictPayload, Self.shapeProblem(attempt.payload, pushType: attempt.pushType ?? .alert) != nil {
             throw Rejection(.badRequestPayload)

@@ -8,7 +8,7 @@ extension APNsProviderConnection {
         let token = path.dropFirst(Self.devicePathPrefix.count)
         if token.isEmpty { throw Rejection(.missingDeviceToken) }
         // Tokens are hex; compare them in lower case without copying the common, already-lower one.
-        attempt.deviceToken = token.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") }) ? token.lowercased() : String(token)
+        attempt.deviceToken = token.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) ? token.lowercased() : String(token)
     }
 
     /// One pass over the headers: each APNs header's value, and `DuplicateHeaders` for any

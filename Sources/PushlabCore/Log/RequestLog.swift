@@ -24,6 +24,8 @@ public final class RequestLog: Sendable {
     public let capacity: Int
     private let ring = Mutex(Ring())
     private let observers = Mutex<[@Sendable (Entry) -> Void]>([])
+    /// Lets `append` skip the observers' lock in the common case of none.
+    private let hasObservers = Atomic<Bool>(false)
 
     public init(capacity: Int = 10_000) {
         self.capacity = max(1, capacity)
@@ -41,6 +43,7 @@ public final class RequestLog: Sendable {
             }
             return entry
         }
+        guard hasObservers.load(ordering: .acquiring) else { return }
         for observer in observers.withLock({ $0 }) { observer(entry) }
     }
 
@@ -60,6 +63,7 @@ public final class RequestLog: Sendable {
     /// Called for every new entry (the control API's event stream, the store).
     public func observe(_ observer: @escaping @Sendable (Entry) -> Void) {
         observers.withLock { $0.append(observer) }
+        hasObservers.store(true, ordering: .releasing)
     }
 
     public func removeAll() { ring.withLock { $0 = Ring() } }

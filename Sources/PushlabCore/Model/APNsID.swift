@@ -19,25 +19,21 @@ public struct APNsIDGenerator: Sendable {
 
     /// A random (version 4) UUID, upper case.
     public mutating func next(lowercase: Bool = false) -> String {
-        let high = nextWord(), low = nextWord()
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for index in 0..<8 {
-            bytes[index] = UInt8(truncatingIfNeeded: high >> (56 - 8 * index))
-            bytes[index + 8] = UInt8(truncatingIfNeeded: low >> (56 - 8 * index))
-        }
-        bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
-        bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
+        // Version 4 in the high word's nibble 12, the RFC 4122 variant in the low word's top bits.
+        let high = nextWord() & 0xFFFF_FFFF_FFFF_0FFF | 0x0000_0000_0000_4000
+        let low = nextWord() & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000
         let digits: StaticString = lowercase ? "0123456789abcdef" : "0123456789ABCDEF"
         return String(unsafeUninitializedCapacity: 36) { output in
             var position = 0
-            for (index, byte) in bytes.enumerated() {
-                if index == 4 || index == 6 || index == 8 || index == 10 {
+            for nibbleIndex in 0..<32 {
+                if nibbleIndex == 8 || nibbleIndex == 12 || nibbleIndex == 16 || nibbleIndex == 20 {
                     output[position] = UInt8(ascii: "-")
                     position += 1
                 }
-                output[position] = digits.utf8Start[Int(byte >> 4)]
-                output[position + 1] = digits.utf8Start[Int(byte & 0x0F)]
-                position += 2
+                let word = nibbleIndex < 16 ? high : low
+                let shift = UInt64(60 - 4 * (nibbleIndex % 16))
+                output[position] = digits.utf8Start[Int((word >> shift) & 0xF)]
+                position += 1
             }
             return 36
         }

@@ -35,6 +35,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     /// The stream most recently touched: headers and data of one request arrive together.
     private var lastStream: StreamState?
     private var responseHeaders = HTTP2HeaderList()
+    private var outputBuffer = ByteBufferAllocator().buffer(capacity: 4096)
     private var context: ChannelHandlerContext?
     /// Set after a protocol error: close once whatever nghttp2 queued (a GOAWAY) is out.
     private var closeAfterFlush = false
@@ -310,17 +311,16 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
             readsPaused = true
             return
         }
-        var output: ByteBuffer?
+        // One buffer for the life of the connection: the TLS handler below encrypts what it is
+        // given before `write` returns, so the storage is ours again afterwards.
+        outputBuffer.clear()
         do {
-            while let chunk = try session.nextOutboundChunk() {
-                if output == nil { output = context.channel.allocator.buffer(capacity: max(chunk.count, 1024)) }
-                output!.writeBytes(chunk)
-            }
+            while let chunk = try session.nextOutboundChunk() { outputBuffer.writeBytes(chunk) }
         } catch {
             settings.logger.debug("HTTP/2 serialization error", metadata: ["error": "\(error)"])
             closeAfterFlush = true
         }
-        if let output { context.writeAndFlush(wrapOutboundOut(output), promise: nil) }
+        if outputBuffer.readableBytes > 0 { context.writeAndFlush(wrapOutboundOut(outputBuffer), promise: nil) }
         // After a GOAWAY, nghttp2 stops wanting to read once no stream is open.
         if closeAfterFlush || !session.isActive { context.close(promise: nil) }
     }

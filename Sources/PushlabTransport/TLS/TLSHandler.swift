@@ -20,6 +20,7 @@ public final class TLSHandler: ChannelDuplexHandler {
     /// Promises of plaintext writes whose ciphertext goes out at the next flush.
     private var promisesAwaitingFlush: [EventLoopPromise<Void>] = []
     private static let readChunk = 16 * 1024
+    private var receiveBuffer: ByteBuffer?
 
     public init(context: TLSContext, serverName: String? = nil, logger: Logger = Logger(label: "pushlab.tls")) throws {
         self.connection = try TLSConnection(context: context, serverName: serverName)
@@ -101,7 +102,13 @@ public final class TLSHandler: ChannelDuplexHandler {
     }
 
     private func deliverPlaintext(context: ChannelHandlerContext) {
-        var plaintext = context.channel.allocator.buffer(capacity: Self.readChunk)
+        // Reused across reads: HTTP/2 above consumes it within `fireChannelRead`.
+        var plaintext = receiveBuffer ?? context.channel.allocator.buffer(capacity: Self.readChunk)
+        receiveBuffer = nil
+        defer {
+            plaintext.clear()
+            receiveBuffer = plaintext
+        }
         var peerClosed = false
         reading: while true {
             var result = TLSConnection.ReadResult.needsMoreData
