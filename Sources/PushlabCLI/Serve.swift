@@ -80,7 +80,7 @@ struct Serve: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "pushlab")
-        let world = try loadScenario(file: file, maxConcurrentStreams: configuration.limits.maxConcurrentStreams)
+        let world = try loadScenario(file: file)
         let service = APNsProviderService(world: world.world, policy: world.scenario.policy)
         let server = try PushlabServer(configuration: configuration, service: service, logger: logger)
         let bound = try await server.start()
@@ -101,8 +101,6 @@ struct Serve: AsyncParsableCommand {
                 throw ValidationError("\(what) \(path) does not exist. Run pushlab from the repository root, make certificates with certs/generate.sh, or pass --tls-cert/--tls-key/--client-ca.")
             }
         }
-        var limits = HTTP2Limits()
-        limits.maxConcurrentStreams = maxConcurrentStreams ?? file?.http2?.maxConcurrentStreams ?? limits.maxConcurrentStreams
         return ServerConfiguration(
             listeners: [
                 .init(host: host, port: developmentPort ?? file?.developmentPort ?? 2197, environment: .development),
@@ -111,25 +109,24 @@ struct Serve: AsyncParsableCommand {
             certificateChainFile: certificate,
             privateKeyFile: key,
             clientCertificateAuthoritiesFile: clientCA,
-            limits: limits,
             threads: threads ?? file?.threads ?? System.coreCount,
             shutdownGracePeriod: .milliseconds(Int((shutdownGracePeriod ?? file?.shutdownGracePeriodSeconds ?? 10) * 1000))
         )
     }
 
-    private func loadScenario(file: ServeConfigurationFile?, maxConcurrentStreams: UInt32) throws -> (scenario: Scenario, world: APNsWorld) {
+    private func loadScenario(file: ServeConfigurationFile?) throws -> (scenario: Scenario, world: APNsWorld) {
         let path = scenario ?? file?.scenario ?? "scenarios/default.yaml"
         guard FileManager.default.fileExists(atPath: path) else {
             throw ValidationError("Scenario \(path) does not exist. Run pushlab from the repository root or pass --scenario FILE.")
         }
-        var basePolicy = APNsPolicy()
-        basePolicy.maxConcurrentStreams = maxConcurrentStreams
-        let loaded: Scenario
+        var loaded: Scenario
         do {
-            loaded = try Scenario.load(path: path, basePolicy: basePolicy)
+            loaded = try Scenario.load(path: path)
         } catch let error as Scenario.LoadError {
             throw ValidationError(error.description)
         }
+        // Flags and the config file win over the scenario's policy.
+        if let streams = maxConcurrentStreams ?? file?.http2?.maxConcurrentStreams { loaded.policy.maxConcurrentStreams = streams }
         let world = APNsWorld()
         loaded.install(into: world)
         return (loaded, world)

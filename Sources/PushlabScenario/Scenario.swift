@@ -40,6 +40,14 @@ public struct Scenario: Sendable {
         } catch {
             throw LoadError(description: "Scenario \(source) is not valid YAML: \(error)")
         }
+        let unknown = ScenarioSchema.unknownKeys(in: yaml)
+        if !unknown.isEmpty {
+            throw LoadError(description: "Scenario \(source) has unknown keys: \(unknown.joined(separator: ", ")) (see docs/SCENARIOS.md)")
+        }
+        let policy = file.policy?.applied(to: basePolicy) ?? basePolicy
+        if let problem = policy.problem {
+            throw LoadError(description: "Scenario \(source): policy: \(problem)")
+        }
         let directory = URL(fileURLWithPath: source).deletingLastPathComponent()
         return Scenario(
             name: file.name ?? URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent,
@@ -48,7 +56,7 @@ public struct Scenario: Sendable {
             apps: (file.apps ?? []).map { AppRecord(bundleID: $0.bundleId, teamID: $0.teamId) },
             tokens: try (file.deviceTokens ?? []).enumerated().map { try deviceToken($1, index: $0, source: source) }
                 + (file.generatedDeviceTokens ?? []).enumerated().flatMap { try generatedTokens($1, index: $0, source: source) },
-            policy: file.policy?.applied(to: basePolicy) ?? basePolicy,
+            policy: policy,
             source: source
         )
     }
@@ -88,8 +96,12 @@ public struct Scenario: Sendable {
 
     private static func deviceToken(_ entry: ScenarioFile.DeviceToken, index: Int, source: String) throws -> DeviceTokenRecord {
         let place = "\(source): deviceTokens[\(index)]"
-        guard let environment = APNsEnvironment(rawValue: entry.environment) else {
-            throw LoadError(description: "\(place): environment must be development or production, not \(entry.environment)")
+        guard let environment = tokenEnvironment(entry.environment) else {
+            throw LoadError(description: "\(place): environment must be development (or sandbox) or production, not \(entry.environment)")
+        }
+        let hex = entry.token.lowercased()
+        guard hex.count >= 64, hex.count % 2 == 0, hex.allSatisfy(\.isHexDigit) else {
+            throw LoadError(description: "\(place): \(entry.token) is not a device token (an even number of hex digits, at least 64)")
         }
         guard let kind = DeviceTokenRecord.Kind(rawValue: entry.kind ?? "app") else {
             throw LoadError(description: "\(place): kind must be app or voip, not \(entry.kind ?? "")")
@@ -107,7 +119,7 @@ public struct Scenario: Sendable {
 
     private static func generatedTokens(_ entry: ScenarioFile.GeneratedTokens, index: Int, source: String) throws -> [DeviceTokenRecord] {
         let place = "\(source): generatedDeviceTokens[\(index)]"
-        guard let environment = APNsEnvironment(rawValue: entry.environment) else {
+        guard let environment = tokenEnvironment(entry.environment) else {
             throw LoadError(description: "\(place): environment must be development or production, not \(entry.environment)")
         }
         let prefix = (entry.prefix ?? "").lowercased()
@@ -119,6 +131,10 @@ public struct Scenario: Sendable {
             let token = prefix + String(repeating: "0", count: 64 - prefix.count - digits.count) + digits
             return DeviceTokenRecord(token: token, bundleID: entry.bundleId, environment: environment)
         }
+    }
+
+    private static func tokenEnvironment(_ text: String) -> APNsEnvironment? {
+        text == "sandbox" ? .development : APNsEnvironment(rawValue: text)
     }
 
     static func environments(_ text: String, place: String) throws -> Set<APNsEnvironment> {

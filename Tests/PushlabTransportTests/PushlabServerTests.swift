@@ -97,6 +97,22 @@ struct PushlabServerTests {
         try await group.shutdownGracefully()
     }
 
+    @Test func aClientThatNeverFinishesTheHandshakeIsDisconnected() async throws {
+        var configuration = ServerConfiguration(
+            listeners: [.init(host: "127.0.0.1", port: 0, environment: .development)],
+            certificateChainFile: TestCertificates.path("server.pem"), privateKeyFile: TestCertificates.path("server-key.pem"), threads: 1
+        )
+        configuration.tlsHandshakeTimeout = .milliseconds(200)
+        let server = try PushlabServer(configuration: configuration, service: RecordingService())
+        let port = try await server.start()[0].port
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let silent = try await ClientBootstrap(group: group).connect(host: "127.0.0.1", port: port).get()
+        try await silent.closeFuture.get()  // closed by the server, or this test would hang
+        #expect(!silent.isActive)
+        await server.shutdown()
+        try await group.shutdownGracefully()
+    }
+
     @Test func missingCertificateFailsAtStartWithThePath() {
         let configuration = ServerConfiguration(certificateChainFile: "/nope/server.pem", privateKeyFile: "/nope/key.pem")
         #expect { try PushlabServer(configuration: configuration, service: RecordingService()) } throws: { "\($0)".contains("/nope/server.pem") }

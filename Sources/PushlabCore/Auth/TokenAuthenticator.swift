@@ -14,6 +14,8 @@ final class TokenAuthenticator {
     private static let verifiedTokenLimit = 32
     private var keyGeneration: UInt64 = 0
     private(set) var boundTeamID: String?
+    /// The world's app generation when the connection was bound: later apps are not its topics.
+    private(set) var appGenerationAtBinding: UInt64 = 0
     private var firstKey: SigningKey?
     /// The key of the token that authenticated the latest request.
     private(set) var currentKey: SigningKey?
@@ -69,6 +71,7 @@ final class TokenAuthenticator {
             currentToken = token
             lastUpdateAt = now
         }
+        if boundTeamID == nil { appGenerationAtBinding = world.appGeneration }
         boundTeamID = key.teamID
         if firstKey == nil { firstKey = key }
         currentKey = key

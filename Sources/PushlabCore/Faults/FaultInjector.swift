@@ -9,10 +9,11 @@ public enum Fault: Sendable, Equatable {
     case respond(APNsErrorReason)
     /// Process normally, but answer this many milliseconds later.
     case delay(milliseconds: Int64)
-    /// GOAWAY `{"reason":…}` and close once in-flight streams finish.
+    /// GOAWAY `{"reason":…}`; the triggering stream is reset, the others in flight finish, then
+    /// the connection closes.
     case goAway(APNsErrorReason)
     /// RST_STREAM instead of an answer.
     case resetStream
-    /// Drop the TCP connection without a word.
+    /// Close the connection at once: no answer and no GOAWAY (TLS still sends close_notify).
     case closeConnection
 }

@@ -23,20 +23,16 @@ extension APNsProviderConnection {
     }
 
     func checkTopic(_ attempt: inout PushAttempt) throws(Rejection) {
+        guard let topic = attempt.topic else { throw Rejection(.missingTopic) }
         if let certificate {
-            if attempt.topic == nil {
-                guard let topic = certificate.defaultTopic(multiTopicDefaultsToApp: policy.multiTopicCertificateDefaultsToAppTopic) else {
-                    throw Rejection(.missingTopic)
-                }
-                attempt.topic = APNsTopic(topic)
-            }
-            if !certificate.topics.contains(attempt.topic!.value) { throw Rejection(.badTopic) }
+            if !certificate.topics.contains(topic.value) { throw Rejection(.badTopic) }
         } else {
-            guard let topic = attempt.topic else { throw Rejection(.missingTopic) }
             if let key = tokenAuthenticator.currentKey, !key.mayPush(toBundle: topic.bundleID) {
                 throw Rejection(.invalidProviderToken)
             }
-            guard let app = service.world.app(topic.bundleID), app.teamID == tokenAuthenticator.boundTeamID else {
+            // The team and its bundle ids are bound to the connection at its first push (A3).
+            guard let app = service.world.app(topic.bundleID), app.teamID == tokenAuthenticator.boundTeamID,
+                  app.addedGeneration <= tokenAuthenticator.appGenerationAtBinding else {
                 throw Rejection(.topicDisallowed)
             }
         }
@@ -49,13 +45,17 @@ extension APNsProviderConnection {
         if let suffixType = topic.suffixType {
             if let declared = attempt.pushType, declared != suffixType { throw Rejection(.invalidPushType) }
             attempt.pushType = suffixType
-        } else if let declared = attempt.pushType, declared.topicSuffix != nil {
-            attempt.topicLacksPushTypeSuffix = true
         }
+        try checkPriority(for: &attempt)
+    }
+
+    /// "Always use priority 5. Using priority 10 is an error" for background pushes: accepted and
+    /// never delivered (O17), or `BadPriority` in strict mode. Live Activities take 5 or 10 (A9).
+    func checkPriority(for attempt: inout PushAttempt) throws(Rejection) {
         switch attempt.pushType {
         case .background where attempt.priority == 10:
             if policy.strictBackgroundPriority { throw Rejection(.badPriority) }
-            attempt.isDeliverable = false  // "Using priority 10 is an error": accepted, never delivered (O17)
+            attempt.isDeliverable = false
         case .liveactivity where attempt.priority == 1:
             throw Rejection(.badPriority)
         default:

@@ -13,10 +13,17 @@ extension APNsProviderConnection {
         attempt.registration = registration
     }
 
-    func checkDeviceTokenState(_ attempt: PushAttempt) throws(Rejection) {
-        guard let registration = attempt.registration else { return }
+    /// The token against the topic (O13) and its state; pushy answers 410 before the topic match.
+    func checkDeviceTokenState(_ attempt: PushAttempt, goneBeforeTopic: Bool) throws(Rejection) {
+        // A push type needing a suffixed topic (voip) sent to the bare bundle id: no token fits.
         if attempt.topicLacksPushTypeSuffix { throw Rejection(.deviceTokenNotForTopic) }
+        guard let registration = attempt.registration else { return }
+        if goneBeforeTopic { try checkGone(registration) }
         if let topic = attempt.topic, !registration.accepts(topic) { throw Rejection(.deviceTokenNotForTopic) }
+        if !goneBeforeTopic { try checkGone(registration) }
+    }
+
+    private func checkGone(_ registration: DeviceTokenRecord) throws(Rejection) {
         switch registration.state {
         case .active: break
         case .unregistered(let since): throw Rejection(.unregistered, timestamp: since)

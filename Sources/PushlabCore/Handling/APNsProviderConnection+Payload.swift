@@ -9,11 +9,13 @@ extension APNsProviderConnection {
         if attempt.pushType == nil || policy.strictPayload || service.sink.needsPayload {
             attempt.payload = try? JSONParser.parse(request.body)
         }
-        if attempt.pushType == nil { attempt.pushType = Self.inferredPushType(attempt.payload) }
+        if attempt.pushType == nil {
+            attempt.pushType = Self.inferredPushType(attempt.payload)
+            try checkPriority(for: &attempt)
+        }
         if policy.strictPayload, Self.shapeProblem(attempt.payload, pushType: attempt.pushType ?? .alert) != nil {
             throw Rejection(.badRequestPayload)
         }
-        if attempt.pushType == .background, attempt.priority == 10 { attempt.isDeliverable = false }
     }
 
     /// Apple infers the type when the header is missing: alert, sound or badge make an alert.

@@ -2,8 +2,11 @@
 extension APNsProviderConnection {
     static let devicePathPrefix = "/3/device/"
 
-    func checkMethodAndPath(_ attempt: inout PushAttempt) throws(Rejection) {
+    func checkMethod(_ attempt: PushAttempt) throws(Rejection) {
         if attempt.request.method != "POST" { throw Rejection(.methodNotAllowed) }
+    }
+
+    func checkPath(_ attempt: inout PushAttempt) throws(Rejection) {
         guard let path = attempt.request.path, path.hasPrefix(Self.devicePathPrefix) else { throw Rejection(.badPath) }
         let token = path.dropFirst(Self.devicePathPrefix.count)
         if token.isEmpty { throw Rejection(.missingDeviceToken) }
@@ -39,35 +42,53 @@ extension APNsProviderConnection {
         attempt.fields = fields
     }
 
-    func parseHeaders(_ attempt: inout PushAttempt) throws(Rejection) {
-        let fields = attempt.fields
-        if let apnsID = fields.apnsID {
-            guard Self.isCanonicalUUID(apnsID, lowerCaseOnly: policy.strictApnsIDCase) else {
-                // The answer cannot echo an unusable id: APNs-like, it gets a fresh one.
-                attempt.apnsID = ids.next()
-                throw Rejection(.badMessageId)
-            }
+    func checkApnsID(_ attempt: PushAttempt) throws(Rejection) {
+        if let apnsID = attempt.fields.apnsID, !Self.isCanonicalUUID(apnsID, lowerCaseOnly: policy.strictApnsIDCase) {
+            throw Rejection(.badMessageId)
         }
-        if let priority = fields.priority {
-            guard let value = Int(priority.trimmingSpaces), [1, 5, 10].contains(value) else { throw Rejection(.badPriority) }
-            attempt.priority = value
+    }
+
+    func parsePriority(_ attempt: inout PushAttempt) throws(Rejection) {
+        guard let priority = attempt.fields.priority else { return }
+        guard let value = Int(priority.trimmingSpaces), [1, 5, 10].contains(value) else { throw Rejection(.badPriority) }
+        attempt.priority = value
+    }
+
+    func parsePushType(_ attempt: inout PushAttempt) throws(Rejection) {
+        guard let pushType = attempt.fields.pushType else { return }
+        guard let value = APNsPushType(rawValue: pushType) ?? APNsPushType(rawValue: pushType.trimmingSpaces.lowercased()) else {
+            throw Rejection(.invalidPushType)
         }
-        if let pushType = fields.pushType {
-            guard let value = APNsPushType(rawValue: pushType) ?? APNsPushType(rawValue: pushType.trimmingSpaces.lowercased()) else {
-                throw Rejection(.invalidPushType)
-            }
-            attempt.pushType = value
-        }
-        if let expiration = fields.expiration {
-            guard let value = Int64(expiration.trimmingSpaces), value >= 0 else { throw Rejection(.badExpirationDate) }
-            attempt.expiration = value
-        }
-        if let collapseID = fields.collapseID {
-            guard collapseID.utf8.count <= 64 else { throw Rejection(.badCollapseId) }
-            attempt.collapseID = collapseID
-        }
-        if let topic = fields.topic?.trimmingSpaces, !topic.isEmpty {
+        attempt.pushType = value
+    }
+
+    func parseExpiration(_ attempt: inout PushAttempt) throws(Rejection) {
+        guard let expiration = attempt.fields.expiration else { return }
+        guard let value = Int64(expiration.trimmingSpaces), value >= 0 else { throw Rejection(.badExpirationDate) }
+        attempt.expiration = value
+    }
+
+    func parseCollapseID(_ attempt: inout PushAttempt) throws(Rejection) {
+        guard let collapseID = attempt.fields.collapseID else { return }
+        guard collapseID.utf8.count <= 64 else { throw Rejection(.badCollapseId) }
+        attempt.collapseID = collapseID
+    }
+
+    /// The topic as sent, or a single-topic certificate's default. Decides nothing: the checks
+    /// that read it do.
+    func resolveTopic(_ attempt: inout PushAttempt) {
+        if let topic = attempt.fields.topic?.trimmingSpaces, !topic.isEmpty {
             attempt.topic = APNsTopic(topic)
+        } else if let certificate, let topic = certificate.defaultTopic(multiTopicDefaultsToApp: policy.multiTopicCertificateDefaultsToAppTopic) {
+            attempt.topic = APNsTopic(topic)
+        }
+    }
+
+    /// Whether the declared push type needs a topic suffix (`.voip`) the topic lacks: then no
+    /// device token can be for that topic (O13). Needs the topic and the push type parsed.
+    func notePushTypeSuffix(_ attempt: inout PushAttempt) {
+        if let topic = attempt.topic, topic.suffixType == nil, let declared = attempt.pushType, declared.topicSuffix != nil {
+            attempt.topicLacksPushTypeSuffix = true
         }
     }
 

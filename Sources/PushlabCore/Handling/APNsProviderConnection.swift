@@ -61,9 +61,11 @@ final class APNsProviderConnection: APNsConnectionHandler {
     func handle(_ request: APNsRequest) -> APNsOutcome {
         let now = service.clock.now()
         lastActivity = now
+        // An unusable apns-id is never echoed, whichever check answers first: a fresh one replaces it.
+        let requestedID = request.header("apns-id").flatMap { Self.isCanonicalUUID($0, lowerCaseOnly: policy.strictApnsIDCase) ? $0 : nil }
         var attempt = PushAttempt(
             request: request, environment: environment(for: request), receivedAt: now,
-            apnsID: ids.echoOrGenerate(request.header("apns-id"))
+            apnsID: requestedID ?? ids.next()
         )
         var delay: Int64 = 0
         if let fault = service.faults?.fault(for: request, connection: info, now: now) {
@@ -83,24 +85,56 @@ final class APNsProviderConnection: APNsConnectionHandler {
         }
     }
 
-    /// Reference 7.3, "suggested mock order"; pushy's order moves the device-token checks before auth.
     private func evaluate(_ attempt: inout PushAttempt) throws(Rejection) {
-        try checkCertificate(attempt)
-        try checkMethodAndPath(&attempt)
-        try collectHeaders(&attempt)
-        try parseHeaders(&attempt)
-        if policy.checkOrder == .pushy {
-            try checkDeviceTokenFormat(&attempt)
-            try checkDeviceTokenState(attempt)
+        switch policy.checkOrder {
+        case .reference: try evaluateInReferenceOrder(&attempt)
+        case .pushy: try evaluateInPushyOrder(&attempt)
         }
+        try checkRateLimit(attempt)
+    }
+
+    /// Reference 7.3, "suggested mock order": connection, method, path, duplicate headers, header
+    /// syntax, authentication, topic, body, device-token format, device-token state.
+    private func evaluateInReferenceOrder(_ attempt: inout PushAttempt) throws(Rejection) {
+        try checkCertificate(attempt)
+        try checkMethod(attempt)
+        try checkPath(&attempt)
+        try collectHeaders(&attempt)
+        try checkApnsID(attempt)
+        try parsePriority(&attempt)
+        try parsePushType(&attempt)
+        try parseExpiration(&attempt)
+        try parseCollapseID(&attempt)
+        resolveTopic(&attempt)
+        notePushTypeSuffix(&attempt)
         try authenticate(attempt)
         try checkTopic(&attempt)
         try checkBody(&attempt)
-        if policy.checkOrder == .reference {
-            try checkDeviceTokenFormat(&attempt)
-            try checkDeviceTokenState(attempt)
-        }
-        try checkRateLimit(attempt)
+        try checkDeviceTokenFormat(&attempt)
+        try checkDeviceTokenState(attempt, goneBeforeTopic: false)
+    }
+
+    /// pushy's mock (`ValidatingPushNotificationHandler`): apns-id, method, topic, collapse id,
+    /// priority, push type, path and device token (410 before the topic match), then authentication
+    /// and the body. Duplicate headers, which pushy does not check, still come first.
+    private func evaluateInPushyOrder(_ attempt: inout PushAttempt) throws(Rejection) {
+        try checkCertificate(attempt)
+        try collectHeaders(&attempt)
+        try checkApnsID(attempt)
+        try checkMethod(attempt)
+        resolveTopic(&attempt)
+        if attempt.topic == nil { throw Rejection(.missingTopic) }
+        try parseCollapseID(&attempt)
+        try parsePriority(&attempt)
+        try parsePushType(&attempt)
+        try parseExpiration(&attempt)
+        notePushTypeSuffix(&attempt)
+        try checkPath(&attempt)
+        try checkDeviceTokenFormat(&attempt)
+        try checkDeviceTokenState(attempt, goneBeforeTopic: true)
+        try authenticate(attempt)
+        try checkTopic(&attempt)
+        try checkBody(&attempt)
     }
 
     private func finish(_ attempt: inout PushAttempt, rejection: Rejection?, delay: Int64) -> APNsOutcome {

@@ -63,6 +63,26 @@ public struct APNsPolicy: Sendable, Equatable {
 
     public init() {}
 
+    /// What makes this policy unusable, for a readable error when it is loaded; nil when fine.
+    public var problem: String? {
+        if maxConcurrentStreams < 1 { return "maxConcurrentStreams must be at least 1" }
+        if streamsBeforeFirstValidToken < 1 { return "streamsBeforeFirstValidToken must be at least 1" }
+        if providerTokenLifetimeSeconds < 1 { return "providerTokenLifetimeSeconds must be at least 1" }
+        if providerTokenFutureSkewSeconds < 0 { return "providerTokenFutureSkewSeconds must not be negative" }
+        if providerTokenUpdateWindowSeconds < 0 { return "providerTokenUpdateWindowSeconds must not be negative" }
+        if providerTokenUpdateAllowance < 0 { return "providerTokenUpdateAllowance must not be negative" }
+        if let limit = deviceTokenRateLimit, limit.requests < 1 || !(limit.perSeconds > 0) {
+            return "deviceTokenRateLimit needs requests >= 1 and perSeconds > 0 (or off)"
+        }
+        if let budget = errorBudgetPerConnection, budget < 1 { return "errorBudgetPerConnection must be at least 1 (or off)" }
+        if badDeviceTokenErrorWeight < 1 { return "badDeviceTokenErrorWeight must be at least 1" }
+        if let idle = idleTimeoutSeconds, !(idle > 0) { return "idleTimeoutSeconds must be positive (or off)" }
+        if ![.badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken].contains(environmentKeyReason) {
+            return "environmentKeyReason must be BadEnvironmentKeyIdInToken or BadEnvironmentKeyInToken"
+        }
+        return nil
+    }
+
     public struct RateLimit: Sendable, Equatable, Codable {
         public var requests: Int
         public var perSeconds: Double

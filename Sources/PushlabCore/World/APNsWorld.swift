@@ -11,6 +11,10 @@ public final class APNsWorld: Sendable {
 
     private let contents = Mutex(Contents())
     private let keyChanges = Atomic<UInt64>(0)
+    private let appsAdded = Atomic<UInt64>(0)
+
+    /// Grows with every app added at run time.
+    public var appGeneration: UInt64 { appsAdded.load(ordering: .acquiring) }
 
     /// Changes whenever a key is added, replaced or removed, so connections can drop cached verifications.
     public var keyGeneration: UInt64 { keyChanges.load(ordering: .acquiring) }
@@ -45,7 +49,11 @@ public final class APNsWorld: Sendable {
         _ = contents.withLock { $0.keys.removeValue(forKey: keyID) }
         keyChanges.add(1, ordering: .releasing)
     }
-    public func add(_ app: AppRecord) { contents.withLock { $0.apps[app.bundleID] = app } }
+    public func add(_ app: AppRecord) {
+        var added = app
+        added.addedGeneration = appsAdded.add(1, ordering: .acquiringAndReleasing).newValue
+        contents.withLock { $0.apps[app.bundleID] = added }
+    }
     public func register(_ token: DeviceTokenRecord) { contents.withLock { $0.tokens[token.token] = token } }
 
     public func register(_ tokens: [DeviceTokenRecord]) {

@@ -45,6 +45,9 @@ public struct DeviceTokenRecord: Sendable, Equatable {
 public struct AppRecord: Sendable, Equatable {
     public var bundleID: String
     public var teamID: String
+    /// When the world learned of it (0 for apps loaded at start): a connection only pushes to
+    /// apps its team had when it was bound, at its first push (A3).
+    public internal(set) var addedGeneration: UInt64 = 0
 
     public init(bundleID: String, teamID: String) {
         self.bundleID = bundleID

@@ -1,8 +1,8 @@
 /// The HTTP/2 parameters Pushlab announces and enforces. Defaults are what APNs sends
-/// (reference section 6.2: `{4096, 1000, 65535, 16384, 8000}`).
+/// (reference section 6.2: `{4096, 1000, 65535, 16384, 8000}`); MAX_CONCURRENT_STREAMS is the
+/// APNs layer's to decide per connection (`APNsConnectionHandler.initialMaxConcurrentStreams`).
 public struct HTTP2Limits: Sendable, Equatable {
     public var headerTableSize: UInt32 = 4096
-    public var maxConcurrentStreams: UInt32 = 1000
     public var initialWindowSize: UInt32 = 65535
     public var maxFrameSize: UInt32 = 16384
     public var maxHeaderListSize: UInt32 = 8000

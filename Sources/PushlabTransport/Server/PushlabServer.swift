@@ -93,6 +93,8 @@ public final class PushlabServer: Sendable {
         let registry = self.connections
         let limits = configuration.limits
         let logger = self.logger
+        let (seconds, attoseconds) = configuration.tlsHandshakeTimeout.components
+        let handshakeTimeout = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         return ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -105,7 +107,7 @@ public final class PushlabServer: Sendable {
                         connectionID: registry.makeConnectionID(), logger: logger
                     )
                     try channel.pipeline.syncOperations.addHandlers([
-                        TLSHandler(context: tlsContext, logger: logger),
+                        TLSHandler(context: tlsContext, handshakeTimeout: handshakeTimeout, logger: logger),
                         APNsHTTP2Handler(settings: settings, service: service, registry: registry),
                     ])
                 }

@@ -26,6 +26,8 @@ public struct ServerConfiguration: Sendable {
     public var threads: Int
     /// How long a graceful shutdown waits for in-flight streams before closing anyway.
     public var shutdownGracePeriod: Duration
+    /// A connection that has not finished its TLS handshake by then is closed.
+    public var tlsHandshakeTimeout: Duration = .seconds(10)
 
     public init(
         listeners: [Listener] = ServerConfiguration.defaultListeners,

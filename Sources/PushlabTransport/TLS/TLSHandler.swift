@@ -22,12 +22,36 @@ public final class TLSHandler: ChannelDuplexHandler {
     private static let readChunk = 16 * 1024
     private var receiveBuffer: ByteBuffer?
 
-    public init(context: TLSContext, serverName: String? = nil, logger: Logger = Logger(label: "pushlab.tls")) throws {
+    private let handshakeTimeout: TimeAmount
+    private var handshakeDeadline: Scheduled<Void>?
+
+    public init(
+        context: TLSContext, serverName: String? = nil, handshakeTimeout: TimeAmount = .seconds(10),
+        logger: Logger = Logger(label: "pushlab.tls")
+    ) throws {
         self.connection = try TLSConnection(context: context, serverName: serverName)
+        self.handshakeTimeout = handshakeTimeout
         self.logger = logger
     }
 
+    public func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { armHandshakeDeadline(context: context) }
+    }
+
+    /// A peer that connects and never finishes the handshake does not hold a connection forever.
+    private func armHandshakeDeadline(context: ChannelHandlerContext) {
+        guard handshakeDeadline == nil, state == .handshaking else { return }
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        handshakeDeadline = context.eventLoop.scheduleTask(in: handshakeTimeout) {
+            let (handler, context) = loopBound.value
+            guard handler.state == .handshaking else { return }
+            handler.logger.debug("TLS handshake timed out")
+            handler.fail(context: context)
+        }
+    }
+
     public func channelActive(context: ChannelHandlerContext) {
+        armHandshakeDeadline(context: context)
         if connection.context.role == .client {
             advanceHandshake(context: context)
             flushCiphertext(context: context)
@@ -45,6 +69,8 @@ public final class TLSHandler: ChannelDuplexHandler {
 
     public func channelInactive(context: ChannelHandlerContext) {
         state = .closed
+        handshakeDeadline?.cancel()
+        handshakeDeadline = nil
         let error = ChannelError.ioOnClosedChannel
         writesBeforeHandshake.forEach { $0.1?.fail(error) }
         writesBeforeHandshake = []
@@ -89,6 +115,8 @@ public final class TLSHandler: ChannelDuplexHandler {
             return
         }
         state = .established
+        handshakeDeadline?.cancel()
+        handshakeDeadline = nil
         context.fireUserInboundEventTriggered(TLSHandshakeCompleted(
             alpn: connection.negotiatedALPN,
             serverName: connection.serverName,
