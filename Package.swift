@@ -30,6 +30,7 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
+        .target(name: "CMallocTuning"),
         .target(name: "PushlabNGHTTP2", dependencies: ["CNGHTTP2"]),
         .target(name: "PushlabOpenSSL", dependencies: ["COpenSSL"]),
         .target(name: "PushlabCore"),
@@ -50,7 +51,7 @@ let package = Package(
         .executableTarget(
             name: "PushlabCLI",
             dependencies: [
-                "PushlabCore", "PushlabTransport", "PushlabScenario", "PushlabOpenSSL",
+                "PushlabCore", "PushlabTransport", "PushlabScenario", "PushlabOpenSSL", "CMallocTuning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

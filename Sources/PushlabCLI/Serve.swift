@@ -1,4 +1,5 @@
 import ArgumentParser
+import CMallocTuning
 import Foundation
 import Logging
 import NIOCore
@@ -80,6 +81,7 @@ struct Serve: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "pushlab")
+        pushlab_keep_malloc_arenas_warm()
         let world = try loadScenario(file: file)
         let service = APNsProviderService(world: world.world, policy: world.scenario.policy)
         let server = try PushlabServer(configuration: configuration, service: service, logger: logger)

@@ -49,14 +49,7 @@ public final class ES256Key: @unchecked Sendable {
         guard let bio = BIO_new(BIO_s_mem()) else { return "" }
         defer { BIO_free(bio) }
         PEM_write_bio_PUBKEY(bio, pointer)
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 256)
-        while true {
-            let read = BIO_read(bio, &chunk, Int32(chunk.count))
-            if read <= 0 { break }
-            bytes.append(contentsOf: chunk[0..<Int(read)])
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        return MemoryBIO.drain(bio)
     }
 
     /// Verifies an ES256 signature over `message`. JOSE's raw `R‖S` (64 bytes: PyJWT, golang-jwt,

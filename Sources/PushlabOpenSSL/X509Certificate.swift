@@ -36,7 +36,7 @@ public final class X509Certificate: @unchecked Sendable {
         guard let bio = BIO_new(BIO_s_mem()) else { return "" }
         defer { BIO_free(bio) }
         X509_NAME_print_ex(bio, X509_get_subject_name(pointer), 0, pushlab_XN_FLAG_RFC2253())
-        return Self.drain(bio)
+        return MemoryBIO.drain(bio)
     }
 
     /// Every value of one subject attribute, by OID text (`0.9.2342.19200300.100.1.1` is UID).
@@ -90,16 +90,5 @@ public final class X509Certificate: @unchecked Sendable {
         var parts = tm()
         guard ASN1_TIME_to_tm(time, &parts) == 1 else { return 0 }
         return Int64(timegm(&parts))
-    }
-
-    private static func drain(_ bio: OpaquePointer) -> String {
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 512)
-        while true {
-            let read = BIO_read(bio, &chunk, Int32(chunk.count))
-            if read <= 0 { break }
-            bytes.append(contentsOf: chunk[0..<Int(read)])
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -13,6 +13,8 @@ final class APNsProviderConnection: APNsConnectionHandler {
     private var idleGoAwaySent = false
     var ids = APNsIDGenerator()
     private var lastAuthority: String?
+    private var lastApp: AppRecord?
+    private var lastAppVersion: UInt64 = 0
     private var lastAuthorityEnvironment = APNsEnvironment.development
 
     init(info: ConnectionInfo, service: APNsProviderService, policy: APNsPolicy) {
@@ -46,6 +48,15 @@ final class APNsProviderConnection: APNsConnectionHandler {
         guard service.clock.now() - lastActivity >= Int64(idle * 1000) else { return [] }
         idleGoAwaySent = true
         return [.goAway(.idleTimeout)]
+    }
+
+    /// A connection pushes to few apps: look each up in the shared world only when it changed.
+    func app(_ bundleID: String) -> AppRecord? {
+        let version = service.world.appsVersion
+        if let cached = lastApp, cached.bundleID == bundleID, lastAppVersion == version { return cached }
+        lastApp = service.world.app(bundleID)
+        lastAppVersion = version
+        return lastApp
     }
 
     /// `:authority` repeats on every request of a connection: decide its environment once.
@@ -179,7 +190,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
     }
 
     private func record(_ attempt: PushAttempt, _ response: APNsResponse) {
-        service.log.append { sequence in
+        service.log.append(connectionID: info.id) { sequence in
             RequestLog.Entry(
                 sequence: sequence, time: attempt.receivedAt, connectionID: info.id, environment: attempt.environment,
                 deviceToken: attempt.deviceToken, topic: attempt.topic?.value ?? attempt.request.header("apns-topic"),

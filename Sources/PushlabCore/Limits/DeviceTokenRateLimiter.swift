@@ -1,6 +1,7 @@
 import Synchronization
 
 /// Counts requests per device token in fixed windows, shared by every connection (reference 7.2).
+/// Sharded by the token's last hex digit, so event loops rarely wait for each other.
 public final class DeviceTokenRateLimiter: Sendable {
     private struct Window {
         var start: EpochMilliseconds
@@ -8,7 +9,7 @@ public final class DeviceTokenRateLimiter: Sendable {
     }
 
     private let limit: APNsPolicy.RateLimit
-    private let windows = Mutex<[String: Window]>([:])
+    private let shards: [LockedShard<[String: Window]>] = (0..<16).map { _ in LockedShard([:]) }
 
     public init(_ limit: APNsPolicy.RateLimit) {
         self.limit = limit
@@ -17,8 +18,9 @@ public final class DeviceTokenRateLimiter: Sendable {
     /// Counts one request; false when the token is over its limit in the current window.
     public func admit(_ token: String, now: EpochMilliseconds) -> Bool {
         let length = EpochMilliseconds(limit.perSeconds * 1000)
-        return windows.withLock { windows in
-            if windows.count > 100_000 { windows = windows.filter { now - $0.value.start < length } }
+        let shard = Int((token.utf8.last ?? 0) & 0x0F)
+        return shards[shard].withLock { windows in
+            if windows.count > 50_000 { windows = windows.filter { now - $0.value.start < length } }
             var window = windows[token] ?? Window(start: now, count: 0)
             if now - window.start >= length { window = Window(start: now, count: 0) }
             guard window.count < limit.requests else {
@@ -31,5 +33,7 @@ public final class DeviceTokenRateLimiter: Sendable {
         }
     }
 
-    public func reset() { windows.withLock { $0.removeAll() } }
+    public func reset() {
+        for shard in shards { shard.withLock { $0.removeAll() } }
+    }
 }

@@ -18,23 +18,26 @@ public final class RequestLog: Sendable {
     private struct Ring {
         var entries: [Entry] = []
         var next = 0
-        var sequence: Int64 = 0
     }
 
+    /// Each connection writes to one shard (by connection id), so event loops rarely contend;
+    /// the sequence number is global, and reads merge the shards by it.
     public let capacity: Int
-    private let ring = Mutex(Ring())
+    private let shards: [LockedShard<Ring>]
+    private let sequence = Atomic<Int64>(0)
     private let observers = Mutex<[@Sendable (Entry) -> Void]>([])
     /// Lets `append` skip the observers' lock in the common case of none.
     private let hasObservers = Atomic<Bool>(false)
 
-    public init(capacity: Int = 10_000) {
+    public init(capacity: Int = 10_000, shards: Int = 4) {
         self.capacity = max(1, capacity)
+        self.shards = (0..<max(1, shards)).map { _ in LockedShard(Ring()) }
     }
 
-    func append(_ make: (Int64) -> Entry) {
-        let entry: Entry = ring.withLock { ring in
-            ring.sequence += 1
-            let entry = make(ring.sequence)
+    func append(connectionID: UInt64, _ make: (Int64) -> Entry) {
+        let shard = shards[Int(connectionID % UInt64(shards.count))]
+        let entry: Entry = shard.withLock { ring in
+            let entry = make(sequence.add(1, ordering: .relaxed).newValue)
             if ring.entries.count < capacity {
                 ring.entries.append(entry)
             } else {
@@ -47,18 +50,20 @@ public final class RequestLog: Sendable {
         for observer in observers.withLock({ $0 }) { observer(entry) }
     }
 
-    /// Newest first, optionally filtered.
+    /// Newest first, optionally filtered; at most `capacity` of the newest entries are kept.
     public func entries(limit: Int = 100, where include: (Entry) -> Bool = { _ in true }) -> [Entry] {
-        let ordered = ring.withLock { ring in Array(ring.entries[ring.next...] + ring.entries[..<ring.next]) }
+        var all: [Entry] = []
+        for shard in shards { all += shard.withLock { $0.entries } }
+        all.sort { $0.sequence > $1.sequence }
         var result: [Entry] = []
-        for entry in ordered.reversed() where include(entry) {
+        for entry in all.prefix(capacity) where include(entry) {
             result.append(entry)
             if result.count == limit { break }
         }
         return result
     }
 
-    public var count: Int { ring.withLock { $0.entries.count } }
+    public var count: Int { min(capacity, shards.reduce(0) { $0 + $1.withLock { $0.entries.count } }) }
 
     /// Called for every new entry (the control API's event stream, the store).
     public func observe(_ observer: @escaping @Sendable (Entry) -> Void) {
@@ -66,5 +71,7 @@ public final class RequestLog: Sendable {
         hasObservers.store(true, ordering: .releasing)
     }
 
-    public func removeAll() { ring.withLock { $0 = Ring() } }
+    public func removeAll() {
+        for shard in shards { shard.withLock { $0 = Ring() } }
+    }
 }

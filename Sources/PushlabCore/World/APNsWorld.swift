@@ -16,6 +16,10 @@ public final class APNsWorld: Sendable {
     /// Grows with every app added at run time.
     public var appGeneration: UInt64 { appsAdded.load(ordering: .acquiring) }
 
+    private let appChanges = Atomic<UInt64>(0)
+    /// Changes whenever any app is added or replaced, so connections may cache app lookups.
+    public var appsVersion: UInt64 { appChanges.load(ordering: .acquiring) }
+
     /// Changes whenever a key is added, replaced or removed, so connections can drop cached verifications.
     public var keyGeneration: UInt64 { keyChanges.load(ordering: .acquiring) }
 
@@ -53,6 +57,7 @@ public final class APNsWorld: Sendable {
         var added = app
         added.addedGeneration = appsAdded.add(1, ordering: .acquiringAndReleasing).newValue
         contents.withLock { $0.apps[app.bundleID] = added }
+        appChanges.add(1, ordering: .releasing)
     }
     public func register(_ token: DeviceTokenRecord) { contents.withLock { $0.tokens[token.token] = token } }
 
@@ -86,6 +91,7 @@ public final class APNsWorld: Sendable {
         let replacement = fresh.contents.withLock { $0 }
         contents.withLock { $0 = replacement }
         keyChanges.add(1, ordering: .releasing)
+        appChanges.add(1, ordering: .releasing)
     }
 
     private func setState(_ state: DeviceTokenRecord.State, of hex: String) -> Bool {

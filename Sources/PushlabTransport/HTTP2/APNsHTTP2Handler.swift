@@ -35,6 +35,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     /// The stream most recently touched: headers and data of one request arrive together.
     private var lastStream: StreamState?
     private var responseHeaders = HTTP2HeaderList()
+    private let headerValues = HeaderValueCache(slots: HeaderName.cacheSlots)
     private var outputBuffer = ByteBufferAllocator().buffer(capacity: 4096)
     private var context: ChannelHandlerContext?
     /// Set after a protocol error: close once whatever nghttp2 queued (a GOAWAY) is out.
@@ -151,7 +152,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     }
 
     public func http2Session(_ session: HTTP2Session, didReceiveHeader name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, on streamID: Int32) {
-        stream(streamID)?.addHeader(name: name, value: value)
+        stream(streamID)?.addHeader(name: name, value: value, cache: headerValues)
     }
 
     public func http2Session(_ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, on streamID: Int32) {

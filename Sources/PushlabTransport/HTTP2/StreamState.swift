@@ -14,19 +14,25 @@ final class StreamState {
         request.headers.reserveCapacity(8)
     }
 
-    func addHeader(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+    func addHeader(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, cache: HeaderValueCache) {
         headerListSize += name.count + value.count + 32
-        let valueString = String(decoding: value, as: UTF8.self)
         if name.first == UInt8(ascii: ":") {
             switch HeaderName.pseudo(name) {
-            case .method: request.method = valueString
-            case .path: request.path = valueString
-            case .authority: request.authority = valueString
-            case .scheme: request.scheme = valueString
+            case .method: request.method = cache.value(slot: HeaderName.methodSlot, bytes: value)
+            case .path: request.path = String(decoding: value, as: UTF8.self)
+            case .authority: request.authority = cache.value(slot: HeaderName.authoritySlot, bytes: value)
+            case .scheme: request.scheme = cache.value(slot: HeaderName.schemeSlot, bytes: value)
             case nil: break  // nghttp2 already rejects unknown pseudo-headers
             }
+            return
+        }
+        if let known = HeaderName.knownIndex(name) {
+            // apns-id and apns-expiration change per request; the others repeat.
+            let repeats = known != HeaderName.apnsIDIndex && known != HeaderName.expirationIndex
+            let text = repeats ? cache.value(slot: known, bytes: value) : String(decoding: value, as: UTF8.self)
+            request.headers.append((HeaderName.known[known], text))
         } else {
-            request.headers.append((HeaderName.interned(name), valueString))
+            request.headers.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
         }
     }
 
@@ -44,17 +50,24 @@ final class StreamState {
 enum HeaderName {
     enum Pseudo { case method, path, authority, scheme }
 
-    private static let known: [String] = [
+    static let known: [String] = [
         "apns-topic", "apns-push-type", "apns-priority", "apns-id", "apns-expiration", "apns-collapse-id",
         "authorization", "content-type", "content-length", "user-agent", "accept", "accept-encoding", "te",
     ]
     private static let knownBytes: [[UInt8]] = known.map { Array($0.utf8) }
+    static let apnsIDIndex = 3
+    static let expirationIndex = 4
+    static let methodSlot = known.count
+    static let authoritySlot = known.count + 1
+    static let schemeSlot = known.count + 2
+    /// Slots a `HeaderValueCache` needs: one per known name, then the repeating pseudo-headers.
+    static let cacheSlots = known.count + 3
 
-    static func interned(_ name: UnsafeRawBufferPointer) -> String {
+    static func knownIndex(_ name: UnsafeRawBufferPointer) -> Int? {
         for (index, bytes) in knownBytes.enumerated() where bytes.count == name.count && bytes.elementsEqual(name) {
-            return known[index]
+            return index
         }
-        return String(decoding: name, as: UTF8.self)
+        return nil
     }
 
     static func pseudo(_ name: UnsafeRawBufferPointer) -> Pseudo? {

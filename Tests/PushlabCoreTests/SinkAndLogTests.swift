@@ -1,0 +1,65 @@
+import PushlabCore
+import Testing
+
+@Suite("Accepted pushes and the request log")
+struct SinkAndLogTests {
+    @Test func theSinkGetsEverythingTheDeviceSideNeeds() throws {
+        let harness = try Harness(.token)
+        harness.send(headers: [
+            ("apns-push-type", "alert"), ("apns-priority", "5"), ("apns-expiration", "1767229200"),
+            ("apns-collapse-id", "score"), ("apns-id", "123e4567-e89b-12d3-a456-426614174000"),
+        ], body: #"{"aps":{"alert":{"title":"Goal","body":"1-0"},"badge":3},"match":42}"#)
+        let push = try #require(harness.sink.accepted.first)
+        #expect(push.apnsID == "123e4567-e89b-12d3-a456-426614174000")
+        #expect(push.deviceToken == TestWorld.devToken && push.bundleID == TestWorld.app && push.topic == TestWorld.app)
+        #expect(push.pushType == .alert && push.priority == 5 && push.expiration == 1_767_229_200 && push.collapseID == "score")
+        #expect(push.environment == .development && push.isDeliverable && push.registration?.bundleID == TestWorld.app)
+        #expect(push.payload?["aps"]?["alert"]?["title"]?.stringValue == "Goal")
+        #expect(push.payload?["match"]?.integerValue == 42)
+        #expect(push.receivedAt == Harness.start)
+    }
+
+    @Test func uniqueIDsAreSentOnDevelopmentSuccessOnly() throws {
+        let development = try Harness(.token)
+        let id = try #require(development.send().response?.uniqueID)
+        #expect(id == id.lowercased() && id.count == 36)
+        #expect(development.send(token: "zz").response?.uniqueID == nil)
+        let production = try Harness(.token, environment: .production)
+        #expect(production.send(token: TestWorld.prodToken).response?.uniqueID == nil)
+        var policy = APNsPolicy()
+        policy.sendUniqueIDInDevelopment = false
+        #expect(try Harness(.token, policy: policy).send().response?.uniqueID == nil)
+    }
+
+    @Test func generatedApnsIDsAreUpperCaseVersion4UUIDs() {
+        var ids = APNsIDGenerator()
+        let samples = (0..<200).map { _ in ids.next() }
+        #expect(Set(samples).count == 200)
+        for id in samples {
+            let characters = Array(id)
+            #expect(characters.count == 36 && characters[14] == "4" && "89AB".contains(characters[19]))
+            #expect(id == id.uppercased())
+        }
+    }
+
+    @Test func theLogKeepsEveryRequestNewestFirstAcrossConnections() throws {
+        let log = RequestLog(capacity: 10, shards: 4)
+        let world = try TestWorld()
+        let service = APNsProviderService(world: world.world, log: log)
+        let token = try world.token(issuedAt: Int64(SystemClock().now() / 1000))
+        let connections = (1...3).map { service.makeConnectionHandler(for: ConnectionInfo(id: UInt64($0), listenerEnvironment: .development)) }
+        for round in 0..<5 {
+            for (index, connection) in connections.enumerated() {
+                let path = "/3/device/" + (index == 0 ? TestWorld.devToken : String(repeating: "0\(round)", count: 32))
+                _ = connection.handle(APNsRequest(path: path, headers: [("apns-topic", TestWorld.app), ("authorization", "bearer \(token)")], body: [1]))
+            }
+        }
+        let entries = log.entries(limit: 100)
+        #expect(entries.count == 10, "bounded by capacity")
+        #expect(entries.map(\.sequence) == (6...15).reversed().map(Int64.init), "the newest ten, newest first")
+        #expect(log.entries(limit: 100) { $0.status == 200 }.allSatisfy { $0.connectionID == 1 })
+        #expect(log.entries(limit: 2) { $0.reason == .badDeviceToken }.count == 2)
+        log.removeAll()
+        #expect(log.count == 0)
+    }
+}
