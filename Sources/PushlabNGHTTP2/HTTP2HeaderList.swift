@@ -35,11 +35,14 @@ public struct HTTP2HeaderList: Sendable {
     }
 
     /// `neverIndex` marks values HPACK must not add to its table (tokens, secrets).
-    public mutating func append(name: some StringProtocol, value: some StringProtocol, neverIndex: Bool = false) {
+    public mutating func append(name: String, value: String, neverIndex: Bool = false) {
+        // A response is built from a few Strings many thousands of times a second: copy their
+        // UTF-8 in one memcpy each instead of iterating a generic view.
+        var name = name, value = value
         let nameStart = storage.count
-        storage.append(contentsOf: name.utf8)
+        name.withUTF8 { storage.append(contentsOf: $0) }
         let valueStart = storage.count
-        storage.append(contentsOf: value.utf8)
+        value.withUTF8 { storage.append(contentsOf: $0) }
         entries.append(Entry(
             nameStart: nameStart, nameLength: valueStart - nameStart,
             valueStart: valueStart, valueLength: storage.count - valueStart,

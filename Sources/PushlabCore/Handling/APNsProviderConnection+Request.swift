@@ -7,11 +7,14 @@ extension APNsProviderConnection {
     }
 
     func checkPath(_ attempt: inout PushAttempt) throws(Rejection) {
-        guard let path = attempt.request.path, path.hasPrefix(Self.devicePathPrefix) else { throw Rejection(.badPath) }
-        let token = path.dropFirst(Self.devicePathPrefix.count)
-        if token.isEmpty { throw Rejection(.missingDeviceToken) }
+        // Byte-wise: Character-based hasPrefix/dropFirst walk grapheme clusters on every request.
+        guard let path = attempt.request.path, path.utf8.starts(with: Self.devicePathPrefix.utf8) else { throw Rejection(.badPath) }
+        let utf8 = path.utf8
+        let tokenBytes = utf8[utf8.index(utf8.startIndex, offsetBy: Self.devicePathPrefix.utf8.count)...]
+        if tokenBytes.isEmpty { throw Rejection(.missingDeviceToken) }
+        let token = String(Substring(tokenBytes))
         // Tokens are hex; compare them in lower case without copying the common, already-lower one.
-        attempt.deviceToken = token.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) ? token.lowercased() : String(token)
+        attempt.deviceToken = tokenBytes.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) ? token.lowercased() : token
     }
 
     /// One pass over the headers: each APNs header's value, and `DuplicateHeaders` for any
@@ -20,16 +23,19 @@ extension APNsProviderConnection {
         var seen: UInt8 = 0
         var fields = APNsHeaderFields()
         let headers = attempt.request.headers
+        typealias Name = APNsHeaderName
         for (index, header) in headers.enumerated() {
             let bit: UInt8
-            switch header.name {
-            case "apns-id": bit = 1 << 0; fields.apnsID = header.value
-            case "apns-priority": bit = 1 << 1; fields.priority = header.value
-            case "apns-push-type": bit = 1 << 2; fields.pushType = header.value
-            case "apns-expiration": bit = 1 << 3; fields.expiration = header.value
-            case "apns-collapse-id": bit = 1 << 4; fields.collapseID = header.value
-            case "apns-topic": bit = 1 << 5; fields.topic = header.value
-            case "authorization": bit = 1 << 6; fields.authorization = header.value
+            let name = header.name
+            // By length first: at most two comparisons, each a pointer check for transport-made names.
+            switch name.utf8.count {
+            case 7 where name == Name.apnsID: bit = 1 << 0; fields.apnsID = header.value
+            case 13 where name == Name.priority: bit = 1 << 1; fields.priority = header.value
+            case 13 where name == Name.authorization: bit = 1 << 6; fields.authorization = header.value
+            case 14 where name == Name.pushType: bit = 1 << 2; fields.pushType = header.value
+            case 15 where name == Name.expiration: bit = 1 << 3; fields.expiration = header.value
+            case 16 where name == Name.collapseID: bit = 1 << 4; fields.collapseID = header.value
+            case 10 where name == Name.topic: bit = 1 << 5; fields.topic = header.value
             default:
                 if header.name.hasPrefix("apns-"), headers[(index + 1)...].contains(where: { $0.name == header.name }) {
                     throw Rejection(.duplicateHeaders)

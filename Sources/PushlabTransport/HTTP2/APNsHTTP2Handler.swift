@@ -34,6 +34,8 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     private var streams: [Int32: StreamState] = [:]
     /// The stream most recently touched: headers and data of one request arrive together.
     private var lastStream: StreamState?
+    /// Records of finished streams, reused so a request does not cost fresh arrays.
+    private var spareStreams: [StreamState] = []
     private var responseHeaders = HTTP2HeaderList()
     private let headerValues = HeaderValueCache(slots: HeaderName.cacheSlots)
     private var outputBuffer = ByteBufferAllocator().buffer(capacity: 4096)
@@ -145,7 +147,13 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
 
     public func http2Session(_ session: HTTP2Session, didBeginHeadersOn streamID: Int32) {
         if stream(streamID) == nil {
-            let stream = StreamState(streamID: streamID)
+            let stream: StreamState
+            if let spare = spareStreams.popLast() {
+                spare.reuse(for: streamID)
+                stream = spare
+            } else {
+                stream = StreamState(streamID: streamID)
+            }
             streams[streamID] = stream
             lastStream = stream
         }
@@ -179,6 +187,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         }
         let outcome = connectionHandler.handle(stream.request)
         let isHead = stream.request.method == "HEAD"
+        if spareStreams.count < 64 { spareStreams.append(stream) }
         if outcome.delayMilliseconds > 0, let context {
             // Frames for other streams keep flowing; this answer (and its actions) waits.
             let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)

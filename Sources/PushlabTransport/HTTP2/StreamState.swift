@@ -3,7 +3,7 @@ import PushlabCore
 /// A request being received on one stream. A class, so the handler mutates it in place
 /// through its one-entry cache instead of hashing into a dictionary for every header.
 final class StreamState {
-    let streamID: Int32
+    private(set) var streamID: Int32
     var request: APNsRequest
     /// RFC 9113 header list size: name + value + 32 for each field.
     var headerListSize = 0
@@ -12,6 +12,21 @@ final class StreamState {
         self.streamID = streamID
         request = APNsRequest(method: nil, path: nil, authority: nil, scheme: nil, headers: [], body: [], bodyLength: 0, streamID: streamID)
         request.headers.reserveCapacity(8)
+    }
+
+    /// Makes the record ready for another stream, keeping its arrays' capacity. A request the
+    /// APNs layer kept (the simulator holds payloads) is copied on write, not clobbered.
+    func reuse(for streamID: Int32) {
+        self.streamID = streamID
+        headerListSize = 0
+        request.method = nil
+        request.path = nil
+        request.authority = nil
+        request.scheme = nil
+        request.headers.removeAll(keepingCapacity: true)
+        request.body.removeAll(keepingCapacity: true)
+        request.bodyLength = 0
+        request.streamID = streamID
     }
 
     func addHeader(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, cache: HeaderValueCache) {
@@ -51,8 +66,9 @@ enum HeaderName {
     enum Pseudo { case method, path, authority, scheme }
 
     static let known: [String] = [
-        "apns-topic", "apns-push-type", "apns-priority", "apns-id", "apns-expiration", "apns-collapse-id",
-        "authorization", "content-type", "content-length", "user-agent", "accept", "accept-encoding", "te",
+        APNsHeaderName.topic, APNsHeaderName.pushType, APNsHeaderName.priority, APNsHeaderName.apnsID,
+        APNsHeaderName.expiration, APNsHeaderName.collapseID, APNsHeaderName.authorization,
+        "content-type", "content-length", "user-agent", "accept", "accept-encoding", "te",
     ]
     private static let knownBytes: [[UInt8]] = known.map { Array($0.utf8) }
     static let apnsIDIndex = 3
