@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PushlabScenario
 import Yams
 
 /// `pushlab serve --config FILE`: the same settings as the flags, in YAML. Flags win.
@@ -44,24 +45,35 @@ struct ServeConfigurationFile: Decodable, Equatable {
         } catch {
             throw ValidationError("Cannot read config file \(path): \(error.localizedDescription)")
         }
+        let unknown = unknownKeys(in: text)
+        if !unknown.isEmpty {
+            throw ValidationError("Config file \(path) has unknown keys: \(unknown.joined(separator: ", ")) (see pushlab serve --help)")
+        }
         do {
             return try YAMLDecoder().decode(ServeConfigurationFile.self, from: text)
         } catch let error as DecodingError {
             throw ValidationError("Config file \(path) is not valid: \(error.readableDescription)")
         }
     }
-}
 
-extension DecodingError {
-    var readableDescription: String {
-        switch self {
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
-        case .keyNotFound(let key, _):
-            return "missing key \(key.stringValue)"
-        @unknown default:
-            return String(describing: self)
+    private static let schema: [String: Set<String>] = [
+        "": ["scenario", "host", "developmentPort", "productionPort", "threads", "tls", "http2", "shutdownGracePeriodSeconds"],
+        "tls": ["certificate", "key", "clientCA"],
+        "http2": ["maxConcurrentStreams"],
+    ]
+
+    /// Misspelled settings are errors, not silently ignored.
+    private static func unknownKeys(in yaml: String) -> [String] {
+        guard let root = try? Yams.compose(yaml: yaml), let mapping = root.mapping else { return [] }
+        var unknown: [String] = []
+        for (keyNode, value) in mapping {
+            guard let key = keyNode.string else { continue }
+            if !schema[""]!.contains(key) {
+                unknown.append(key)
+            } else if let allowed = schema[key], let nested = value.mapping {
+                unknown += nested.keys.compactMap(\.string).filter { !allowed.contains($0) }.map { "\(key).\($0)" }
+            }
         }
+        return unknown
     }
 }

@@ -32,6 +32,11 @@ public struct Scenario: Sendable {
     }
 
     public static func parse(yaml: String, source: String, basePolicy: APNsPolicy = APNsPolicy()) throws -> Scenario {
+        // Unknown keys first: a misspelled key would otherwise surface as a missing one.
+        let unknown = ScenarioSchema.unknownKeys(in: yaml)
+        if !unknown.isEmpty {
+            throw LoadError(description: "Scenario \(source) has unknown keys: \(unknown.joined(separator: ", ")) (see docs/SCENARIOS.md)")
+        }
         let file: ScenarioFile
         do {
             file = try YAMLDecoder().decode(ScenarioFile.self, from: yaml)
@@ -39,10 +44,6 @@ public struct Scenario: Sendable {
             throw LoadError(description: "Scenario \(source) is not valid: \(error.readableDescription)")
         } catch {
             throw LoadError(description: "Scenario \(source) is not valid YAML: \(error)")
-        }
-        let unknown = ScenarioSchema.unknownKeys(in: yaml)
-        if !unknown.isEmpty {
-            throw LoadError(description: "Scenario \(source) has unknown keys: \(unknown.joined(separator: ", ")) (see docs/SCENARIOS.md)")
         }
         let policy = file.policy?.applied(to: basePolicy) ?? basePolicy
         if let problem = policy.problem {
@@ -162,13 +163,19 @@ extension DecodingError {
     public var readableDescription: String {
         switch self {
         case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            let path = Self.path(context.codingPath)
             return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
         case .keyNotFound(let key, let context):
-            let path = (context.codingPath + [key]).map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-            return "missing \(path)"
+            return "missing \(Self.path(context.codingPath + [key]))"
         @unknown default:
             return String(describing: self)
+        }
+    }
+
+    /// `apps[0].teamId`
+    private static func path(_ keys: [any CodingKey]) -> String {
+        keys.reduce(into: "") { path, key in
+            if let index = key.intValue { path += "[\(index)]" } else { path += (path.isEmpty ? "" : ".") + key.stringValue }
         }
     }
 }

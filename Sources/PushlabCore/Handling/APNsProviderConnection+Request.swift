@@ -84,7 +84,7 @@ extension APNsProviderConnection {
     /// that read it do.
     func resolveTopic(_ attempt: inout PushAttempt) {
         if let topic = attempt.fields.topic?.trimmingSpaces, !topic.isEmpty {
-            attempt.topic = APNsTopic(topic)
+            attempt.topic = parsedTopic(topic)
         } else if let certificate, let topic = certificate.defaultTopic(multiTopicDefaultsToApp: policy.multiTopicCertificateDefaultsToAppTopic) {
             attempt.topic = APNsTopic(topic)
         }

@@ -14,6 +14,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
     var ids = APNsIDGenerator()
     private var lastAuthority: String?
     private var lastApp: AppRecord?
+    private var lastTopic: APNsTopic?
     private var lastAppVersion: UInt64 = 0
     private var lastAuthorityEnvironment = APNsEnvironment.development
 
@@ -50,6 +51,14 @@ final class APNsProviderConnection: APNsConnectionHandler {
         return [.goAway(.idleTimeout)]
     }
 
+    /// The topic repeats on a connection: split it into bundle id and suffix once.
+    func parsedTopic(_ value: String) -> APNsTopic {
+        if let lastTopic, lastTopic.value == value { return lastTopic }
+        let topic = APNsTopic(value)
+        lastTopic = topic
+        return topic
+    }
+
     /// A connection pushes to few apps: look each up in the shared world only when it changed.
     func app(_ bundleID: String) -> AppRecord? {
         let version = service.world.appsVersion
@@ -73,7 +82,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
         let now = service.clock.now()
         lastActivity = now
         // An unusable apns-id is never echoed, whichever check answers first: a fresh one replaces it.
-        let requestedID = request.header("apns-id").flatMap { Self.isCanonicalUUID($0, lowerCaseOnly: policy.strictApnsIDCase) ? $0 : nil }
+        let requestedID = request.header(APNsHeaderName.apnsID).flatMap { Self.isCanonicalUUID($0, lowerCaseOnly: policy.strictApnsIDCase) ? $0 : nil }
         var attempt = PushAttempt(
             request: request, environment: environment(for: request), receivedAt: now,
             apnsID: requestedID ?? ids.next()

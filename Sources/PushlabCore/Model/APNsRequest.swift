@@ -30,7 +30,8 @@ public struct APNsRequest: Sendable {
 
     /// The first value of a header (names are compared as given: HTTP/2 names are lower case).
     public func header(_ name: String) -> String? {
-        for field in headers where field.name == name { return field.value }
+        let length = name.utf8.count
+        for field in headers where field.name.utf8.count == length && field.name == name { return field.value }
         return nil
     }
 

@@ -1,4 +1,9 @@
 import PushlabCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A request being received on one stream. A class, so the handler mutates it in place
 /// through its one-entry cache instead of hashing into a dictionary for every header.
@@ -79,9 +84,18 @@ enum HeaderName {
     /// Slots a `HeaderValueCache` needs: one per known name, then the repeating pseudo-headers.
     static let cacheSlots = known.count + 3
 
+    /// Known names by length, so a header is compared with one or two candidates at most.
+    private static let knownByLength: [[Int]] = {
+        var table = [[Int]](repeating: [], count: 32)
+        for (index, bytes) in knownBytes.enumerated() where bytes.count < 32 { table[bytes.count].append(index) }
+        return table
+    }()
+
     static func knownIndex(_ name: UnsafeRawBufferPointer) -> Int? {
-        for (index, bytes) in knownBytes.enumerated() where bytes.count == name.count && bytes.elementsEqual(name) {
-            return index
+        guard name.count < 32, let base = name.baseAddress else { return nil }
+        for index in knownByLength[name.count] {
+            let matches = knownBytes[index].withUnsafeBytes { memcmp($0.baseAddress!, base, name.count) == 0 }
+            if matches { return index }
         }
         return nil
     }
