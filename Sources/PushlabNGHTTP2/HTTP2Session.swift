@@ -255,6 +255,17 @@ public final class HTTP2Session {
             }
             return 0
         }
+        nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(callbacks) { _, frame, libErrorCode, userData in
+            let session = HTTP2Session.from(userData)
+            let header = frame!.pointee.hd
+            // Only connection errors are offered: returning a failure here stops nghttp2 before it
+            // queues its own GOAWAY.
+            guard libErrorCode == NGHTTP2_ERR_PROTO.rawValue,
+                  session.delegate?.http2Session(session, takesOverConnectionErrorFor: header.type, streamID: header.stream_id) == true else {
+                return 0
+            }
+            return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
+        }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, errorCode, userData in
             HTTP2Session.from(userData).streamDidClose(streamID, errorCode: errorCode)
             return 0

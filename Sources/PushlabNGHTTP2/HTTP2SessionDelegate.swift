@@ -11,6 +11,9 @@ public protocol HTTP2SessionDelegate: AnyObject {
     func http2Session(_ session: HTTP2Session, didReceiveSettings settings: [HTTP2Setting], isAck: Bool)
     func http2Session(_ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: UInt32, debugData: [UInt8])
     func http2Session(_ session: HTTP2Session, didReceivePing isAck: Bool)
+    /// nghttp2 found a frame that ends the connection (RFC 9113 connection error). Return true to
+    /// take over: the delegate then submits its own GOAWAY, and nghttp2 sends none.
+    func http2Session(_ session: HTTP2Session, takesOverConnectionErrorFor frameType: UInt8, streamID: Int32) -> Bool
 }
 
 extension HTTP2SessionDelegate {
@@ -18,4 +21,5 @@ extension HTTP2SessionDelegate {
     public func http2Session(_ session: HTTP2Session, didReceiveSettings settings: [HTTP2Setting], isAck: Bool) {}
     public func http2Session(_ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: UInt32, debugData: [UInt8]) {}
     public func http2Session(_ session: HTTP2Session, didReceivePing isAck: Bool) {}
+    public func http2Session(_ session: HTTP2Session, takesOverConnectionErrorFor frameType: UInt8, streamID: Int32) -> Bool { false }
 }

@@ -43,6 +43,11 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     /// Set after a protocol error: close once whatever nghttp2 queued (a GOAWAY) is out.
     private var closeAfterFlush = false
     private var readsPaused = false
+    /// Streams the client opened that have not closed yet (what nghttp2 counts against the limit).
+    private var openStreams = 0
+    /// A GOAWAY of our own is queued after a connection error; nghttp2's generic one is not needed.
+    private var goAwaySubmitted = false
+    private var lastAnsweredStreamID: Int32 = 0
     private var tickTask: RepeatedTask?
     /// GOAWAYs that wait for an answer to finish before they are sent.
     private var goAwaysAfterStream: [Int32: [ConnectionAction]] = [:]
@@ -88,7 +93,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
             try bytes.withUnsafeReadableBytes { try session.receive($0) }
         } catch {
             settings.logger.debug("HTTP/2 session error", metadata: ["connection": "\(settings.connectionID)", "error": "\(error)"])
-            try? session.submitGoAway(errorCode: .protocolError)
+            if !goAwaySubmitted { try? session.submitGoAway(errorCode: .protocolError) }
             closeAfterFlush = true
         }
         flushSession(context: context)
@@ -147,6 +152,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
 
     public func http2Session(_ session: HTTP2Session, didBeginHeadersOn streamID: Int32) {
         if stream(streamID) == nil {
+            openStreams += 1
             let stream: StreamState
             if let spare = spareStreams.popLast() {
                 spare.reuse(for: streamID)
@@ -186,6 +192,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
             return
         }
         let outcome = connectionHandler.handle(stream.request)
+        lastAnsweredStreamID = max(lastAnsweredStreamID, streamID)
         let isHead = stream.request.method == "HEAD"
         if spareStreams.count < 64 { spareStreams.append(stream) }
         if outcome.delayMilliseconds > 0, let context {
@@ -219,7 +226,23 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         apply(outcome.actions.filter { if case .goAway = $0 { false } else { true } }, session: session)
     }
 
+    /// APNs answers a client that opens more streams than it was allowed with GOAWAY
+    /// REFUSED_STREAM and a plain-text reason (O1); nghttp2 would say PROTOCOL_ERROR.
+    public func http2Session(_ session: HTTP2Session, takesOverConnectionErrorFor frameType: UInt8, streamID: Int32) -> Bool {
+        let isNewStream = frameType == 0x1 && streamID > session.lastProcessedStreamID
+        guard isNewStream, openStreams >= Int(session.localSetting(.maxConcurrentStreams)) else { return false }
+        // The session cannot go on after this, so only streams already answered count as processed:
+        // the client may retry the others on a new connection.
+        try? session.submitGoAway(
+            lastStreamID: lastAnsweredStreamID, errorCode: .refusedStream,
+            debugData: Array("Maximum active streams violated for this endpoint.".utf8)
+        )
+        goAwaySubmitted = true
+        return true
+    }
+
     public func http2Session(_ session: HTTP2Session, didCloseStream streamID: Int32, errorCode: UInt32) {
+        openStreams -= 1
         _ = forget(streamID)
         if let goAways = goAwaysAfterStream.removeValue(forKey: streamID) { apply(goAways, session: session) }
     }
