@@ -143,6 +143,49 @@ struct APNsHTTP2HandlerTests {
         #expect(connection.client.remoteSetting(.maxConcurrentStreams) == 500)
     }
 
+    @Test func ticksDeliverTimeDrivenActionsSuchAsIdleTimeout() throws {
+        let connection = try EmbeddedConnection(service: RecordingService(tickInterval: 1000, tickActions: [.goAway(.idleTimeout)]))
+        connection.channel.embeddedEventLoop.advanceTime(by: .milliseconds(999))
+        try connection.exchange()
+        #expect(connection.events.goAways.isEmpty)
+        connection.channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
+        try connection.exchange()
+        #expect(connection.events.goAways.first?.debug == #"{"reason":"IdleTimeout"}"#)
+        #expect(!connection.channel.isActive)
+    }
+
+    @Test func delayedAnswersWaitWhileOthersFlow() throws {
+        let service = RecordingService { request in
+            let slow = request.header("x-slow") != nil
+            return APNsOutcome(.success(apnsID: slow ? "SLOW" : "FAST"), delayMilliseconds: slow ? 500 : 0)
+        }
+        let connection = try EmbeddedConnection(service: service)
+        let slow = try connection.request(headers: [("x-slow", "1")])
+        let fast = try connection.request()
+        try connection.exchange()
+        #expect(connection.events.header("apns-id", fast) == "FAST")
+        #expect(connection.events.status(slow) == nil)
+        connection.channel.embeddedEventLoop.advanceTime(by: .milliseconds(500))
+        try connection.exchange()
+        #expect(connection.events.header("apns-id", slow) == "SLOW")
+    }
+
+    @Test func anOutcomeWithoutAResponseResetsTheStream() throws {
+        let connection = try EmbeddedConnection(service: RecordingService { _ in APNsOutcome(nil) })
+        let stream = try connection.request()
+        try connection.exchange()
+        #expect(connection.events.resets[stream] == HTTP2ErrorCode.internalError.rawValue)
+        #expect(connection.channel.isActive)
+    }
+
+    @Test func aCloseActionDropsTheConnectionWithoutGoAway() throws {
+        let connection = try EmbeddedConnection(service: RecordingService { _ in APNsOutcome(nil, actions: [.close]) })
+        _ = try connection.request()
+        try connection.exchange()
+        #expect(!connection.channel.isActive)
+        #expect(connection.events.goAways.isEmpty)
+    }
+
     @Test func pingIsAnswered() throws {
         let connection = try EmbeddedConnection(service: RecordingService())
         try connection.client.submitPing()

@@ -6,15 +6,21 @@ final class RecordingService: APNsService {
     private let state = Mutex<(connections: [ConnectionInfo], requests: [APNsRequest])>(([], []))
     let initialMaxConcurrentStreams: UInt32
     let startActions: [ConnectionAction]
+    /// When set, the transport ticks every `tickInterval` ms and gets these actions on each tick.
+    let tickInterval: Int64?
+    let tickActions: [ConnectionAction]
     let answer: @Sendable (APNsRequest) -> APNsOutcome
 
     init(
         initialMaxConcurrentStreams: UInt32 = 1000,
         startActions: [ConnectionAction] = [],
+        tickInterval: Int64? = nil, tickActions: [ConnectionAction] = [],
         answer: @escaping @Sendable (APNsRequest) -> APNsOutcome = RecordingService.acceptEverything
     ) {
         self.initialMaxConcurrentStreams = initialMaxConcurrentStreams
         self.startActions = startActions
+        self.tickInterval = tickInterval
+        self.tickActions = tickActions
         self.answer = answer
     }
 
@@ -42,6 +48,8 @@ final class RecordingService: APNsService {
         init(service: RecordingService) { self.service = service }
         var initialMaxConcurrentStreams: UInt32 { service.initialMaxConcurrentStreams }
         func connectionDidStart() -> [ConnectionAction] { service.startActions }
+        var tickIntervalMilliseconds: Int64? { service.tickInterval }
+        func tick() -> [ConnectionAction] { service.tickActions }
         func handle(_ request: APNsRequest) -> APNsOutcome {
             service.state.withLock { $0.requests.append(request) }
             return service.answer(request)
