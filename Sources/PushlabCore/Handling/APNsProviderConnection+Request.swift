@@ -119,7 +119,9 @@ extension APNsProviderConnection {
 
 extension String {
     var trimmingSpaces: String {
-        guard first == " " || first == "\t" || last == " " || last == "\t" else { return self }
+        // Byte-wise: Character-level first/last would segment graphemes on every request.
+        let isSpace: (UInt8?) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        guard isSpace(utf8.first) || isSpace(utf8.last) else { return self }
         var slice = self[...]
         while slice.first == " " || slice.first == "\t" { slice = slice.dropFirst() }
         while slice.last == " " || slice.last == "\t" { slice = slice.dropLast() }

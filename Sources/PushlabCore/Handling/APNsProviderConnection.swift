@@ -199,14 +199,13 @@ final class APNsProviderConnection: APNsConnectionHandler {
     }
 
     private func record(_ attempt: PushAttempt, _ response: APNsResponse) {
-        service.log.append(connectionID: info.id) { sequence in
-            RequestLog.Entry(
-                sequence: sequence, time: attempt.receivedAt, connectionID: info.id, environment: attempt.environment,
-                deviceToken: attempt.deviceToken, topic: attempt.topic?.value ?? attempt.request.header("apns-topic"),
-                pushType: attempt.pushType?.rawValue ?? attempt.request.header("apns-push-type"),
-                status: response.status, reason: response.reason, apnsID: response.apnsID
-            )
-        }
+        let entry = RequestLog.Entry(
+            sequence: 0, time: attempt.receivedAt, connectionID: info.id, environment: attempt.environment,
+            deviceToken: attempt.deviceToken, topic: attempt.topic?.value ?? attempt.fields.topic,
+            pushType: attempt.pushType?.rawValue ?? attempt.fields.pushType,
+            status: response.status, reason: response.reason, apnsID: response.apnsID
+        )
+        service.log.append(entry, connectionID: info.id)
     }
 
     private func acceptedPush(_ attempt: PushAttempt) -> AcceptedPush {

@@ -19,18 +19,19 @@ public final class DeviceTokenRateLimiter: Sendable {
     public func admit(_ token: String, now: EpochMilliseconds) -> Bool {
         let length = EpochMilliseconds(limit.perSeconds * 1000)
         let shard = Int((token.utf8.last ?? 0) & 0x0F)
+        let requests = limit.requests
         return shards[shard].withLock { windows in
             if windows.count > 50_000 { windows = windows.filter { now - $0.value.start < length } }
-            var window = windows[token] ?? Window(start: now, count: 0)
-            if now - window.start >= length { window = Window(start: now, count: 0) }
-            guard window.count < limit.requests else {
-                windows[token] = window
-                return false
-            }
-            window.count += 1
-            windows[token] = window
-            return true
+            return Self.count(in: &windows[token, default: Window(start: now, count: 0)], now: now, length: length, limit: requests)
         }
+    }
+
+    /// One hash lookup per request: the window is updated in place.
+    private static func count(in window: inout Window, now: EpochMilliseconds, length: EpochMilliseconds, limit: Int) -> Bool {
+        if now - window.start >= length { window = Window(start: now, count: 0) }
+        guard window.count < limit else { return false }
+        window.count += 1
+        return true
     }
 
     public func reset() {

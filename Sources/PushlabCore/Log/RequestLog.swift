@@ -34,20 +34,23 @@ public final class RequestLog: Sendable {
         self.shards = (0..<max(1, shards)).map { _ in LockedShard(Ring()) }
     }
 
-    func append(connectionID: UInt64, _ make: (Int64) -> Entry) {
+    func append(_ entry: consuming Entry, connectionID: UInt64) {
+        var entry = entry
+        entry.sequence = sequence.add(1, ordering: .relaxed).newValue
+        // Only copied out when someone listens: the common case moves the entry into the ring.
+        let observed = hasObservers.load(ordering: .acquiring) ? entry : nil
         let shard = shards[Int(connectionID % UInt64(shards.count))]
-        let entry: Entry = shard.withLock { ring in
-            let entry = make(sequence.add(1, ordering: .relaxed).newValue)
+        shard.withLock { ring in
             if ring.entries.count < capacity {
                 ring.entries.append(entry)
             } else {
                 ring.entries[ring.next] = entry
                 ring.next = (ring.next + 1) % capacity
             }
-            return entry
+            return ()
         }
-        guard hasObservers.load(ordering: .acquiring) else { return }
-        for observer in observers.withLock({ $0 }) { observer(entry) }
+        guard let observed else { return }
+        for observer in observers.withLock({ $0 }) { observer(observed) }
     }
 
     /// Newest first, optionally filtered; at most `capacity` of the newest entries are kept.

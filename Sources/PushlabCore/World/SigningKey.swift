@@ -4,8 +4,9 @@ public protocol SignatureVerifier: Sendable {
     func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool
 }
 
-/// A provider-token signing key registered with the team (reference 4.5).
-public struct SigningKey: Sendable {
+/// A provider-token signing key registered with the team (reference 4.5). A class: connections
+/// hold on to the key of their tokens, and a reference is cheaper to pass around than its fields.
+public final class SigningKey: Sendable {
     public enum Scope: Sendable, Equatable {
         /// Works for every topic of the team.
         case team
@@ -13,16 +14,16 @@ public struct SigningKey: Sendable {
         case topics(Set<String>)
     }
 
-    public var keyID: String
-    public var teamID: String
-    public var scope: Scope
+    public let keyID: String
+    public let teamID: String
+    public let scope: Scope
     /// Environments the key may be used in (team-scoped keys may be limited; older keys work in both).
-    public var environments: Set<APNsEnvironment>
+    public let environments: Set<APNsEnvironment>
     /// A topic-specific key may have one related key whose tokens may share its connections.
-    public var relatedKeyID: String?
+    public let relatedKeyID: String?
     /// A revoked key's tokens are refused with `Forbidden` ("a revoked key", reference section 2).
-    public var isRevoked: Bool
-    public var verifier: any SignatureVerifier
+    public let isRevoked: Bool
+    public let verifier: any SignatureVerifier
 
     public init(
         keyID: String, teamID: String, scope: Scope = .team,
