@@ -101,12 +101,15 @@ enum HeaderName {
     }
 
     static func pseudo(_ name: UnsafeRawBufferPointer) -> Pseudo? {
+        func matches(_ candidate: StaticString) -> Bool {
+            candidate.utf8CodeUnitCount == name.count && memcmp(candidate.utf8Start, name.baseAddress!, name.count) == 0
+        }
         switch name.count {
-        case 5 where name.elementsEqual(":path".utf8): .path
-        case 7 where name.elementsEqual(":method".utf8): .method
-        case 7 where name.elementsEqual(":scheme".utf8): .scheme
-        case 10 where name.elementsEqual(":authority".utf8): .authority
-        default: nil
+        case 5 where matches(":path"): return .path
+        case 7 where matches(":method"): return .method
+        case 7 where matches(":scheme"): return .scheme
+        case 10 where matches(":authority"): return .authority
+        default: return nil
         }
     }
 }
