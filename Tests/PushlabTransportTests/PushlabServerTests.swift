@@ -23,78 +23,92 @@ struct PushlabServerTests {
         return (server, bound[0].port, bound[1].port)
     }
 
-    @Test func clientCertificateReachesTheAPNsCore() async throws {
-        let service = RecordingService()
-        let (server, dev, _) = try await startServer(service)
+    private struct Running {
+        let server: PushlabServer
+        let dev: Int
+        let prod: Int
+        let group: MultiThreadedEventLoopGroup
+    }
+
+    /// Starts a server and a client event loop group, runs `body`, and stops both whatever happens
+    /// (stopping a server twice is harmless).
+    private func withServer(_ service: any APNsService, _ body: (Running) async throws -> Void) async throws {
+        let (server, dev, prod) = try await startServer(service)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let client = try await TLSTestClient.connect(port: dev, group: group, certificate: "client")
-        let response = try await client.send()
-        #expect(response.status == "200")
-        let connection = try #require(service.connections.first)
-        let certificate = try #require(connection.clientCertificate)
-        #expect(certificate.isTrusted)
-        #expect(certificate.userIDs == ["com.pushlab.demo"])
-        #expect(certificate.extensions["1.2.840.113635.100.6.3.6"] != nil)
-        #expect(certificate.extensions["1.2.840.113635.100.6.3.1"] != nil)
-        #expect(connection.alpn == "h2")
-        #expect(connection.listenerEnvironment == .development)
+        do {
+            try await body(Running(server: server, dev: dev, prod: prod, group: group))
+        } catch {
+            await server.shutdown()
+            try? await group.shutdownGracefully()
+            throw error
+        }
         await server.shutdown()
         try await group.shutdownGracefully()
+    }
+
+    @Test func clientCertificateReachesTheAPNsCore() async throws {
+        let service = RecordingService()
+        try await withServer(service) { running in
+            let client = try await TLSTestClient.connect(port: running.dev, group: running.group, certificate: "client")
+            let response = try await client.send()
+            #expect(response.status == "200")
+            let connection = try #require(service.connections.first)
+            let certificate = try #require(connection.clientCertificate)
+            #expect(certificate.isTrusted)
+            #expect(certificate.userIDs == ["com.pushlab.demo"])
+            #expect(certificate.extensions["1.2.840.113635.100.6.3.6"] != nil)
+            #expect(certificate.extensions["1.2.840.113635.100.6.3.1"] != nil)
+            #expect(connection.alpn == "h2")
+            #expect(connection.listenerEnvironment == .development)
+        }
     }
 
     @Test func untrustedCertificateIsReportedNotRefused() async throws {
         let service = RecordingService()
-        let (server, dev, _) = try await startServer(service)
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let client = try await TLSTestClient.connect(port: dev, group: group, certificate: "client-untrusted")
-        #expect(try await client.send().status == "200")
-        let certificate = try #require(service.connections.first?.clientCertificate)
-        #expect(!certificate.isTrusted)
-        #expect(certificate.verificationError != nil)
-        await server.shutdown()
-        try await group.shutdownGracefully()
+        try await withServer(service) { running in
+            let client = try await TLSTestClient.connect(port: running.dev, group: running.group, certificate: "client-untrusted")
+            #expect(try await client.send().status == "200")
+            let certificate = try #require(service.connections.first?.clientCertificate)
+            #expect(!certificate.isTrusted)
+            #expect(certificate.verificationError != nil)
+        }
     }
 
     @Test func connectionWithoutALPNIsServedAsHTTP2() async throws {
         let service = RecordingService()
-        let (server, _, prod) = try await startServer(service)
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let client = try await TLSTestClient.connect(port: prod, group: group, alpn: [])
-        #expect(try await client.send().status == "200")
-        #expect(try await client.onLoop { $0.handshake?.alpn } == nil)
-        #expect(service.connections.first?.alpn == nil)
-        #expect(service.connections.first?.clientCertificate == nil)
-        await server.shutdown()
-        try await group.shutdownGracefully()
+        try await withServer(service) { running in
+            let client = try await TLSTestClient.connect(port: running.prod, group: running.group, alpn: [])
+            #expect(try await client.send().status == "200")
+            #expect(try await client.onLoop { $0.handshake?.alpn } == nil)
+            #expect(service.connections.first?.alpn == nil)
+            #expect(service.connections.first?.clientCertificate == nil)
+        }
     }
 
     @Test func appleHostNamesDecideTheEnvironment() async throws {
         let service = RecordingService()
-        let (server, dev, _) = try await startServer(service)
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let client = try await TLSTestClient.connect(port: dev, group: group, serverName: "api.push.apple.com")
-        _ = try await client.send(authority: "api.sandbox.push.apple.com")
-        let connection = try #require(service.connections.first)
-        #expect(connection.serverName == "api.push.apple.com")
-        #expect(connection.environment == .production)
-        let request = try #require(service.requests.first)
-        #expect(connection.environment(for: request) == .development)
-        await server.shutdown()
-        try await group.shutdownGracefully()
+        try await withServer(service) { running in
+            let client = try await TLSTestClient.connect(port: running.dev, group: running.group, serverName: "api.push.apple.com")
+            _ = try await client.send(authority: "api.sandbox.push.apple.com")
+            let connection = try #require(service.connections.first)
+            #expect(connection.serverName == "api.push.apple.com")
+            #expect(connection.environment == .production)
+            let request = try #require(service.requests.first)
+            #expect(connection.environment(for: request) == .development)
+        }
     }
 
     @Test func shutdownSendsGoAwayShutdownAndClosesConnections() async throws {
-        let (server, dev, _) = try await startServer(RecordingService())
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let client = try await TLSTestClient.connect(port: dev, group: group)
-        #expect(try await client.send().status == "200")
-        #expect(server.connections.count == 1)
-        await server.shutdown()
-        try await client.waitUntil { client.bridgeIsClosed }
-        let goAways = try await client.onLoop { $0.events.goAways.map(\.debug) }
-        #expect(goAways == [#"{"reason":"Shutdown"}"#])
-        #expect(server.connections.count == 0)
-        try await group.shutdownGracefully()
+        try await withServer(RecordingService()) { running in
+            let client = try await TLSTestClient.connect(port: running.dev, group: running.group)
+            #expect(try await client.send().status == "200")
+            #expect(running.server.connections.count == 1)
+            await running.server.shutdown()
+            try await client.waitUntil { client.bridgeIsClosed }
+            let goAways = try await client.onLoop { $0.events.goAways.map(\.debug) }
+            #expect(goAways == [#"{"reason":"Shutdown"}"#])
+            #expect(running.server.connections.count == 0)
+        }
     }
 
     @Test func aClientThatNeverFinishesTheHandshakeIsDisconnected() async throws {
