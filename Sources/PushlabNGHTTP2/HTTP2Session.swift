@@ -81,8 +81,6 @@ public final class HTTP2Session {
         nghttp2_session_want_read(pointer) != 0 || nghttp2_session_want_write(pointer) != 0
     }
 
-    public var wantsWrite: Bool { nghttp2_session_want_write(pointer) != 0 }
-
     // MARK: Submitting frames
 
     public func submitSettings(_ settings: [HTTP2Setting]) throws {

@@ -44,14 +44,6 @@ public final class ES256Key: @unchecked Sendable {
         EVP_PKEY_free(pointer)
     }
 
-    /// The public half as PEM.
-    public var publicKeyPEM: String {
-        guard let bio = BIO_new(BIO_s_mem()) else { return "" }
-        defer { BIO_free(bio) }
-        PEM_write_bio_PUBKEY(bio, pointer)
-        return MemoryBIO.drain(bio)
-    }
-
     /// Verifies an ES256 signature over `message`. JOSE's raw `R‖S` (64 bytes: PyJWT, golang-jwt,
     /// CryptoKit) and ASN.1 DER (Java, `openssl dgst -sign`) are both accepted, as Apple does.
     public func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {

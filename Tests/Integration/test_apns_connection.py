@@ -26,6 +26,7 @@ from h2util import (
     request_headers,
     tls_context,
 )
+from conftest import derived_scenario
 from world import (
     CERTS,
     DEV_TOKEN,
@@ -210,4 +211,27 @@ def test_per_token_rate_limit_is_429(fresh_server):
         assert r.status == 200, r
     finally:
         c.close()
+    assert srv.stop() == 0
+
+
+def test_idle_connection_gets_goaway_idle_timeout(fresh_server, tmp_path):
+    """With idleTimeoutSeconds: 1, a connection that sends nothing for a second gets
+    GOAWAY NO_ERROR {"reason":"IdleTimeout"} and is closed; a busy one is not."""
+    srv = fresh_server(scenario=derived_scenario(tmp_path, idleTimeoutSeconds=1))
+    idle, busy = H2Client(srv.dev_port), H2Client(srv.dev_port)
+    try:
+        idle.authenticate()
+        busy.authenticate()
+        deadline = time.monotonic() + 2.5
+        while time.monotonic() < deadline:     # busy keeps talking, twice a second
+            assert busy.request().status == 200
+            time.sleep(0.4)
+        idle.wait_for(lambda: goaway_of(idle) is not None, 5, "GOAWAY on the idle connection")
+        goaway = goaway_of(idle)
+        assert goaway.error_code == ErrorCodes.NO_ERROR
+        assert json.loads(goaway.additional_data) == {"reason": "IdleTimeout"}
+        assert goaway_of(busy) is None
+    finally:
+        idle.close()
+        busy.close()
     assert srv.stop() == 0

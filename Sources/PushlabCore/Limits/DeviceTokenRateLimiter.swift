@@ -33,8 +33,4 @@ public final class DeviceTokenRateLimiter: Sendable {
         window.count += 1
         return true
     }
-
-    public func reset() {
-        for shard in shards { shard.withLock { $0.removeAll() } }
-    }
 }
