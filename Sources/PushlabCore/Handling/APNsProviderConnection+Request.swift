@@ -17,12 +17,13 @@ extension APNsProviderConnection {
         attempt.deviceToken = tokenBytes.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) ? token.lowercased() : token
     }
 
-    /// One pass over the headers: each APNs header's value, and `DuplicateHeaders` for any
-    /// `apns-*` header or `authorization` sent twice (nghttp2 already refuses repeated pseudo-headers).
-    func collectHeaders(_ attempt: inout PushAttempt) throws(Rejection) {
+    /// One pass over the headers: each APNs header's value, and whether any `apns-*` header or
+    /// `authorization` came twice (nghttp2 already refuses repeated pseudo-headers). Decides
+    /// nothing: `checkDuplicateHeaders` answers at its step of the order.
+    static func collectHeaders(_ request: APNsRequest) -> APNsHeaderFields {
         var seen: UInt8 = 0
         var fields = APNsHeaderFields()
-        let headers = attempt.request.headers
+        let headers = request.headers
         typealias Name = APNsHeaderName
         for (index, header) in headers.enumerated() {
             let bit: UInt8
@@ -38,14 +39,18 @@ extension APNsProviderConnection {
             case 10 where name == Name.topic: bit = 1 << 5; fields.topic = header.value
             default:
                 if header.name.hasPrefix("apns-"), headers[(index + 1)...].contains(where: { $0.name == header.name }) {
-                    throw Rejection(.duplicateHeaders)
+                    fields.hasDuplicate = true
                 }
                 continue
             }
-            if seen & bit != 0 { throw Rejection(.duplicateHeaders) }
+            if seen & bit != 0 { fields.hasDuplicate = true }
             seen |= bit
         }
-        attempt.fields = fields
+        return fields
+    }
+
+    func checkDuplicateHeaders(_ attempt: PushAttempt) throws(Rejection) {
+        if attempt.fields.hasDuplicate { throw Rejection(.duplicateHeaders) }
     }
 
     func checkApnsID(_ attempt: PushAttempt) throws(Rejection) {

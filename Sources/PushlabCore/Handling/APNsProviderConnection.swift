@@ -81,11 +81,12 @@ final class APNsProviderConnection: APNsConnectionHandler {
     func handle(_ request: APNsRequest) -> APNsOutcome {
         let now = service.clock.now()
         lastActivity = now
+        let fields = Self.collectHeaders(request)
         // An unusable apns-id is never echoed, whichever check answers first: a fresh one replaces it.
-        let requestedID = request.header(APNsHeaderName.apnsID).flatMap { Self.isCanonicalUUID($0, lowerCaseOnly: policy.strictApnsIDCase) ? $0 : nil }
+        let requestedID = fields.apnsID.flatMap { Self.isCanonicalUUID($0, lowerCaseOnly: policy.strictApnsIDCase) ? $0 : nil }
         var attempt = PushAttempt(
             request: request, environment: environment(for: request), receivedAt: now,
-            apnsID: requestedID ?? ids.next()
+            apnsID: requestedID ?? ids.next(), fields: fields
         )
         var delay: Int64 = 0
         if let fault = service.faults?.fault(for: request, connection: info, now: now) {
@@ -119,7 +120,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
         try checkCertificate(attempt)
         try checkMethod(attempt)
         try checkPath(&attempt)
-        try collectHeaders(&attempt)
+        try checkDuplicateHeaders(attempt)
         try checkApnsID(attempt)
         try parsePriority(&attempt)
         try parsePushType(&attempt)
@@ -139,7 +140,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
     /// and the body. Duplicate headers, which pushy does not check, still come first.
     private func evaluateInPushyOrder(_ attempt: inout PushAttempt) throws(Rejection) {
         try checkCertificate(attempt)
-        try collectHeaders(&attempt)
+        try checkDuplicateHeaders(attempt)
         try checkApnsID(attempt)
         try checkMethod(attempt)
         resolveTopic(&attempt)

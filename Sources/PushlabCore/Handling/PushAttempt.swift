@@ -27,6 +27,8 @@ struct APNsHeaderFields {
     var collapseID: String?
     var topic: String?
     var authorization: String?
+    /// An `apns-*` header or `authorization` appeared twice.
+    var hasDuplicate = false
 }
 
 /// Why a request is refused; 410s carry the time the token stopped being valid.
