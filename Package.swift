@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .executable(name: "pushlab", targets: ["PushlabCLI"]),
         .library(name: "PushlabCore", targets: ["PushlabCore"]),
+        .library(name: "PushlabSimulator", targets: ["PushlabSimulator"]),
         .library(name: "PushlabTransport", targets: ["PushlabTransport"]),
     ],
     dependencies: [
@@ -34,6 +35,7 @@ let package = Package(
         .target(name: "PushlabNGHTTP2", dependencies: ["CNGHTTP2"]),
         .target(name: "PushlabOpenSSL", dependencies: ["COpenSSL"]),
         .target(name: "PushlabCore"),
+        .target(name: "PushlabSimulator", dependencies: ["PushlabCore"]),
         .target(
             name: "PushlabScenario",
             dependencies: ["PushlabCore", "PushlabOpenSSL", .product(name: "Yams", package: "Yams")]
@@ -61,6 +63,7 @@ let package = Package(
         ),
         .testTarget(name: "PushlabNGHTTP2Tests", dependencies: ["PushlabNGHTTP2"]),
         .testTarget(name: "PushlabOpenSSLTests", dependencies: ["PushlabOpenSSL"]),
+        .testTarget(name: "PushlabSimulatorTests", dependencies: ["PushlabSimulator", "PushlabCore"]),
         .testTarget(name: "PushlabCoreTests", dependencies: ["PushlabCore", "PushlabOpenSSL", "PushlabScenario"]),
         .testTarget(
             name: "PushlabTransportTests",

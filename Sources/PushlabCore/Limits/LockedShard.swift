@@ -1,14 +1,14 @@
 import Synchronization
 
 /// A `Mutex` in a class, so shards can live in an array (a `Mutex` cannot be copied).
-final class LockedShard<Value: Sendable>: Sendable {
+public final class LockedShard<Value: Sendable>: Sendable {
     private let mutex: Mutex<Value>
 
-    init(_ value: Value) {
+    public init(_ value: Value) {
         mutex = Mutex(value)
     }
 
-    func withLock<Result: Sendable>(_ body: (inout sending Value) -> sending Result) -> Result {
-        mutex.withLock(body)
+    public func withLock<Result: Sendable, Failure: Error>(_ body: (inout sending Value) throws(Failure) -> sending Result) throws(Failure) -> Result {
+        try mutex.withLock(body)
     }
 }

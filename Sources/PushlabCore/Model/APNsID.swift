@@ -11,6 +11,32 @@ public struct APNsIDGenerator: Sendable {
         state = (system.next(), system.next(), system.next(), system.next() | 1)
     }
 
+    /// A reproducible sequence (scenarios and tests that want the same tokens every run).
+    public init(seed: UInt64) {
+        var mix = seed
+        func splitmix() -> UInt64 {
+            mix &+= 0x9E37_79B9_7F4A_7C15
+            var z = mix
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        state = (splitmix(), splitmix(), splitmix(), splitmix() | 1)
+    }
+
+    /// `count` random bytes as lower-case hex: a device token.
+    public mutating func hex(bytes count: Int) -> String {
+        var text = ""
+        text.reserveCapacity(count * 2)
+        var word: UInt64 = 0
+        for index in 0..<count {
+            if index % 8 == 0 { word = nextWord() }
+            let byte = UInt8(truncatingIfNeeded: word >> UInt64(8 * (index % 8)))
+            text += byte < 16 ? "0" + String(byte, radix: 16) : String(byte, radix: 16)
+        }
+        return text
+    }
+
     /// The request's `apns-id` when it sent one, otherwise a new one.
     public mutating func echoOrGenerate(_ requested: String?) -> String {
         if let requested, !requested.isEmpty { return requested }

@@ -1,0 +1,272 @@
+import PushlabCore
+
+/// APNs between provider and device (reference 5) and a remote notification's arrival (2).
+extension DeviceSession {
+    /// A push APNs accepted for `app`'s token.
+    mutating func receive(_ push: PendingPush, app: Int, expiration: Int64?, deliverable: Bool) {
+        guard deliverable else {
+            record(app, push.apnsID, .dropped(.backgroundPriority10, message: "A background push must be sent with apns-priority 5; APNs accepted it and the device never receives it."))
+            return
+        }
+        guard device.online else {
+            store(push, app: app, expiration: expiration)
+            return
+        }
+        deliver(push, app: app)
+    }
+
+    /// APNs holds one notification per app for an offline device; a newer one replaces it.
+    private mutating func store(_ push: PendingPush, app: Int, expiration: Int64?) {
+        if expiration == 0 {
+            record(app, push.apnsID, .discarded(.deliverOnce, replacedBy: nil))
+            return
+        }
+        if push.expiresAt <= now {
+            record(app, push.apnsID, .discarded(.expired, replacedBy: nil))
+            return
+        }
+        let replaced = device.apps[app].storedWhileOffline
+        if let replaced {
+            record(app, replaced.apnsID, .discarded(.replaced, replacedBy: push.apnsID))
+        }
+        device.apps[app].storedWhileOffline = push
+        record(app, push.apnsID, .stored(expiresAt: push.expiresAt, replacing: replaced?.apnsID))
+    }
+
+    /// The device came online: APNs delivers what it stored, unless it expired.
+    mutating func deliverStored() {
+        for app in device.apps.indices {
+            guard let stored = device.apps[app].storedWhileOffline else { continue }
+            device.apps[app].storedWhileOffline = nil
+            if stored.expiresAt <= now {
+                record(app, stored.apnsID, .discarded(.expired, replacedBy: nil))
+            } else {
+                deliver(stored, app: app)
+            }
+        }
+    }
+
+    mutating func deliver(_ push: PendingPush, app: Int) {
+        if device.lowPowerMode, push.priority < 10, push.pushType == .alert {
+            // APNs may delay and group priority 5 and 1 pushes for a device saving power.
+            device.apps[app].heldLowPriority.append(push)
+            record(app, push.apnsID, .throttled(.lowPowerMode, until: nil))
+            return
+        }
+        record(app, push.apnsID, .delivered(pushType: push.pushType.rawValue, priority: push.priority))
+        switch push.pushType {
+        case .alert, .background:
+            arrive(push, app: app)
+        default:
+            record(app, push.apnsID, .dropped(.pushTypeNotSimulated, message: "\(push.pushType.rawValue) pushes go to a part of iOS Pushlab does not simulate (PushKit, widgets, complications, ...)."))
+        }
+    }
+
+    private mutating func arrive(_ push: PendingPush, app: Int) {
+        let content = push.content
+        let alertPart = push.pushType == .alert && content.isUserVisible
+        var fetchCalled = false
+        if alertPart {
+            if content.mutableContent, content.hasAlert, device.apps[app].serviceExtension {
+                call(app, .serviceExtension, push.apnsID, CallbackArguments(userInfo: content.userInfo))
+            }
+            fetchCalled = present(NotificationToShow(remote: push), app: app)
+        }
+        if content.contentAvailable {
+            wake(push, app: app, alreadyCalled: fetchCalled)
+        }
+    }
+
+    // MARK: Alerts
+
+    /// Shows a notification as the app's state and authorization allow (reference 2.1, 2.2, 4).
+    /// Returns whether `didReceiveRemoteNotification:fetchCompletionHandler:` was called.
+    mutating func present(_ notification: NotificationToShow, app: Int) -> Bool {
+        let install = device.apps[app]
+        guard install.state.isOnScreen else {
+            show(notification, app: app, options: [.banner, .list, .sound, .badge])
+            return false
+        }
+        let info = CallbackArguments(userInfo: notification.content.userInfo, trigger: notification.trigger)
+        switch install.api {
+        case .legacy:
+            if notification.isLocal {
+                call(app, .didReceiveLocalNotification, notification.identifier, info)
+            } else if call(app, .didReceiveRemoteNotificationFetch, notification.identifier, info) {
+                return true
+            } else {
+                call(app, .didReceiveRemoteNotification, notification.identifier, info)
+            }
+        case .userNotifications:
+            // Without the delegate method the system shows nothing in the foreground.
+            if call(app, .willPresent, notification.identifier, info) {
+                show(notification, app: app, options: install.willPresentOptions)
+            }
+        }
+        return false
+    }
+
+    private mutating func show(_ notification: NotificationToShow, app: Int, options: PresentationOptions) {
+        let content = notification.content
+        let authorization = device.apps[app].authorization
+        let muted = device.focus && !content.breaksThroughFocus
+        var wanted = false
+        var shown = false
+        if options.contains(.banner), content.hasAlert {
+            wanted = true
+            if authorization.mayShowBanner, !muted {
+                let actions = device.apps[app].category(content.category)?.actions.map(\.identifier) ?? []
+                record(app, notification.identifier, .banner(title: content.title, subtitle: content.subtitle, body: content.body, actions: actions))
+                shown = true
+            }
+        }
+        if options.contains(.sound), let sound = content.sound {
+            wanted = true
+            if authorization.mayPlaySound, !muted {
+                record(app, notification.identifier, .sound(sound))
+                shown = true
+            }
+        }
+        if options.contains(.badge), let badge = content.badge {
+            wanted = true
+            if authorization.maySetBadge {
+                device.apps[app].badge = max(0, badge)
+                record(app, notification.identifier, .badge(max(0, badge)))
+                shown = true
+            }
+        }
+        if options.contains(.list), content.hasAlert {
+            wanted = true
+            if authorization.mayListInNotificationCenter {
+                addToNotificationCenter(notification, app: app)
+                shown = true
+            }
+        }
+        if wanted, !shown, !muted {
+            record(app, notification.identifier, .dropped(.notAuthorized, message: "Notification authorization is \(authorization.status.rawValue) (alert \(authorization.alert ? "on" : "off"), sound \(authorization.sound ? "on" : "off"), badge \(authorization.badge ? "on" : "off")): nothing is shown."))
+        }
+    }
+
+    private mutating func addToNotificationCenter(_ notification: NotificationToShow, app: Int) {
+        if let collapseID = notification.collapseID,
+           let existing = device.apps[app].notificationCenter.firstIndex(where: { $0.collapseID == collapseID }) {
+            let replaced = device.apps[app].notificationCenter.remove(at: existing)
+            record(app, replaced.identifier, .notificationCenter(.removed, reason: .collapsed))
+        }
+        device.apps[app].notificationCenter.append(DeliveredNotification(
+            identifier: notification.identifier, isLocal: notification.isLocal, collapseID: notification.collapseID,
+            content: notification.content, deliveredAt: now, trigger: notification.trigger
+        ))
+        record(app, notification.identifier, .notificationCenter(.added, reason: nil))
+        if device.apps[app].notificationCenter.count > settings.notificationCenterLimit {
+            let oldest = device.apps[app].notificationCenter.removeFirst()
+            record(app, oldest.identifier, .notificationCenter(.removed, reason: .limit))
+        }
+    }
+
+    // MARK: Silent pushes
+
+    /// `content-available: 1`: wakes the app if its background mode, its state and the budget allow.
+    private mutating func wake(_ push: PendingPush, app: Int, alreadyCalled: Bool) {
+        let install = device.apps[app]
+        guard install.remoteNotificationBackgroundMode else {
+            record(app, push.apnsID, .dropped(.noBackgroundMode, message: "The app lacks the remote-notification background mode (UIBackgroundModes)."))
+            return
+        }
+        if install.state == .notRunning, install.terminatedBy == .user {
+            record(app, push.apnsID, .dropped(.forceQuit, message: "The user force-quit the app; iOS does not launch it for background pushes until the user opens it again."))
+            return
+        }
+        if push.pushType == .background, !install.state.isOnScreen {
+            if device.lowPowerMode {
+                hold(push, app: app, reason: .lowPowerMode, until: nil)
+                return
+            }
+            let budget = SilentPushBudget(settings)
+            device.apps[app].backgroundDeliveries = budget.pruned(install.backgroundDeliveries, now: now)
+            if let until = budget.blockedUntil(deliveries: device.apps[app].backgroundDeliveries, now: now) {
+                hold(push, app: app, reason: .budgetExhausted, until: until)
+                return
+            }
+            device.apps[app].backgroundDeliveries.append(now)
+        }
+        guard !alreadyCalled else { return }
+        let info = CallbackArguments(userInfo: push.content.userInfo)
+        wakeInBackground(app, launchOptions: Self.launchOptions(CallbackKey.remoteNotificationLaunchKey, push.content.userInfo))
+        call(app, .didReceiveRemoteNotificationFetch, push.apnsID, info)
+    }
+
+    /// The device keeps only the newest held background push.
+    private mutating func hold(_ push: PendingPush, app: Int, reason: ThrottleReason, until: EpochMilliseconds?) {
+        if let older = device.apps[app].heldBackground {
+            record(app, older.apnsID, .discarded(.replaced, replacedBy: push.apnsID))
+        }
+        device.apps[app].heldBackground = push
+        record(app, push.apnsID, .throttled(reason, until: until))
+    }
+
+    /// When budget may have returned (or low power mode ended): delivers the held push if it can.
+    mutating func releaseHeldBackground(_ app: Int) {
+        guard let held = device.apps[app].heldBackground, !device.lowPowerMode else { return }
+        let budget = SilentPushBudget(settings)
+        if budget.blockedUntil(deliveries: budget.pruned(device.apps[app].backgroundDeliveries, now: now), now: now) != nil,
+           !device.apps[app].state.isOnScreen {
+            return
+        }
+        device.apps[app].heldBackground = nil
+        if held.expiresAt <= now {
+            record(app, held.apnsID, .discarded(.expired, replacedBy: nil))
+            return
+        }
+        wake(held, app: app, alreadyCalled: false)
+    }
+
+    /// Low power mode ended: the delayed low-priority pushes arrive, then the held background one.
+    mutating func releaseLowPowerHolds() {
+        for app in device.apps.indices {
+            let held = device.apps[app].heldLowPriority
+            device.apps[app].heldLowPriority = []
+            for push in held {
+                if push.expiresAt <= now {
+                    record(app, push.apnsID, .discarded(.expired, replacedBy: nil))
+                } else {
+                    deliver(push, app: app)
+                }
+            }
+            releaseHeldBackground(app)
+        }
+    }
+
+    /// When the budget blocking the held background push lifts, if anything is held.
+    func heldBackgroundReleaseTime(_ app: Int) -> EpochMilliseconds? {
+        guard device.apps[app].heldBackground != nil, !device.lowPowerMode else { return nil }
+        let budget = SilentPushBudget(settings)
+        return budget.blockedUntil(deliveries: budget.pruned(device.apps[app].backgroundDeliveries, now: now), now: now) ?? now
+    }
+}
+
+/// A notification about to be shown, remote or local.
+struct NotificationToShow {
+    var identifier: String
+    var isLocal: Bool
+    var collapseID: String?
+    var content: NotificationContent
+    /// `push`, or the local trigger's kind, as `UNNotificationRequest.trigger` tells the app.
+    var trigger: String
+
+    init(remote push: PendingPush) {
+        identifier = push.apnsID
+        isLocal = false
+        collapseID = push.collapseID
+        content = push.content
+        trigger = "push"
+    }
+
+    init(local notification: LocalNotification) {
+        identifier = notification.identifier
+        isLocal = true
+        collapseID = nil
+        content = notification.content
+        trigger = notification.trigger.kindName
+    }
+}

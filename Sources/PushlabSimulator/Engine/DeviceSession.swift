@@ -1,0 +1,100 @@
+import PushlabCore
+
+/// One device being changed under the simulator's lock: the rules run here, on plain values,
+/// and every observation they make is collected in order.
+struct DeviceSession {
+    var device: SimulatedDevice
+    let settings: SimulatorSettings
+    /// The simulated time of what happens now (a due event's own time when catching up).
+    var now: EpochMilliseconds
+    private(set) var observations: [Observation] = []
+    private let nextSequence: () -> Int64
+
+    init(device: SimulatedDevice, settings: SimulatorSettings, now: EpochMilliseconds, nextSequence: @escaping () -> Int64) {
+        self.device = device
+        self.settings = settings
+        self.now = now
+        self.nextSequence = nextSequence
+    }
+
+    mutating func record(_ app: Int, _ notificationID: String?, _ event: ObservationEvent) {
+        observations.append(Observation(
+            sequence: nextSequence(), time: now, deviceID: device.id,
+            bundleID: device.apps[app].bundleID, notificationID: notificationID, event: event
+        ))
+    }
+
+    /// Records a callback if the app implements it; returns whether it did.
+    @discardableResult
+    mutating func call(_ app: Int, _ callback: AppCallback, _ notificationID: String? = nil, _ arguments: CallbackArguments = CallbackArguments()) -> Bool {
+        guard callback == .serviceExtension || device.apps[app].implements.contains(callback) else { return false }
+        record(app, notificationID, .callback(callback, appState: device.apps[app].state, arguments: arguments))
+        return true
+    }
+
+    mutating func setState(_ app: Int, _ state: AppState) {
+        let from = device.apps[app].state
+        guard from != state else { return }
+        device.apps[app].state = state
+        record(app, nil, .appState(from: from, to: state))
+    }
+
+    // MARK: Life cycle
+
+    /// The first half of coming on screen: launch (with `launchOptions`) or resume, up to the
+    /// moment the app is inactive; notification callbacks run between this and `finishForeground`.
+    mutating func beginForeground(_ app: Int, launchOptions: JSONValue) {
+        switch device.apps[app].state {
+        case .notRunning:
+            setState(app, .inactive)
+            launched(app, launchOptions: launchOptions)
+        case .background:
+            call(app, .willEnterForeground)
+            setState(app, .inactive)
+        case .inactive, .foreground:
+            break
+        }
+    }
+
+    mutating func finishForeground(_ app: Int) {
+        guard device.apps[app].state != .foreground else { return }
+        setState(app, .foreground)
+        call(app, .didBecomeActive)
+    }
+
+    /// Makes sure the app runs, at least in the background: a not-running app is launched into
+    /// the background; a suspended one is resumed (no callback marks that).
+    mutating func wakeInBackground(_ app: Int, launchOptions: JSONValue) {
+        guard device.apps[app].state == .notRunning else { return }
+        setState(app, .background)
+        launched(app, launchOptions: launchOptions)
+    }
+
+    mutating func moveToBackground(_ app: Int) {
+        switch device.apps[app].state {
+        case .foreground, .inactive:
+            setState(app, .background)
+            call(app, .didEnterBackground)
+        case .notRunning:
+            wakeInBackground(app, launchOptions: .object([]))
+        case .background:
+            break
+        }
+    }
+
+    mutating func terminate(_ app: Int, by who: Termination) {
+        device.apps[app].terminatedBy = who
+        setState(app, .notRunning)
+    }
+
+    private mutating func launched(_ app: Int, launchOptions: JSONValue) {
+        call(app, .didFinishLaunching, nil, CallbackArguments(launchOptions: launchOptions))
+        // The app registers for remote notifications at launch; after an install it learns its token.
+        if !device.apps[app].tokenAnnounced {
+            device.apps[app].tokenAnnounced = true
+            call(app, .didRegisterForRemoteNotifications, nil, CallbackArguments(deviceToken: device.apps[app].deviceToken))
+        }
+    }
+
+    static func launchOptions(_ key: String, _ userInfo: JSONValue) -> JSONValue { .object([(key, userInfo)]) }
+}

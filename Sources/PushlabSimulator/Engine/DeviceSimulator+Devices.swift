@@ -1,0 +1,200 @@
+import PushlabCore
+
+/// Devices and app installs: adding, changing, reinstalling and removing them. Every token an
+/// install gets is registered in the APNs world; uninstall and reinstall unregister the old one
+/// from that moment, so APNs answers 410 `Unregistered` with that time.
+extension DeviceSimulator {
+    /// Adds a device. An empty `id` gets one; an app with an empty `deviceToken` gets a new token.
+    @discardableResult
+    public func addDevice(_ device: SimulatedDevice) throws(SimulatorError) -> SimulatedDevice {
+        var device = device
+        if device.id.isEmpty { device.id = newDeviceID() }
+        if device.name.isEmpty { device.name = device.id }
+        var seen = Set<String>()
+        for index in device.apps.indices {
+            guard seen.insert(device.apps[index].bundleID).inserted else {
+                throw SimulatorError(.invalid, "Device \(device.id) lists app \(device.apps[index].bundleID) twice")
+            }
+            device.apps[index].deviceToken = try assignToken(device.apps[index].deviceToken, bundleID: device.apps[index].bundleID)
+        }
+        try insert(device)
+        for app in device.apps { register(app, on: device.id) }
+        return device
+    }
+
+    /// Adds many devices at once (a scenario, a benchmark's million): tokens registered in one pass.
+    public func addDevices(_ devices: [SimulatedDevice]) throws(SimulatorError) {
+        var records: [DeviceTokenRecord] = []
+        records.reserveCapacity(devices.count)
+        for device in devices {
+            let added = try addDeviceWithoutRegistering(device)
+            for app in added.apps {
+                records.append(DeviceTokenRecord(token: app.deviceToken, bundleID: app.bundleID, environment: app.environment, deviceID: added.id))
+            }
+        }
+        world.register(records)
+    }
+
+    private func addDeviceWithoutRegistering(_ device: SimulatedDevice) throws(SimulatorError) -> SimulatedDevice {
+        var device = device
+        if device.id.isEmpty { device.id = newDeviceID() }
+        for index in device.apps.indices where device.apps[index].deviceToken.isEmpty {
+            device.apps[index].deviceToken = newToken()
+        }
+        try insert(device)
+        return device
+    }
+
+    public func device(_ id: String) -> SimulatedDevice? { try? readDevice(id) { $0 } }
+
+    /// Every device, by id. With a million devices prefer `deviceCount` and `device(_:)`.
+    public var devices: [SimulatedDevice] {
+        var all: [SimulatedDevice] = []
+        forEachShard { all += $0.devices.values }
+        return all.sorted { $0.id < $1.id }
+    }
+
+    public var deviceCount: Int {
+        var count = 0
+        forEachShard { count += $0.devices.count }
+        return count
+    }
+
+    /// The device and app a token belongs to, if a simulated app holds it now.
+    public func owner(ofToken token: String) -> (device: SimulatedDevice, app: AppInstall)? {
+        guard let deviceID = world.token(token.lowercased())?.deviceID, let device = device(deviceID),
+              let app = device.apps.first(where: { $0.deviceToken == token.lowercased() }) else { return nil }
+        return (device, app)
+    }
+
+    /// Removes a device; its apps' tokens become `Unregistered` now.
+    public func removeDevice(_ id: String) throws(SimulatorError) {
+        let device = try delete(id)
+        let now = clock.now()
+        for app in device.apps { world.unregister(token: app.deviceToken, at: now) }
+    }
+
+    /// Changes a device's switches; nil leaves one as it is. Coming online delivers what APNs
+    /// stored; leaving low power mode releases what it held.
+    @discardableResult
+    public func updateDevice(_ id: String, name: String? = nil, online: Bool? = nil, locked: Bool? = nil, lowPowerMode: Bool? = nil, focus: Bool? = nil, utcOffsetSeconds: Int? = nil) throws(SimulatorError) -> SimulatedDevice {
+        try withSession(id) { session throws(SimulatorError) in
+            if let name { session.device.name = name }
+            if let locked { session.device.locked = locked }
+            if let focus { session.device.focus = focus }
+            if let utcOffsetSeconds { session.device.utcOffsetSeconds = utcOffsetSeconds }
+            let wasOnline = session.device.online
+            if let online { session.device.online = online }
+            if !wasOnline, session.device.online { session.deliverStored() }
+            let wasLowPower = session.device.lowPowerMode
+            if let lowPowerMode { session.device.lowPowerMode = lowPowerMode }
+            if wasLowPower, !session.device.lowPowerMode { session.releaseLowPowerHolds() }
+            return session.device
+        }
+    }
+
+    /// Installs an app; an empty `deviceToken` gets a new one.
+    @discardableResult
+    public func install(_ app: AppInstall, on deviceID: String) throws(SimulatorError) -> AppInstall {
+        var app = app
+        _ = try readDevice(deviceID) { _ in () }
+        app.deviceToken = try assignToken(app.deviceToken, bundleID: app.bundleID)
+        let installed = try withSession(deviceID) { session throws(SimulatorError) -> AppInstall in
+            guard session.device.appIndex(app.bundleID) == nil else {
+                throw SimulatorError(.conflict, "\(app.bundleID) is already installed on \(deviceID); reinstall it or uninstall it first")
+            }
+            session.device.apps.append(app)
+            return app
+        }
+        register(installed, on: deviceID)
+        return installed
+    }
+
+    /// Changes an app's settings in place (not its token: reinstall for that).
+    @discardableResult
+    public func updateApp(_ bundleID: String, on deviceID: String, _ change: (inout AppInstall) -> Void) throws(SimulatorError) -> AppInstall {
+        try withSession(deviceID) { session throws(SimulatorError) in
+            let app = try session.appIndex(bundleID)
+            let token = session.device.apps[app].deviceToken
+            change(&session.device.apps[app])
+            session.device.apps[app].deviceToken = token
+            session.device.apps[app].bundleID = bundleID
+            return session.device.apps[app]
+        }
+    }
+
+    /// A user's or the system's change of an app's state.
+    public func changeApp(_ bundleID: String, on deviceID: String, to change: AppStateChange) throws(SimulatorError) {
+        try withSession(deviceID) { session throws(SimulatorError) in try session.change(bundleID, to: change) }
+    }
+
+    /// Deletes and installs the app again: a new token; the old one is `Unregistered` from now.
+    /// Settings stay; badge, Notification Center, pending local notifications and held pushes go.
+    @discardableResult
+    public func reinstall(_ bundleID: String, on deviceID: String) throws(SimulatorError) -> AppInstall {
+        let token = newUniqueToken()
+        let (old, new) = try withSession(deviceID) { session throws(SimulatorError) -> (AppInstall, AppInstall) in
+            let app = try session.appIndex(bundleID)
+            let old = session.device.apps[app]
+            session.discardHeld(app)
+            var fresh = AppInstall(
+                bundleID: bundleID, environment: old.environment, deviceToken: token, api: old.api, implements: old.implements,
+                authorization: old.authorization, remoteNotificationBackgroundMode: old.remoteNotificationBackgroundMode,
+                categories: old.categories, willPresentOptions: old.willPresentOptions, serviceExtension: old.serviceExtension
+            )
+            fresh.state = .notRunning
+            if old.state != .notRunning { session.setState(app, .notRunning) }
+            session.device.apps[app] = fresh
+            return (old, fresh)
+        }
+        world.unregister(token: old.deviceToken, at: clock.now())
+        register(new, on: deviceID)
+        return new
+    }
+
+    /// Deletes the app; its token is `Unregistered` from now.
+    public func uninstall(_ bundleID: String, from deviceID: String) throws(SimulatorError) {
+        let old = try withSession(deviceID) { session throws(SimulatorError) -> AppInstall in
+            let app = try session.appIndex(bundleID)
+            session.discardHeld(app)
+            if session.device.apps[app].state != .notRunning { session.setState(app, .notRunning) }
+            return session.device.apps.remove(at: app)
+        }
+        world.unregister(token: old.deviceToken, at: clock.now())
+    }
+
+    // MARK: Tokens
+
+    private func assignToken(_ requested: String, bundleID: String) throws(SimulatorError) -> String {
+        guard !requested.isEmpty else { return newUniqueToken() }
+        let token = requested.lowercased()
+        guard token.count >= 64, token.count % 2 == 0, token.allSatisfy(\.isHexDigit) else {
+            throw SimulatorError(.invalid, "\(requested) is not a device token (an even number of hex digits, at least 64)")
+        }
+        if let existing = world.token(token), existing.deviceID != nil {
+            throw SimulatorError(.conflict, "Device token \(token) already belongs to \(existing.bundleID) on device \(existing.deviceID!)")
+        }
+        return token
+    }
+
+    private func newUniqueToken() -> String {
+        while true {
+            let token = newToken()
+            if world.token(token) == nil { return token }
+        }
+    }
+
+    private func register(_ app: AppInstall, on deviceID: String) {
+        world.register(DeviceTokenRecord(token: app.deviceToken, bundleID: app.bundleID, environment: app.environment, deviceID: deviceID))
+    }
+}
+
+extension DeviceSession {
+    /// An app going away takes what APNs and the system held for it.
+    mutating func discardHeld(_ app: Int) {
+        var held: [PendingPush] = device.apps[app].heldLowPriority
+        if let stored = device.apps[app].storedWhileOffline { held.append(stored) }
+        if let background = device.apps[app].heldBackground { held.append(background) }
+        for push in held { record(app, push.apnsID, .discarded(.appUninstalled, replacedBy: nil)) }
+    }
+}

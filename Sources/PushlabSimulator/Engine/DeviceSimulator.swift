@@ -1,0 +1,210 @@
+import PushlabCore
+import Synchronization
+
+/// Every simulated device, safe to use from any thread: the APNs layer hands it accepted pushes
+/// (it is a `PushSink`), the control API and scenarios change devices, and the clock fires
+/// what is due. Each device is changed under its shard's lock by a `DeviceSession`.
+public final class DeviceSimulator: PushSink, Sendable {
+    public let world: APNsWorld
+    public let clock: any PushlabClock
+    public let settings: SimulatorSettings
+
+    struct Shard {
+        var devices: [String: SimulatedDevice] = [:]
+        /// Devices with something due, and when.
+        var dueTimes: [String: EpochMilliseconds] = [:]
+        /// Devices changed since the store last asked.
+        var changed: Set<String> = []
+        var removed: Set<String> = []
+    }
+
+    private let shards: [LockedShard<Shard>]
+    private let sequence = Atomic<Int64>(0)
+    private let sinks = Mutex<[any ObservationSink]>([])
+    private let tokens: Mutex<APNsIDGenerator>
+    private let deviceCounter = Atomic<Int>(0)
+    /// Serializes clock advances so catching up runs once at a time.
+    private let advancing = Mutex(())
+
+    public init(world: APNsWorld, clock: any PushlabClock = SystemClock(), settings: SimulatorSettings = SimulatorSettings(), tokenSeed: UInt64? = nil, shards: Int = 16) {
+        self.world = world
+        self.clock = clock
+        self.settings = settings
+        self.shards = (0..<max(1, shards)).map { _ in LockedShard(Shard()) }
+        tokens = Mutex(tokenSeed.map(APNsIDGenerator.init(seed:)) ?? APNsIDGenerator())
+    }
+
+    // MARK: Observers
+
+    public func addSink(_ sink: any ObservationSink) { sinks.withLock { $0.append(sink) } }
+
+    /// The sequence number of the newest observation (0 before any).
+    public var lastSequence: Int64 { sequence.load(ordering: .acquiring) }
+
+    /// Continues numbering after observations loaded from a store.
+    public func resumeSequence(after last: Int64) {
+        _ = sequence.max(last, ordering: .acquiringAndReleasing)
+    }
+
+    // MARK: Running sessions
+
+    private func shard(_ deviceID: String) -> LockedShard<Shard> {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: stable, unlike hashValue
+        for byte in deviceID.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return shards[Int(hash % UInt64(shards.count))]
+    }
+
+    /// Runs `body` on one device at the current time, after whatever was due before it.
+    func withSession<T: Sendable>(_ deviceID: String, _ body: (inout DeviceSession) throws(SimulatorError) -> T) throws(SimulatorError) -> T {
+        let now = clock.now()
+        let result: Result<(T, [Observation]), SimulatorError> = shard(deviceID).withLock { shard in
+            guard let device = shard.devices[deviceID] else { return .failure(.unknownDevice(deviceID)) }
+            var session = DeviceSession(device: device, settings: settings, now: now) { [self] in nextSequence() }
+            session.runDue(until: now)
+            let value: T
+            do throws(SimulatorError) {
+                value = try body(&session)
+            } catch {
+                // The rules check before they change anything; what ran before the failure
+                // (due events) still happened.
+                store(session, in: &shard)
+                return .failure(error)
+            }
+            store(session, in: &shard)
+            return .success((value, session.observations))
+        }
+        switch result {
+        case .success(let (value, observations)):
+            publish(observations)
+            return value
+        case .failure(let error):
+            throw error
+        }
+    }
+
+    private func store(_ session: DeviceSession, in shard: inout Shard) {
+        let id = session.device.id
+        shard.devices[id] = session.device
+        shard.dueTimes[id] = session.nextDueTime
+        shard.changed.insert(id)
+    }
+
+    private func publish(_ observations: [Observation]) {
+        guard !observations.isEmpty else { return }
+        for sink in sinks.withLock({ $0 }) { sink.record(observations) }
+    }
+
+    func nextSequence() -> Int64 { sequence.add(1, ordering: .relaxed).newValue }
+
+    // MARK: PushSink
+
+    public var needsPayload: Bool { true }
+
+    public func accept(_ push: AcceptedPush) {
+        guard let deviceID = push.registration?.deviceID else { return }
+        let expiresAt = Self.expiry(of: push, storage: settings.storageMilliseconds)
+        let content = push.payload.map(NotificationContent.init(payload:))
+        try? withSession(deviceID) { session throws(SimulatorError) in
+            guard let app = session.device.appIndex(token: push.deviceToken) else { return }
+            guard let content, content.userInfo.isObject else {
+                session.record(app, push.apnsID, .dropped(.unreadablePayload, message: "The payload is not a JSON object; APNs accepted it, the device cannot read it."))
+                return
+            }
+            let pending = PendingPush(
+                apnsID: push.apnsID, receivedAt: push.receivedAt, pushType: push.pushType, priority: push.priority,
+                expiresAt: expiresAt, collapseID: push.collapseID, content: content
+            )
+            session.receive(pending, app: app, expiration: push.expiration, deliverable: push.isDeliverable)
+        }
+    }
+
+    /// `apns-expiration` (epoch seconds) bounded by APNs's storage period; 0 expires at once.
+    static func expiry(of push: AcceptedPush, storage: EpochMilliseconds) -> EpochMilliseconds {
+        let limit = push.receivedAt + storage
+        guard let expiration = push.expiration else { return limit }
+        if expiration == 0 { return push.receivedAt }
+        return min(limit, expiration.multipliedReportingOverflow(by: 1000).overflow ? limit : expiration * 1000)
+    }
+
+    // MARK: Time
+
+    /// Runs everything due up to the clock's current time (the real-time ticker calls this).
+    public func runDueEvents() {
+        advancing.withLock { _ in catchUp(to: clock.now()) }
+    }
+
+    /// Moves a manual clock forward; everything due on the way happens at its own time.
+    public func advanceClock(milliseconds: Int64) throws(SimulatorError) {
+        guard let manual = clock as? ManualClock else {
+            throw SimulatorError(.conflict, "The clock is real time; start with a manual clock to advance it")
+        }
+        guard milliseconds >= 0 else { throw SimulatorError(.invalid, "The clock only moves forward (advance by \(milliseconds) ms)") }
+        advancing.withLock { _ in
+            manual.advance(milliseconds: milliseconds)
+            catchUp(to: manual.now())
+        }
+    }
+
+    /// Sets a manual clock; moving it back is allowed (nothing due is replayed).
+    public func setClock(_ time: EpochMilliseconds) throws(SimulatorError) {
+        guard let manual = clock as? ManualClock else {
+            throw SimulatorError(.conflict, "The clock is real time; start with a manual clock to set it")
+        }
+        advancing.withLock { _ in
+            manual.set(time)
+            catchUp(to: time)
+        }
+    }
+
+    private func catchUp(to time: EpochMilliseconds) {
+        for shard in shards {
+            let due: [String] = shard.withLock { shard in shard.dueTimes.compactMap { $0.value <= time ? $0.key : nil } }
+            for deviceID in due {
+                _ = try? withSession(deviceID) { _ throws(SimulatorError) in }
+            }
+        }
+    }
+
+    // MARK: Access for the extensions
+
+    func readDevice<T: Sendable>(_ deviceID: String, _ body: (SimulatedDevice) -> T) throws(SimulatorError) -> T {
+        guard let value = shard(deviceID).withLock({ shard in shard.devices[deviceID].map(body) }) else {
+            throw .unknownDevice(deviceID)
+        }
+        return value
+    }
+
+    func insert(_ device: SimulatedDevice) throws(SimulatorError) {
+        let inserted = shard(device.id).withLock { shard -> Bool in
+            guard shard.devices[device.id] == nil else { return false }
+            shard.devices[device.id] = device
+            shard.changed.insert(device.id)
+            shard.removed.remove(device.id)
+            return true
+        }
+        guard inserted else { throw SimulatorError(.conflict, "Device \(device.id) already exists") }
+    }
+
+    func delete(_ deviceID: String) throws(SimulatorError) -> SimulatedDevice {
+        guard let device = shard(deviceID).withLock({ shard -> SimulatedDevice? in
+            guard let device = shard.devices.removeValue(forKey: deviceID) else { return nil }
+            shard.dueTimes[deviceID] = nil
+            shard.changed.remove(deviceID)
+            shard.removed.insert(deviceID)
+            return device
+        }) else { throw .unknownDevice(deviceID) }
+        return device
+    }
+
+    func forEachShard(_ body: (inout Shard) -> Void) {
+        for shard in shards { shard.withLock { body(&$0) } }
+    }
+
+    func markDue(_ deviceID: String, at time: EpochMilliseconds) {
+        shard(deviceID).withLock { $0.dueTimes[deviceID] = time }
+    }
+
+    func newToken() -> String { tokens.withLock { $0.hex(bytes: 32) } }
+
+    func newDeviceID() -> String { "device-\(deviceCounter.add(1, ordering: .relaxed).newValue)" }
+}

@@ -1,0 +1,60 @@
+/// The callbacks the simulator can observe, named by their Objective-C selectors (reference 7).
+public enum AppCallback: String, Sendable, Codable, CaseIterable {
+    case didFinishLaunching = "application:didFinishLaunchingWithOptions:"
+    case didRegisterForRemoteNotifications = "application:didRegisterForRemoteNotificationsWithDeviceToken:"
+    case didFailToRegisterForRemoteNotifications = "application:didFailToRegisterForRemoteNotificationsWithError:"
+    case didReceiveRemoteNotification = "application:didReceiveRemoteNotification:"
+    case didReceiveRemoteNotificationFetch = "application:didReceiveRemoteNotification:fetchCompletionHandler:"
+    case didReceiveLocalNotification = "application:didReceiveLocalNotification:"
+    case handleRemoteAction = "application:handleActionWithIdentifier:forRemoteNotification:completionHandler:"
+    case handleRemoteActionWithResponseInfo = "application:handleActionWithIdentifier:forRemoteNotification:withResponseInfo:completionHandler:"
+    case handleLocalAction = "application:handleActionWithIdentifier:forLocalNotification:completionHandler:"
+    case handleLocalActionWithResponseInfo = "application:handleActionWithIdentifier:forLocalNotification:withResponseInfo:completionHandler:"
+    case willPresent = "userNotificationCenter:willPresentNotification:withCompletionHandler:"
+    case didReceiveResponse = "userNotificationCenter:didReceiveNotificationResponse:withCompletionHandler:"
+    case serviceExtension = "didReceiveNotificationRequest:withContentHandler:"
+    case willEnterForeground = "applicationWillEnterForeground:"
+    case didBecomeActive = "applicationDidBecomeActive:"
+    case didEnterBackground = "applicationDidEnterBackground:"
+
+    /// Every callback of an API (the default `implements`): the app delegate's launch, registration
+    /// and life-cycle callbacks always exist; the notification callbacks are the API's own.
+    public static func all(for api: NotificationAPI) -> Set<AppCallback> {
+        var callbacks: Set<AppCallback> = [
+            .didFinishLaunching, .didRegisterForRemoteNotifications, .didFailToRegisterForRemoteNotifications,
+            .didReceiveRemoteNotificationFetch, .willEnterForeground, .didBecomeActive, .didEnterBackground,
+        ]
+        switch api {
+        case .legacy:
+            callbacks.formUnion([
+                .didReceiveRemoteNotification, .didReceiveLocalNotification,
+                .handleRemoteAction, .handleRemoteActionWithResponseInfo,
+                .handleLocalAction, .handleLocalActionWithResponseInfo,
+            ])
+        case .userNotifications:
+            callbacks.formUnion([.willPresent, .didReceiveResponse])
+        }
+        return callbacks
+    }
+
+    /// Accepts the selector or the case name, so scenario files may use either.
+    public init?(name: String) {
+        if let callback = AppCallback(rawValue: name) {
+            self = callback
+        } else if let callback = AppCallback.allCases.first(where: { "\($0)" == name }) {
+            self = callback
+        } else {
+            return nil
+        }
+    }
+}
+
+/// Keys and identifiers developers see in callback arguments (reference 7).
+public enum CallbackKey {
+    public static let remoteNotificationLaunchKey = "UIApplicationLaunchOptionsRemoteNotificationKey"
+    public static let localNotificationLaunchKey = "UIApplicationLaunchOptionsLocalNotificationKey"
+    public static let defaultActionIdentifier = "com.apple.UNNotificationDefaultActionIdentifier"
+    public static let dismissActionIdentifier = "com.apple.UNNotificationDismissActionIdentifier"
+    /// The typed text of a text-input action in the legacy `withResponseInfo:` dictionary.
+    public static let typedTextKey = "UIUserNotificationActionResponseTypedTextKey"
+}

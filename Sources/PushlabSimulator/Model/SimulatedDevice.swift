@@ -1,0 +1,39 @@
+/// A simulated iPhone: its switches and the apps on it (reference section 1).
+public struct SimulatedDevice: Sendable, Codable, Equatable {
+    public var id: String
+    public var name: String
+    public var iosVersion: String
+    /// Reachable by APNs.
+    public var online: Bool
+    public var locked: Bool
+    public var lowPowerMode: Bool
+    /// A Focus (Do Not Disturb) mode is on: notifications are delivered silently.
+    public var focus: Bool
+    /// Seconds east of UTC, for calendar triggers.
+    public var utcOffsetSeconds: Int
+    public var apps: [AppInstall]
+
+    public init(id: String, name: String? = nil, iosVersion: String = "17.0", online: Bool = true, locked: Bool = false, lowPowerMode: Bool = false, focus: Bool = false, utcOffsetSeconds: Int = 0, apps: [AppInstall] = []) {
+        self.id = id
+        self.name = name ?? id
+        self.iosVersion = iosVersion
+        self.online = online
+        self.locked = locked
+        self.lowPowerMode = lowPowerMode
+        self.focus = focus
+        self.utcOffsetSeconds = utcOffsetSeconds
+        self.apps = apps
+    }
+
+    public func app(_ bundleID: String) -> AppInstall? { apps.first { $0.bundleID == bundleID } }
+
+    func appIndex(_ bundleID: String) -> Int? { apps.firstIndex { $0.bundleID == bundleID } }
+
+    func appIndex(token: String) -> Int? { apps.firstIndex { $0.deviceToken == token } }
+
+    /// iOS 9 added the `withResponseInfo:` action callbacks.
+    var hasResponseInfoCallbacks: Bool {
+        let major = Int(iosVersion.prefix { $0.isNumber }) ?? 17
+        return major >= 9
+    }
+}

@@ -1,0 +1,35 @@
+import PushlabCore
+import Synchronization
+
+/// The newest observations in memory, for tests and for reading without a store.
+public final class InMemoryObservationLog: ObservationSink {
+    private let entries = Mutex<[Observation]>([])
+    public let capacity: Int
+
+    public init(capacity: Int = 100_000) {
+        self.capacity = max(1, capacity)
+    }
+
+    public func record(_ observations: [Observation]) {
+        entries.withLock { entries in
+            entries += observations
+            if entries.count > capacity { entries.removeFirst(entries.count - capacity) }
+        }
+    }
+
+    /// Oldest first, after `since` (a sequence number), optionally filtered.
+    public func observations(device: String? = nil, since: Int64 = 0, bundleID: String? = nil, kind: ObservationKind? = nil, limit: Int = .max) -> [Observation] {
+        let all = entries.withLock { $0 }.sorted { $0.sequence < $1.sequence }
+        var result: [Observation] = []
+        for observation in all where observation.sequence > since
+            && (device == nil || observation.deviceID == device)
+            && (bundleID == nil || observation.bundleID == bundleID)
+            && (kind == nil || observation.kind == kind) {
+            result.append(observation)
+            if result.count == limit { break }
+        }
+        return result
+    }
+
+    public func removeAll() { entries.withLock { $0 = [] } }
+}

@@ -1,0 +1,117 @@
+import PushlabCore
+
+extension ObservationEvent {
+    /// The event's fields as a JSON object: what the store keeps and the control API shows.
+    public var details: JSONValue {
+        var members: [(key: String, value: JSONValue)] = []
+        func put(_ key: String, _ value: JSONValue?) { if let value { members.append((key, value)) } }
+        func put(_ key: String, _ text: String?) { put(key, text.map(JSONValue.string)) }
+        func put(_ key: String, _ number: Int64?) { put(key, number.map { JSONValue.number(Double($0)) }) }
+        switch self {
+        case .stored(let expiresAt, let replacing):
+            put("expiresAt", expiresAt)
+            put("replacing", replacing)
+        case .delivered(let pushType, let priority):
+            put("pushType", pushType)
+            put("priority", Int64(priority))
+        case .discarded(let reason, let replacedBy):
+            put("reason", reason.rawValue)
+            put("replacedBy", replacedBy)
+        case .throttled(let reason, let until):
+            put("reason", reason.rawValue)
+            put("until", until)
+        case .dropped(let reason, let message):
+            put("reason", reason.rawValue)
+            put("message", message)
+        case .banner(let title, let subtitle, let body, let actions):
+            put("title", title)
+            put("subtitle", subtitle)
+            put("body", body)
+            put("actions", .array(actions.map(JSONValue.string)))
+        case .sound(let name):
+            put("sound", name)
+        case .badge(let value):
+            put("badge", Int64(value))
+        case .notificationCenter(let change, let reason):
+            put("change", change.rawValue)
+            put("reason", reason?.rawValue)
+        case .callback(let callback, let appState, let arguments):
+            put("callback", callback.rawValue)
+            put("appState", appState.rawValue)
+            put("userInfo", arguments.userInfo)
+            put("launchOptions", arguments.launchOptions)
+            put("actionIdentifier", arguments.actionIdentifier)
+            put("typedText", arguments.typedText)
+            put("responseInfo", arguments.responseInfo)
+            put("deviceToken", arguments.deviceToken)
+            put("trigger", arguments.trigger)
+        case .appState(let from, let to):
+            put("from", from.rawValue)
+            put("to", to.rawValue)
+        }
+        return .object(members)
+    }
+
+    /// Reads back what `details` wrote; nil when the fields do not fit the kind.
+    public init?(kind: ObservationKind, details: JSONValue) {
+        let text = { (key: String) in details[key]?.stringValue }
+        let number = { (key: String) in details[key]?.integerValue }
+        switch kind {
+        case .stored:
+            guard let expiresAt = number("expiresAt") else { return nil }
+            self = .stored(expiresAt: expiresAt, replacing: text("replacing"))
+        case .delivered:
+            guard let type = text("pushType"), let priority = number("priority") else { return nil }
+            self = .delivered(pushType: type, priority: Int(priority))
+        case .discarded:
+            guard let reason = text("reason").flatMap(DiscardReason.init(rawValue:)) else { return nil }
+            self = .discarded(reason, replacedBy: text("replacedBy"))
+        case .throttled:
+            guard let reason = text("reason").flatMap(ThrottleReason.init(rawValue:)) else { return nil }
+            self = .throttled(reason, until: number("until"))
+        case .dropped:
+            guard let reason = text("reason").flatMap(DropReason.init(rawValue:)) else { return nil }
+            self = .dropped(reason, message: text("message"))
+        case .banner:
+            let actions: [String] = if case .array(let values)? = details["actions"] { values.compactMap(\.stringValue) } else { [] }
+            self = .banner(title: text("title"), subtitle: text("subtitle"), body: text("body"), actions: actions)
+        case .sound:
+            guard let name = text("sound") else { return nil }
+            self = .sound(name)
+        case .badge:
+            guard let value = number("badge") else { return nil }
+            self = .badge(Int(value))
+        case .notificationCenter:
+            guard let change = text("change").flatMap(NotificationCenterChange.init(rawValue:)) else { return nil }
+            self = .notificationCenter(change, reason: text("reason").flatMap(RemovalReason.init(rawValue:)))
+        case .callback:
+            guard let callback = text("callback").flatMap(AppCallback.init(rawValue:)),
+                  let state = text("appState").flatMap(AppState.init(rawValue:)) else { return nil }
+            self = .callback(callback, appState: state, arguments: CallbackArguments(
+                userInfo: details["userInfo"], launchOptions: details["launchOptions"],
+                actionIdentifier: text("actionIdentifier"), typedText: text("typedText"), responseInfo: details["responseInfo"],
+                deviceToken: text("deviceToken"), trigger: text("trigger")
+            ))
+        case .appState:
+            guard let from = text("from").flatMap(AppState.init(rawValue:)), let to = text("to").flatMap(AppState.init(rawValue:)) else { return nil }
+            self = .appState(from: from, to: to)
+        }
+    }
+}
+
+extension Observation {
+    /// The whole observation as one JSON object, details inline.
+    public var json: JSONValue {
+        var members: [(key: String, value: JSONValue)] = [
+            ("sequence", .number(Double(sequence))),
+            ("time", .string(ISO8601Milliseconds.format(time))),
+            ("timeMs", .number(Double(time))),
+            ("deviceId", .string(deviceID)),
+            ("bundleId", .string(bundleID)),
+        ]
+        if let notificationID { members.append(("notificationId", .string(notificationID))) }
+        members.append(("kind", .string(kind.rawValue)))
+        if case .object(let details) = event.details { members += details }
+        return .object(members)
+    }
+}

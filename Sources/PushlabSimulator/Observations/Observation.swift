@@ -1,0 +1,132 @@
+import PushlabCore
+
+/// One thing a device observed, in the order it happened on that device.
+public struct Observation: Sendable, Equatable {
+    /// Grows across all devices; a device's observations are in sequence order.
+    public var sequence: Int64
+    /// Simulated time.
+    public var time: EpochMilliseconds
+    public var deviceID: String
+    public var bundleID: String
+    /// The apns-id, or the local notification's identifier; nil for app-state changes.
+    public var notificationID: String?
+    public var event: ObservationEvent
+
+    public init(sequence: Int64, time: EpochMilliseconds, deviceID: String, bundleID: String, notificationID: String?, event: ObservationEvent) {
+        self.sequence = sequence
+        self.time = time
+        self.deviceID = deviceID
+        self.bundleID = bundleID
+        self.notificationID = notificationID
+        self.event = event
+    }
+
+    public var kind: ObservationKind { event.kind }
+}
+
+public enum ObservationKind: String, Sendable, Codable, CaseIterable {
+    case stored, delivered, discarded, throttled, dropped, banner, sound, badge, notificationCenter, callback, appState
+}
+
+/// Why a notification never reached the app or the screen.
+public enum DropReason: String, Sendable, Codable, CaseIterable {
+    /// The user force-quit the app: silent pushes do not wake it.
+    case forceQuit
+    /// The app lacks the `remote-notification` background mode.
+    case noBackgroundMode
+    /// Nothing may be shown: authorization denied or not determined (or the kind is off).
+    case notAuthorized
+    /// A background push sent with priority 10: APNs accepts it, the device never gets it.
+    case backgroundPriority10
+    /// The payload is not a JSON object, so the device cannot read it.
+    case unreadablePayload
+    /// A push type the simulator does not model (voip, complication, ...): delivered, nothing more.
+    case pushTypeNotSimulated
+    /// The token's app was uninstalled while APNs held the notification.
+    case appUninstalled
+}
+
+/// Why APNs or the device threw a held notification away.
+public enum DiscardReason: String, Sendable, Codable, CaseIterable {
+    /// Its `apns-expiration` passed (or APNs's 30-day storage ended) before delivery.
+    case expired
+    /// A newer notification for the same app replaced it.
+    case replaced
+    /// `apns-expiration: 0` and the device was not reachable: delivered once or never.
+    case deliverOnce
+    /// The app was uninstalled or reinstalled while it was held.
+    case appUninstalled
+}
+
+/// Why the system holds a notification back instead of delivering it now.
+public enum ThrottleReason: String, Sendable, Codable, CaseIterable {
+    /// The app's background-push budget is used up; it is delivered when budget returns.
+    case budgetExhausted
+    /// Low power mode holds background pushes and delays priority 5 and 1 pushes.
+    case lowPowerMode
+}
+
+public enum NotificationCenterChange: String, Sendable, Codable {
+    case added, removed
+}
+
+/// Why an entry left Notification Center.
+public enum RemovalReason: String, Sendable, Codable {
+    case tapped, actionTapped, dismissed, clearedAll, collapsed, appUninstalled
+    /// Over `notificationCenterLimit`: the oldest entry leaves.
+    case limit
+}
+
+/// The arguments a callback received.
+public struct CallbackArguments: Sendable, Equatable {
+    public var userInfo: JSONValue?
+    public var launchOptions: JSONValue?
+    public var actionIdentifier: String?
+    public var typedText: String?
+    /// The legacy `withResponseInfo:` dictionary.
+    public var responseInfo: JSONValue?
+    public var deviceToken: String?
+    /// `didReceiveNotificationResponse`'s trigger: `push` or the local trigger's kind.
+    public var trigger: String?
+
+    public init(userInfo: JSONValue? = nil, launchOptions: JSONValue? = nil, actionIdentifier: String? = nil, typedText: String? = nil, responseInfo: JSONValue? = nil, deviceToken: String? = nil, trigger: String? = nil) {
+        self.userInfo = userInfo
+        self.launchOptions = launchOptions
+        self.actionIdentifier = actionIdentifier
+        self.typedText = typedText
+        self.responseInfo = responseInfo
+        self.deviceToken = deviceToken
+        self.trigger = trigger
+    }
+}
+
+public enum ObservationEvent: Sendable, Equatable {
+    /// APNs holds it for an offline device; `replacing` is the stored one it displaced.
+    case stored(expiresAt: EpochMilliseconds, replacing: String?)
+    case delivered(pushType: String, priority: Int)
+    case discarded(DiscardReason, replacedBy: String?)
+    case throttled(ThrottleReason, until: EpochMilliseconds?)
+    case dropped(DropReason, message: String?)
+    case banner(title: String?, subtitle: String?, body: String?, actions: [String])
+    case sound(String)
+    case badge(Int)
+    case notificationCenter(NotificationCenterChange, reason: RemovalReason?)
+    case callback(AppCallback, appState: AppState, arguments: CallbackArguments)
+    case appState(from: AppState, to: AppState)
+
+    public var kind: ObservationKind {
+        switch self {
+        case .stored: .stored
+        case .delivered: .delivered
+        case .discarded: .discarded
+        case .throttled: .throttled
+        case .dropped: .dropped
+        case .banner: .banner
+        case .sound: .sound
+        case .badge: .badge
+        case .notificationCenter: .notificationCenter
+        case .callback: .callback
+        case .appState: .appState
+        }
+    }
+}
