@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "pushlab", targets: ["PushlabCLI"]),
         .library(name: "PushlabCore", targets: ["PushlabCore"]),
         .library(name: "PushlabSimulator", targets: ["PushlabSimulator"]),
+        .library(name: "PushlabStore", targets: ["PushlabStore"]),
         .library(name: "PushlabTransport", targets: ["PushlabTransport"]),
     ],
     dependencies: [
@@ -19,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         .systemLibrary(
@@ -37,8 +39,12 @@ let package = Package(
         .target(name: "PushlabCore"),
         .target(name: "PushlabSimulator", dependencies: ["PushlabCore"]),
         .target(
+            name: "PushlabStore",
+            dependencies: ["PushlabCore", "PushlabSimulator", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(
             name: "PushlabScenario",
-            dependencies: ["PushlabCore", "PushlabOpenSSL", .product(name: "Yams", package: "Yams")]
+            dependencies: ["PushlabCore", "PushlabSimulator", "PushlabOpenSSL", .product(name: "Yams", package: "Yams")]
         ),
         .target(
             name: "PushlabTransport",
@@ -53,7 +59,7 @@ let package = Package(
         .executableTarget(
             name: "PushlabCLI",
             dependencies: [
-                "PushlabCore", "PushlabTransport", "PushlabScenario", "PushlabOpenSSL", "CMallocTuning",
+                "PushlabCore", "PushlabTransport", "PushlabScenario", "PushlabSimulator", "PushlabStore", "PushlabOpenSSL", "CMallocTuning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -61,14 +67,19 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
+        .executableTarget(name: "pushlab-device-load", dependencies: ["PushlabCore", "PushlabSimulator"], path: "Benchmarks/DeviceLoad"),
         .testTarget(name: "PushlabNGHTTP2Tests", dependencies: ["PushlabNGHTTP2"]),
         .testTarget(name: "PushlabOpenSSLTests", dependencies: ["PushlabOpenSSL"]),
         .testTarget(name: "PushlabSimulatorTests", dependencies: ["PushlabSimulator", "PushlabCore"]),
-        .testTarget(name: "PushlabCoreTests", dependencies: ["PushlabCore", "PushlabOpenSSL", "PushlabScenario"]),
+        .testTarget(
+            name: "PushlabStoreTests",
+            dependencies: ["PushlabStore", "PushlabSimulator", "PushlabCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(name: "PushlabCoreTests", dependencies: ["PushlabCore", "PushlabOpenSSL", "PushlabScenario", "PushlabSimulator"]),
         .testTarget(
             name: "PushlabTransportTests",
             dependencies: [
-                "PushlabTransport", "PushlabNGHTTP2", "PushlabOpenSSL", "PushlabCore",
+                "PushlabTransport", "PushlabNGHTTP2", "PushlabOpenSSL", "PushlabCore", "PushlabSimulator",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -20,6 +20,28 @@ public struct AcceptedPush: Sendable {
     /// False for pushes Apple accepts but the device never acts on (background at priority 10).
     public var isDeliverable: Bool
     public var connectionID: UInt64
+
+    public init(
+        apnsID: String, receivedAt: EpochMilliseconds, environment: APNsEnvironment, deviceToken: String,
+        registration: DeviceTokenRecord?, topic: String, bundleID: String, pushType: APNsPushType, priority: Int,
+        expiration: Int64?, collapseID: String?, payload: JSONValue?, rawPayload: [UInt8], isDeliverable: Bool, connectionID: UInt64
+    ) {
+        self.apnsID = apnsID
+        self.receivedAt = receivedAt
+        self.environment = environment
+        self.deviceToken = deviceToken
+        self.registration = registration
+        self.topic = topic
+        self.bundleID = bundleID
+        self.pushType = pushType
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.payload = payload
+        self.rawPayload = rawPayload
+        self.isDeliverable = isDeliverable
+        self.connectionID = connectionID
+    }
 }
 
 /// Where accepted pushes go (the device simulator). Called on the event loop: return quickly.

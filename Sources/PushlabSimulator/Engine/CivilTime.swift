@@ -1,24 +1,44 @@
 import PushlabCore
 
 extension CivilTime {
-    static func adding(_ interval: LocalTrigger.RepeatInterval, to time: EpochMilliseconds, utcOffsetSeconds: Int) -> EpochMilliseconds {
-        switch interval {
-        case .minute: return time + 60_000
-        case .hour: return time + 3_600_000
-        case .day: return time + 86_400_000
-        case .week: return time + 7 * 86_400_000
-        case .month, .year:
-            let f = fields(time, utcOffsetSeconds: utcOffsetSeconds)
-            var (year, month) = (f.year, f.month + (interval == .month ? 1 : 12))
-            year += (month - 1) / 12
-            month = (month - 1) % 12 + 1
-            // The 31st of a shorter month falls on its last day, as NSCalendar does.
-            let day = min(f.day, daysIn(year: year, month: month))
-            let millisecond = ((time % 1000) + 1000) % 1000
-            return Self.time(year: year, month: month, day: day, hour: f.hour, minute: f.minute, second: f.second, utcOffsetSeconds: utcOffsetSeconds) + millisecond
+    /// `anchor` plus `count` calendar units; a month or year counted from the anchor, so the 31st
+    /// falls on the last day of a shorter month and returns to the 31st after it (as NSCalendar).
+    static func adding(_ interval: LocalTrigger.RepeatInterval, count: Int, to anchor: EpochMilliseconds, utcOffsetSeconds: Int) -> EpochMilliseconds {
+        let step: EpochMilliseconds? = switch interval {
+        case .minute: 60_000
+        case .hour: 3_600_000
+        case .day: 86_400_000
+        case .week: 7 * 86_400_000
+        case .month, .year: nil
         }
+        if let step { return anchor + step * EpochMilliseconds(count) }
+        let f = fields(anchor, utcOffsetSeconds: utcOffsetSeconds)
+        let months = f.month - 1 + count * (interval == .month ? 1 : 12)
+        let year = f.year + months / 12
+        let month = months % 12 + 1
+        let day = min(f.day, daysIn(year: year, month: month))
+        let millisecond = ((anchor % 1000) + 1000) % 1000
+        return time(year: year, month: month, day: day, hour: f.hour, minute: f.minute, second: f.second, utcOffsetSeconds: utcOffsetSeconds) + millisecond
     }
 
+    /// The first `anchor + k units` (k ≥ 1) after `time`.
+    static func nextRepeat(_ interval: LocalTrigger.RepeatInterval, of anchor: EpochMilliseconds, after time: EpochMilliseconds, utcOffsetSeconds: Int) -> EpochMilliseconds {
+        // Start near the answer: whole units between anchor and time, counted roughly.
+        let roughUnit: EpochMilliseconds = switch interval {
+        case .minute: 60_000
+        case .hour: 3_600_000
+        case .day: 86_400_000
+        case .week: 7 * 86_400_000
+        case .month: 31 * 86_400_000
+        case .year: 366 * 86_400_000
+        }
+        var count = max(1, Int((time - anchor) / roughUnit))
+        while true {
+            let candidate = adding(interval, count: count, to: anchor, utcOffsetSeconds: utcOffsetSeconds)
+            if candidate > time { return candidate }
+            count += 1
+        }
+    }
 }
 
 extension CalendarMatch {

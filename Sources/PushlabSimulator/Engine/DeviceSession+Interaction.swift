@@ -3,6 +3,12 @@ import PushlabCore
 /// What the user does, and what each app API calls for it (reference section 3, note 003).
 extension DeviceSession {
     mutating func perform(_ interaction: Interaction) throws(SimulatorError) {
+        try performWithoutRelease(interaction)
+        // An app brought on screen is outside the budget: a held background push arrives now.
+        for app in device.apps.indices where device.apps[app].state.isOnScreen { releaseHeldBackground(app) }
+    }
+
+    private mutating func performWithoutRelease(_ interaction: Interaction) throws(SimulatorError) {
         switch interaction {
         case .tapNotification(let bundleID, let notificationID):
             let app = try appIndex(bundleID)

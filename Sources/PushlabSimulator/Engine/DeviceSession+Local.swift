@@ -97,8 +97,8 @@ extension LocalTrigger {
         switch self {
         case .timeInterval(let seconds, let repeats):
             repeats ? time + EpochMilliseconds((seconds * 1000).rounded()) : nil
-        case .date(_, let interval):
-            interval.map { CivilTime.adding($0, to: time, utcOffsetSeconds: utcOffsetSeconds) }
+        case .date(let anchor, let interval):
+            interval.map { CivilTime.nextRepeat($0, of: anchor, after: time, utcOffsetSeconds: utcOffsetSeconds) }
         case .calendar(let match, let repeats):
             repeats ? match.nextTime(after: time, utcOffsetSeconds: utcOffsetSeconds) : nil
         case .region:

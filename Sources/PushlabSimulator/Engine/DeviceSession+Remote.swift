@@ -148,8 +148,11 @@ extension DeviceSession {
     }
 
     private mutating func addToNotificationCenter(_ notification: NotificationToShow, app: Int) {
-        if let collapseID = notification.collapseID,
-           let existing = device.apps[app].notificationCenter.firstIndex(where: { $0.collapseID == collapseID }) {
+        // A collapse id, or the same request identifier (a repeating local notification), replaces
+        // the entry already shown instead of adding a second one.
+        if let existing = device.apps[app].notificationCenter.firstIndex(where: {
+            $0.identifier == notification.identifier || (notification.collapseID != nil && $0.collapseID == notification.collapseID)
+        }) {
             let replaced = device.apps[app].notificationCenter.remove(at: existing)
             record(app, replaced.identifier, .notificationCenter(.removed, reason: .collapsed))
         }
@@ -169,7 +172,8 @@ extension DeviceSession {
     /// `content-available: 1`: wakes the app if its background mode, its state and the budget allow.
     private mutating func wake(_ push: PendingPush, app: Int, alreadyCalled: Bool) {
         let install = device.apps[app]
-        guard install.remoteNotificationBackgroundMode else {
+        // On screen there is nothing to wake: the callback runs whatever the background modes.
+        guard install.remoteNotificationBackgroundMode || install.state.isOnScreen else {
             record(app, push.apnsID, .dropped(.noBackgroundMode, message: "The app lacks the remote-notification background mode (UIBackgroundModes)."))
             return
         }
@@ -202,6 +206,7 @@ extension DeviceSession {
             record(app, older.apnsID, .discarded(.replaced, replacedBy: push.apnsID))
         }
         device.apps[app].heldBackground = push
+        device.apps[app].heldBackgroundUntil = until
         record(app, push.apnsID, .throttled(reason, until: until))
     }
 
@@ -209,11 +214,13 @@ extension DeviceSession {
     mutating func releaseHeldBackground(_ app: Int) {
         guard let held = device.apps[app].heldBackground, !device.lowPowerMode else { return }
         let budget = SilentPushBudget(settings)
-        if budget.blockedUntil(deliveries: budget.pruned(device.apps[app].backgroundDeliveries, now: now), now: now) != nil,
+        if let until = budget.blockedUntil(deliveries: budget.pruned(device.apps[app].backgroundDeliveries, now: now), now: now),
            !device.apps[app].state.isOnScreen {
+            device.apps[app].heldBackgroundUntil = until  // e.g. low power mode ended while over budget
             return
         }
         device.apps[app].heldBackground = nil
+        device.apps[app].heldBackgroundUntil = nil
         if held.expiresAt <= now {
             record(app, held.apnsID, .discarded(.expired, replacedBy: nil))
             return
@@ -237,11 +244,11 @@ extension DeviceSession {
         }
     }
 
-    /// When the budget blocking the held background push lifts, if anything is held.
+    /// When the budget blocking the held background push lifts (worked out when it was held, so
+    /// a clock jump past it still releases it at that time), if anything is held.
     func heldBackgroundReleaseTime(_ app: Int) -> EpochMilliseconds? {
         guard device.apps[app].heldBackground != nil, !device.lowPowerMode else { return nil }
-        let budget = SilentPushBudget(settings)
-        return budget.blockedUntil(deliveries: budget.pruned(device.apps[app].backgroundDeliveries, now: now), now: now) ?? now
+        return device.apps[app].heldBackgroundUntil ?? now
     }
 }
 

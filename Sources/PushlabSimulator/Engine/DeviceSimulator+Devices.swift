@@ -26,6 +26,17 @@ extension DeviceSimulator {
     public func addDevices(_ devices: [SimulatedDevice]) throws(SimulatorError) {
         var records: [DeviceTokenRecord] = []
         records.reserveCapacity(devices.count)
+        var tokens = Set<String>()
+        for device in devices {
+            for app in device.apps where !app.deviceToken.isEmpty {
+                guard tokens.insert(app.deviceToken).inserted else {
+                    throw SimulatorError(.conflict, "Device token \(app.deviceToken) is given to two apps (the second on device \(device.id))")
+                }
+                if let owner = world.token(app.deviceToken)?.deviceID {
+                    throw SimulatorError(.conflict, "Device token \(app.deviceToken) already belongs to device \(owner)")
+                }
+            }
+        }
         for device in devices {
             let added = try addDeviceWithoutRegistering(device)
             for app in added.apps {
@@ -38,6 +49,7 @@ extension DeviceSimulator {
     private func addDeviceWithoutRegistering(_ device: SimulatedDevice) throws(SimulatorError) -> SimulatedDevice {
         var device = device
         if device.id.isEmpty { device.id = newDeviceID() }
+        if device.name.isEmpty { device.name = device.id }
         for index in device.apps.indices where device.apps[index].deviceToken.isEmpty {
             device.apps[index].deviceToken = newToken()
         }
@@ -52,6 +64,14 @@ extension DeviceSimulator {
         var all: [SimulatedDevice] = []
         forEachShard { all += $0.devices.values }
         return all.sorted { $0.id < $1.id }
+    }
+
+    /// The first `limit` devices by id.
+    public func devices(limit: Int) -> [SimulatedDevice] {
+        var all: [SimulatedDevice] = []
+        forEachShard { all += $0.devices.values }
+        all.sort { $0.id < $1.id }
+        return Array(all.prefix(limit))
     }
 
     public var deviceCount: Int {
@@ -190,11 +210,16 @@ extension DeviceSimulator {
 }
 
 extension DeviceSession {
-    /// An app going away takes what APNs and the system held for it.
+    /// An app going away takes what APNs and the system held for it, and its Notification
+    /// Center entries.
     mutating func discardHeld(_ app: Int) {
         var held: [PendingPush] = device.apps[app].heldLowPriority
         if let stored = device.apps[app].storedWhileOffline { held.append(stored) }
         if let background = device.apps[app].heldBackground { held.append(background) }
         for push in held { record(app, push.apnsID, .discarded(.appUninstalled, replacedBy: nil)) }
+        for entry in device.apps[app].notificationCenter {
+            record(app, entry.identifier, .notificationCenter(.removed, reason: .appUninstalled))
+        }
+        device.apps[app].notificationCenter = []
     }
 }

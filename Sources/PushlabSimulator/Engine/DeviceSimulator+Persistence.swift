@@ -22,18 +22,29 @@ extension DeviceSimulator {
 
     /// Replaces every device with `devices` (a store's saved state, a scenario reset). Tokens are
     /// registered in the world; what was due while the server was down happens at the next tick.
+    /// The new devices count as changed and the old ones as removed, for the store.
     public func replaceAll(with devices: [SimulatedDevice]) throws(SimulatorError) {
-        var removedTokens: [String] = []
+        var removedTokens: [(token: String, deviceID: String)] = []
+        var removedIDs: [String] = []
         forEachShard { shard in
-            for device in shard.devices.values { removedTokens += device.apps.map(\.deviceToken) }
+            for device in shard.devices.values {
+                removedTokens += device.apps.map { ($0.deviceToken, device.id) }
+                removedIDs.append(device.id)
+            }
+            let pendingRemovals = shard.removed
             shard = Shard()
+            shard.removed = pendingRemovals
         }
-        for token in removedTokens { world.forget(token: token) }
+        // Only tokens the world still ties to the device: a reset world may have reused one.
+        for (token, deviceID) in removedTokens where world.token(token)?.deviceID == deviceID { world.forget(token: token) }
         try addDevices(devices)
+        let kept = Set(devices.map(\.id))
+        forEachShard { shard in
+            for id in removedIDs where !kept.contains(id) { shard.removed.insert(id) }
+        }
         for device in devices {
             let session = DeviceSession(device: device, settings: settings, now: clock.now()) { 0 }
             if let due = session.nextDueTime { markDue(device.id, at: due) }
         }
-        _ = takeChanges()
     }
 }

@@ -206,5 +206,11 @@ public final class DeviceSimulator: PushSink, Sendable {
 
     func newToken() -> String { tokens.withLock { $0.hex(bytes: 32) } }
 
-    func newDeviceID() -> String { "device-\(deviceCounter.add(1, ordering: .relaxed).newValue)" }
+    /// `device-N`, skipping ids already taken (a scenario may use the same pattern).
+    func newDeviceID() -> String {
+        while true {
+            let id = "device-\(deviceCounter.add(1, ordering: .relaxed).newValue)"
+            if device(id) == nil { return id }
+        }
+    }
 }

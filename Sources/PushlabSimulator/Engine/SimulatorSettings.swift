@@ -20,7 +20,7 @@ public struct SimulatorSettings: Sendable, Equatable {
     public var problem: String? {
         if backgroundPushesPerHour < 0 { return "backgroundPushesPerHour must be 0 or more" }
         if backgroundPushesPerDay < 0 { return "backgroundPushesPerDay must be 0 or more" }
-        if storageMilliseconds < 0 { return "storage must be 0 or more" }
+        if storageMilliseconds < 0 { return "storageSeconds must be 0 or more" }
         if notificationCenterLimit < 1 { return "notificationCenterLimit must be at least 1" }
         return nil
     }

@@ -30,6 +30,8 @@ public struct AppInstall: Sendable, Codable, Equatable {
     public var storedWhileOffline: PendingPush?
     /// The newest background push held over budget or in low power mode.
     public var heldBackground: PendingPush?
+    /// When the budget that holds `heldBackground` lets it through; nil while low power mode holds it.
+    public var heldBackgroundUntil: EpochMilliseconds?
     /// Priority 5 and 1 pushes held back while the device is in low power mode.
     public var heldLowPriority: [PendingPush]
     /// When background pushes were delivered, for the budget's windows (the last day's).
@@ -61,6 +63,7 @@ public struct AppInstall: Sendable, Codable, Equatable {
         pendingLocal = []
         storedWhileOffline = nil
         heldBackground = nil
+        heldBackgroundUntil = nil
         heldLowPriority = []
         backgroundDeliveries = []
         tokenAnnounced = false
@@ -84,14 +87,31 @@ public struct DeliveredNotification: Sendable, Codable, Equatable {
     public var trigger: String
 }
 
-/// A remote notification APNs or the device is holding, with what delivery needs.
-public struct PendingPush: Sendable, Codable, Equatable {
-    public var apnsID: String
-    public var receivedAt: EpochMilliseconds
-    public var pushType: APNsPushType
-    public var priority: Int
+/// A remote notification APNs or the device is holding, with what delivery needs. A class:
+/// most apps hold none, and an optional reference costs an install 8 bytes instead of ~200.
+public final class PendingPush: Sendable, Codable, Equatable {
+    public let apnsID: String
+    public let receivedAt: EpochMilliseconds
+    public let pushType: APNsPushType
+    public let priority: Int
     /// Epoch milliseconds after which it is discarded.
-    public var expiresAt: EpochMilliseconds
-    public var collapseID: String?
-    public var content: NotificationContent
+    public let expiresAt: EpochMilliseconds
+    public let collapseID: String?
+    public let content: NotificationContent
+
+    public init(apnsID: String, receivedAt: EpochMilliseconds, pushType: APNsPushType, priority: Int, expiresAt: EpochMilliseconds, collapseID: String?, content: NotificationContent) {
+        self.apnsID = apnsID
+        self.receivedAt = receivedAt
+        self.pushType = pushType
+        self.priority = priority
+        self.expiresAt = expiresAt
+        self.collapseID = collapseID
+        self.content = content
+    }
+
+    public static func == (lhs: PendingPush, rhs: PendingPush) -> Bool {
+        lhs.apnsID == rhs.apnsID && lhs.receivedAt == rhs.receivedAt && lhs.pushType == rhs.pushType
+            && lhs.priority == rhs.priority && lhs.expiresAt == rhs.expiresAt && lhs.collapseID == rhs.collapseID
+            && lhs.content == rhs.content
+    }
 }

@@ -1,7 +1,7 @@
 /// A category an app registers: the buttons a notification naming it in `aps.category` shows.
 public struct NotificationCategory: Sendable, Codable, Equatable {
     public struct Action: Sendable, Codable, Equatable {
-        public enum Activation: String, Sendable, Codable {
+        public enum Activation: String, Sendable, Codable, CaseIterable {
             /// Launches the app or brings it forward before the callback.
             case foreground
             /// Runs the callback with the app in the background.

@@ -42,8 +42,6 @@ public enum DropReason: String, Sendable, Codable, CaseIterable {
     case unreadablePayload
     /// A push type the simulator does not model (voip, complication, ...): delivered, nothing more.
     case pushTypeNotSimulated
-    /// The token's app was uninstalled while APNs held the notification.
-    case appUninstalled
 }
 
 /// Why APNs or the device threw a held notification away.

@@ -1,0 +1,187 @@
+import PushlabCore
+
+/// A device as people write it (scenario YAML, control-API JSON): every field optional, with the
+/// simulator's defaults, so "a device with app X" is one line.
+public struct DeviceSpec: Decodable, Sendable {
+    public var id: String?
+    public var name: String?
+    public var iosVersion: String?
+    public var online: Bool?
+    public var locked: Bool?
+    public var lowPowerMode: Bool?
+    public var focus: Bool?
+    /// Seconds east of UTC, for calendar triggers.
+    public var utcOffsetSeconds: Int?
+    public var apps: [AppSpec]?
+
+    public init(id: String? = nil, apps: [AppSpec]? = nil) {
+        self.id = id
+        self.apps = apps
+    }
+
+    /// The device it describes; `place` prefixes every message ("devices[2]").
+    public func device(place: String) throws(SimulatorError) -> SimulatedDevice {
+        var seen = Set<String>()
+        var installs: [AppInstall] = []
+        for (index, app) in (apps ?? []).enumerated() {
+            guard seen.insert(app.bundleId).inserted else {
+                throw SimulatorError(.invalid, "\(place).apps[\(index)]: \(app.bundleId) is listed twice")
+            }
+            installs.append(try app.install(place: "\(place).apps[\(index)]"))
+        }
+        if let id, id.isEmpty || id.contains("/") {
+            throw SimulatorError(.invalid, "\(place).id must be non-empty and without '/'")
+        }
+        return SimulatedDevice(
+            id: id ?? "", name: name, iosVersion: iosVersion ?? "17.0", online: online ?? true,
+            locked: locked ?? false, lowPowerMode: lowPowerMode ?? false, focus: focus ?? false,
+            utcOffsetSeconds: utcOffsetSeconds ?? 0, apps: installs
+        )
+    }
+}
+
+/// An app install as people write it.
+public struct AppSpec: Decodable, Sendable {
+    public var bundleId: String
+    /// `development` (or `sandbox`, the default) or `production`.
+    public var environment: String?
+    /// 64+ hex digits; absent for a new random token.
+    public var deviceToken: String?
+    /// `userNotifications` (default) or `legacy`.
+    public var api: String?
+    /// Callback selectors (or their short names); absent for every callback of the API.
+    public var implements: [String]?
+    public var authorization: AuthorizationSpec?
+    /// `[remote-notification]` (the default) or `[]`.
+    public var backgroundModes: [String]?
+    public var categories: [CategorySpec]?
+    /// Any of `banner`, `list`, `sound`, `badge`.
+    public var willPresentOptions: [String]?
+    public var serviceExtension: Bool?
+    /// `notRunning` (default), `background`, `inactive` or `foreground`.
+    public var state: String?
+    /// `system` (default) or `user` (force-quit).
+    public var terminatedBy: String?
+    public var badge: Int?
+
+    public init(bundleId: String) { self.bundleId = bundleId }
+
+    public func install(place: String) throws(SimulatorError) -> AppInstall {
+        if bundleId.isEmpty { throw SimulatorError(.invalid, "\(place).bundleId must not be empty") }
+        let api = try parse(self.api ?? "userNotifications", as: NotificationAPI.self, "\(place).api")
+        var implements: Set<AppCallback>?
+        if let names = self.implements {
+            implements = []
+            for name in names {
+                guard let callback = AppCallback(name: name) else {
+                    throw SimulatorError(.invalid, "\(place).implements: \(name) is not a callback (use a selector of docs/SIMULATOR.md, e.g. application:didReceiveRemoteNotification:)")
+                }
+                implements?.insert(callback)
+            }
+        }
+        let modes = backgroundModes ?? ["remote-notification"]
+        if let unknown = modes.first(where: { $0 != "remote-notification" && !Self.otherBackgroundModes.contains($0) }) {
+            throw SimulatorError(.invalid, "\(place).backgroundModes: \(unknown) is not a background mode")
+        }
+        guard let options = PresentationOptions(names: willPresentOptions ?? []) else {
+            throw SimulatorError(.invalid, "\(place).willPresentOptions may hold banner, list, sound and badge, not \(willPresentOptions ?? [])")
+        }
+        var categories: [NotificationCategory] = []
+        for (index, category) in (self.categories ?? []).enumerated() {
+            categories.append(try category.category(place: "\(place).categories[\(index)]"))
+        }
+        if let badge, badge < 0 { throw SimulatorError(.invalid, "\(place).badge must be 0 or more") }
+        if let token = deviceToken, !token.isEmpty, token.count < 64 || token.count % 2 != 0 || !token.allSatisfy(\.isHexDigit) {
+            throw SimulatorError(.invalid, "\(place).deviceToken \(token) is not a device token (an even number of hex digits, at least 64)")
+        }
+        return AppInstall(
+            bundleID: bundleId,
+            environment: try environment.map { text throws(SimulatorError) in try Self.environment(text, place: "\(place).environment") } ?? .development,
+            deviceToken: deviceToken ?? "", api: api, implements: implements,
+            authorization: try authorization?.authorization(place: "\(place).authorization") ?? .authorized,
+            remoteNotificationBackgroundMode: modes.contains("remote-notification"),
+            categories: categories, willPresentOptions: options, serviceExtension: serviceExtension ?? false,
+            state: try parse(state ?? "notRunning", as: AppState.self, "\(place).state"),
+            terminatedBy: try parse(terminatedBy ?? "system", as: Termination.self, "\(place).terminatedBy"),
+            badge: badge ?? 0
+        )
+    }
+
+    static let otherBackgroundModes: Set<String> = ["audio", "fetch", "location", "voip", "processing", "bluetooth-central", "bluetooth-peripheral", "external-accessory", "push-to-talk"]
+
+    static func environment(_ text: String, place: String) throws(SimulatorError) -> APNsEnvironment {
+        switch text {
+        case "development", "sandbox": .development
+        case "production": .production
+        default: throw SimulatorError(.invalid, "\(place) must be development (or sandbox) or production, not \(text)")
+        }
+    }
+}
+
+/// `authorized` as a word, or `{status, alert, badge, sound}`.
+public struct AuthorizationSpec: Decodable, Sendable {
+    public var status: String
+    public var alert: Bool?
+    public var badge: Bool?
+    public var sound: Bool?
+
+    private enum Keys: String, CodingKey { case status, alert, badge, sound }
+
+    public init(from decoder: any Decoder) throws {
+        if let word = try? decoder.singleValueContainer().decode(String.self) {
+            status = word
+            return
+        }
+        let container = try decoder.container(keyedBy: Keys.self)
+        status = try container.decodeIfPresent(String.self, forKey: .status) ?? "authorized"
+        alert = try container.decodeIfPresent(Bool.self, forKey: .alert)
+        badge = try container.decodeIfPresent(Bool.self, forKey: .badge)
+        sound = try container.decodeIfPresent(Bool.self, forKey: .sound)
+    }
+
+    func authorization(place: String) throws(SimulatorError) -> NotificationAuthorization {
+        NotificationAuthorization(
+            status: try parse(status, as: NotificationAuthorization.Status.self, "\(place).status"),
+            alert: alert ?? true, badge: badge ?? true, sound: sound ?? true
+        )
+    }
+}
+
+public struct CategorySpec: Decodable, Sendable {
+    public var id: String
+    public var actions: [ActionSpec]?
+    public var customDismissAction: Bool?
+
+    public struct ActionSpec: Decodable, Sendable {
+        public var id: String
+        public var title: String?
+        /// `foreground` (default) or `background`.
+        public var activation: String?
+        public var destructive: Bool?
+        public var authenticationRequired: Bool?
+        public var textInput: Bool?
+    }
+
+    func category(place: String) throws(SimulatorError) -> NotificationCategory {
+        var actions: [NotificationCategory.Action] = []
+        for (index, action) in (self.actions ?? []).enumerated() {
+            let actionPlace = "\(place).actions[\(index)]"
+            if action.id.isEmpty { throw SimulatorError(.invalid, "\(actionPlace).id must not be empty") }
+            actions.append(NotificationCategory.Action(
+                identifier: action.id, title: action.title,
+                activation: try parse(action.activation ?? "foreground", as: NotificationCategory.Action.Activation.self, "\(actionPlace).activation"),
+                destructive: action.destructive ?? false, authenticationRequired: action.authenticationRequired ?? false,
+                textInput: action.textInput ?? false
+            ))
+        }
+        return NotificationCategory(identifier: id, actions: actions, customDismissAction: customDismissAction ?? false)
+    }
+}
+
+/// A word that must be one of an enum's cases, with the choices in the message.
+func parse<T: RawRepresentable & CaseIterable>(_ text: String, as type: T.Type, _ place: String) throws(SimulatorError) -> T where T.RawValue == String {
+    guard let value = T(rawValue: text) else {
+        throw SimulatorError(.invalid, "\(place) must be one of \(T.allCases.map(\.rawValue).joined(separator: ", ")), not \(text)")
+    }
+    return value
+}

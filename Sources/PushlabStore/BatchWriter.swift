@@ -1,0 +1,61 @@
+import Dispatch
+import Foundation
+import GRDB
+import PushlabSimulator
+
+/// The one thread that writes. It wakes every `interval`, or at once when a flush asks, takes
+/// what was recorded and which devices changed, commits it all in one transaction, and answers
+/// the flushes that were waiting. A plain thread: SQLite blocks, and blocking belongs neither
+/// on an event loop nor on Swift's cooperative pool.
+final class BatchWriter: Sendable {
+    private let database: any DatabaseWriter
+    private let path: String
+    private let buffer: WriteBuffer
+    private let simulator: DeviceSimulator
+    private let interval: DispatchTimeInterval
+    private let wakeUp = DispatchSemaphore(value: 0)
+
+    init(database: any DatabaseWriter, path: String, buffer: WriteBuffer, simulator: DeviceSimulator, interval: Duration) {
+        self.database = database
+        self.path = path
+        self.buffer = buffer
+        self.simulator = simulator
+        let (seconds, attoseconds) = interval.components
+        let nanoseconds = max(1_000_000, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        self.interval = .nanoseconds(Int(clamping: nanoseconds))
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "PushlabStore writer"
+        thread.start()
+    }
+
+    /// Runs the next batch now instead of at the end of the interval.
+    func wake() { wakeUp.signal() }
+
+    private func run() {
+        while true {
+            _ = wakeUp.wait(timeout: .now() + interval)
+            var batch = buffer.takeBatch()
+            // Taken after the waiters: a device changed before `flush()` was called is in this batch.
+            batch.writes.add(simulator.takeChanges())
+            buffer.finish(batch, error: write(batch.writes))
+            if batch.isLast { return }
+        }
+    }
+
+    private func write(_ writes: PendingWrites) -> StoreError? {
+        guard !writes.isEmpty else { return nil }
+        do {
+            try database.write { db in
+                try ObservationRows.insert(writes.observations, into: db)
+                try RequestRows.insert(writes.requests, into: db)
+                try DeviceRows.write(writes.devices, into: db)
+            }
+            return nil
+        } catch {
+            return .cannotWrite(path, error)
+        }
+    }
+}

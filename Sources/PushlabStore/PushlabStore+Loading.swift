@@ -1,0 +1,44 @@
+import PushlabSimulator
+
+extension PushlabStore {
+    /// Puts the saved devices into the simulator, replacing the ones it has (their tokens are
+    /// registered in its world; what fell due while Pushlab was down happens at the next tick),
+    /// and continues observation numbering after the newest saved observation.
+    ///
+    /// Requests are not reloaded: the live `RequestLog` starts empty in every run, and saved
+    /// requests are read with `requests(deviceToken:status:reason:limit:)`.
+    @discardableResult
+    public func load() throws(StoreError) -> [SimulatedDevice] {
+        let (devices, lastSequence) = try StoreDatabase.read(database, path: path) { db in
+            (try DeviceRows.all(in: db), try ObservationRows.maximumSequence(in: db))
+        }
+        do {
+            try simulator.replaceAll(with: devices)
+        } catch {
+            throw StoreError(.unreadable, "Cannot load the devices saved in \(path): \(error)")
+        }
+        // They came from the store: nothing to write back.
+        _ = simulator.takeChanges()
+        simulator.resumeSequence(after: lastSequence)
+        return devices
+    }
+
+    /// The scenario the saved devices were seeded from (a fingerprint of its file), if any.
+    public func seededScenario() throws(StoreError) -> String? {
+        try StoreDatabase.read(database, path: path) { db in try MetaRows.value(of: MetaRows.seededScenario, in: db) }
+    }
+
+    /// Starts the saved world over from a scenario: every saved device row goes (the simulator's
+    /// current devices are written by the next batch) and `fingerprint` is remembered.
+    /// Observations and requests stay: they are history.
+    public func reseed(fromScenario fingerprint: String) throws(StoreError) {
+        do {
+            try database.write { db in
+                try db.execute(sql: "DELETE FROM devices")
+                try MetaRows.set(MetaRows.seededScenario, to: fingerprint, in: db)
+            }
+        } catch {
+            throw .cannotWrite(path, error)
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import GRDB
+import PushlabCore
+import PushlabSimulator
+
+/// Keeps what Pushlab records in SQLite: every observation, every APNs request, and each
+/// device's current state.
+///
+/// Recording never waits for the disk: observations (the store is one of the simulator's
+/// sinks) and request-log entries are appended to a buffer under a lock, and one background
+/// thread commits them, with the devices changed meanwhile, in one transaction every
+/// `flushInterval`. A file store is in WAL mode, so whatever a batch committed survives a
+/// crash or `kill -9` of the process.
+///
+/// Call `close()` when done: the simulator and the request log keep references to the store
+/// (neither can remove a listener), so the writer thread does not end by itself.
+public final class PushlabStore: ObservationSink, Sendable {
+    /// The file, or ":memory:" for a database that lives and dies with the store.
+    public let path: String
+    let database: any DatabaseWriter
+    let buffer: WriteBuffer
+    let simulator: DeviceSimulator
+    private let writer: BatchWriter
+
+    /// Opens (or creates) the store at `path` and starts recording `simulator`'s observations
+    /// and `requestLog`'s entries.
+    ///
+    /// - Parameters:
+    ///   - flushInterval: how long the writer sleeps between batches.
+    ///   - largeBatchSize: a batch over this size is still written whole, and counted in
+    ///     `statistics.largeBatches`.
+    ///   - backlogLimit: at most this many observations and requests wait in memory; past it new
+    ///     ones are dropped and counted, so a stalled disk cannot exhaust memory.
+    public init(
+        path: String, simulator: DeviceSimulator, requestLog: RequestLog, flushInterval: Duration = .milliseconds(100),
+        largeBatchSize: Int = 50_000, backlogLimit: Int = 2_000_000
+    ) throws(StoreError) {
+        let database = try StoreDatabase.open(path)
+        let (lastObservation, lastRequest) = try StoreDatabase.read(database, path: path) { db in
+            (try ObservationRows.maximumSequence(in: db), try RequestRows.maximumSequence(in: db))
+        }
+        let buffer = WriteBuffer(largeBatchSize: largeBatchSize, backlogLimit: backlogLimit)
+        self.path = path
+        self.database = database
+        self.buffer = buffer
+        self.simulator = simulator
+        writer = BatchWriter(database: database, path: path, buffer: buffer, simulator: simulator, interval: flushInterval)
+
+        // Numbering goes on after the saved observations even if `load()` is never called: a
+        // new observation must not reuse the sequence (the primary key) of a saved one.
+        simulator.resumeSequence(after: lastObservation)
+        simulator.addSink(self)
+        // The request log numbers from 1 in every process; saved requests keep counting up.
+        requestLog.observe { [buffer] entry in buffer.append(StoredRequest(entry, sequenceBase: lastRequest)) }
+        writer.start()
+    }
+
+    /// Called on the server's event loops: appends to the buffer and returns.
+    public func record(_ observations: [Observation]) {
+        buffer.append(observations)
+    }
+
+    /// Observations and requests recorded and not yet committed (a batch being written counts).
+    public var backlog: Int { buffer.backlog }
+
+    public var statistics: StoreStatistics { buffer.statistics }
+
+    /// Writes everything recorded so far, and every device changed so far, and returns once it
+    /// is committed. Throws the batch's error if the commit failed, or `.closed` after `close()`.
+    public func flush() async throws(StoreError) {
+        let result = await withCheckedContinuation { continuation in
+            if buffer.addFlushWaiter(continuation) { writer.wake() }
+        }
+        try result.get()
+    }
+
+    /// Stops recording, writes what is left, and stops the writer thread. Queries and `load()`
+    /// still work afterwards; a second call does nothing.
+    public func close() async throws(StoreError) {
+        let result = await withCheckedContinuation { continuation in
+            if buffer.close(continuation) { writer.wake() }
+        }
+        try result.get()
+    }
+}

@@ -1,0 +1,37 @@
+import GRDB
+
+/// The filters of `PushlabStore.requests(...)`, as SQL for saved rows and as a test for
+/// buffered ones.
+struct RequestQuery {
+    var deviceToken: String?
+    var status: Int?
+    /// APNs's reason text, e.g. `BadDeviceToken`.
+    var reason: String?
+    var limit: Int
+
+    func matches(_ request: StoredRequest) -> Bool {
+        (deviceToken == nil || request.deviceToken == deviceToken)
+            && (status == nil || request.status == status)
+            && (reason == nil || request.reason?.rawValue == reason)
+    }
+
+    var statement: (sql: String, arguments: StatementArguments) {
+        var conditions: [String] = []
+        var arguments: StatementArguments = []
+        if let deviceToken {
+            conditions.append("deviceToken = ?")
+            arguments += [deviceToken]
+        }
+        if let status {
+            conditions.append("status = ?")
+            arguments += [status]
+        }
+        if let reason {
+            conditions.append("reason = ?")
+            arguments += [reason]
+        }
+        arguments += [Int64(limit)]
+        let filter = conditions.isEmpty ? "" : "WHERE \(conditions.joined(separator: " AND ")) "
+        return ("SELECT \(RequestRows.columns) FROM requests \(filter)ORDER BY sequence DESC LIMIT ?", arguments)
+    }
+}

@@ -1,0 +1,45 @@
+import GRDB
+import PushlabCore
+
+/// How APNs requests are written to and read back from the `requests` table.
+enum RequestRows {
+    static let columns = "sequence, time, connectionId, environment, deviceToken, topic, pushType, status, reason, apnsId"
+
+    static func insert(_ requests: [StoredRequest], into db: Database) throws {
+        let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO requests (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        for request in requests {
+            try statement.execute(arguments: [
+                // SQLite integers are signed; connection ids are small counters, the bit pattern round-trips.
+                request.sequence, request.time, Int64(bitPattern: request.connectionID), request.environment.rawValue,
+                request.deviceToken, request.topic, request.pushType, request.status, request.reason?.rawValue, request.apnsID,
+            ])
+        }
+    }
+
+    static func maximumSequence(in db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM requests") ?? 0
+    }
+
+    static func request(from row: Row) throws -> StoredRequest {
+        let sequence: Int64 = try row.decode(forColumn: "sequence")
+        let environmentText: String = try row.decode(forColumn: "environment")
+        guard let environment = APNsEnvironment(rawValue: environmentText) else {
+            throw StoreError(.unreadable, "request \(sequence) has an unknown environment \(environmentText)")
+        }
+        let reasonText: String? = try row.decode(forColumn: "reason")
+        var reason: APNsErrorReason?
+        if let reasonText {
+            guard let known = APNsErrorReason(rawValue: reasonText) else {
+                throw StoreError(.unreadable, "request \(sequence) has an unknown reason \(reasonText)")
+            }
+            reason = known
+        }
+        let connectionID: Int64 = try row.decode(forColumn: "connectionId")
+        return StoredRequest(
+            sequence: sequence, time: try row.decode(forColumn: "time"), connectionID: UInt64(bitPattern: connectionID),
+            environment: environment, deviceToken: try row.decode(forColumn: "deviceToken"), topic: try row.decode(forColumn: "topic"),
+            pushType: try row.decode(forColumn: "pushType"), status: try row.decode(forColumn: "status"), reason: reason,
+            apnsID: try row.decode(forColumn: "apnsId")
+        )
+    }
+}

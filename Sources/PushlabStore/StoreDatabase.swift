@@ -1,0 +1,42 @@
+import GRDB
+
+/// Opens the SQLite database behind a store and brings its schema up to date.
+enum StoreDatabase {
+    /// SQLite's name for a database that lives in memory only.
+    static let inMemoryPath = ":memory:"
+
+    static func open(_ path: String) throws(StoreError) -> any DatabaseWriter {
+        var configuration = Configuration()
+        configuration.label = "PushlabStore"
+        // A second process (or a second store in tests) may hold the write lock for a moment.
+        configuration.busyMode = .timeout(5)
+        do {
+            let database: any DatabaseWriter
+            if path == inMemoryPath {
+                database = try DatabaseQueue(configuration: configuration)
+            } else {
+                // A pool puts the file in WAL mode: readers never wait for the writer, and a
+                // commit survives a crash. NORMAL skips the fsync per commit that FULL makes; a
+                // power loss may cost the newest batches, a crash of the process costs nothing.
+                configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+                database = try DatabasePool(path: path, configuration: configuration)
+            }
+            try StoreSchema.migrator.migrate(database)
+            return database
+        } catch {
+            throw .cannotOpen(path, error)
+        }
+    }
+}
+
+extension StoreDatabase {
+    /// Runs `body` on a consistent snapshot; every failure, SQLite's or a row's, becomes a
+    /// `StoreError` naming the file.
+    static func read<T>(_ database: any DatabaseReader, path: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try database.read(body)
+        } catch {
+            throw .cannotRead(path, error)
+        }
+    }
+}

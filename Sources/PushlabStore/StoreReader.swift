@@ -1,0 +1,48 @@
+import Foundation
+import GRDB
+import PushlabSimulator
+
+/// Reads a store file another process (a running `pushlab serve`) is writing: read-only, no
+/// writer thread, no simulator. WAL lets it read while batches commit; it sees committed
+/// batches only.
+public struct StoreReader: Sendable {
+    public let path: String
+    private let database: DatabasePool
+
+    public init(path: String) throws(StoreError) {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw StoreError(.cannotOpen, "Cannot open store \(path): no such file (pushlab serve --db \(path) creates it)")
+        }
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.label = "PushlabStoreReader"
+        configuration.busyMode = .timeout(5)
+        let isStore: Bool
+        do {
+            database = try DatabasePool(path: path, configuration: configuration)
+            isStore = try database.read { db in try db.tableExists("observations") }
+        } catch {
+            throw .cannotOpen(path, error)
+        }
+        guard isStore else { throw StoreError(.cannotOpen, "Cannot open store \(path): it is not a Pushlab store") }
+        self.path = path
+    }
+
+    /// As `PushlabStore.observations`, committed rows only.
+    public func observations(deviceID: String? = nil, since: Int64 = 0, bundleID: String? = nil, kind: ObservationKind? = nil, limit: Int = 100) throws(StoreError) -> [Observation] {
+        guard limit > 0 else { return [] }
+        let (sql, arguments) = ObservationQuery(deviceID: deviceID, since: since, bundleID: bundleID, kind: kind, limit: limit).statement
+        return try StoreDatabase.read(database, path: path) { db in
+            try Row.fetchAll(db, sql: sql, arguments: arguments).map(ObservationRows.observation)
+        }
+    }
+
+    /// As `PushlabStore.requests`, committed rows only.
+    public func requests(deviceToken: String? = nil, status: Int? = nil, reason: String? = nil, limit: Int = 100) throws(StoreError) -> [StoredRequest] {
+        guard limit > 0 else { return [] }
+        let (sql, arguments) = RequestQuery(deviceToken: deviceToken, status: status, reason: reason, limit: limit).statement
+        return try StoreDatabase.read(database, path: path) { db in
+            try Row.fetchAll(db, sql: sql, arguments: arguments).map(RequestRows.request)
+        }
+    }
+}

@@ -1,0 +1,18 @@
+/// How the background writer is doing, for metrics.
+public struct StoreStatistics: Sendable, Equatable {
+    /// Transactions committed.
+    public var batchesWritten = 0
+    /// Observations, requests and device states committed.
+    public var itemsWritten = 0
+    public var largestBatch = 0
+    /// Batches over the store's `largeBatchSize`: still written whole, in one transaction, and
+    /// counted here because they mean recording outpaces the disk.
+    public var largeBatches = 0
+    /// Transactions that failed; their items stay buffered and are tried again.
+    public var failedBatches = 0
+    /// Observations and requests thrown away because the backlog was at its limit.
+    public var droppedItems = 0
+    public var lastError: StoreError?
+
+    public init() {}
+}

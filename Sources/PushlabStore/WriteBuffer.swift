@@ -1,0 +1,149 @@
+import PushlabSimulator
+import Synchronization
+
+/// Everything the recording threads and the writer thread share, behind one lock held only
+/// to append or swap arrays: recording on an event loop never waits for SQLite.
+final class WriteBuffer: Sendable {
+    typealias Waiter = CheckedContinuation<Result<Void, StoreError>, Never>
+
+    /// What the writer took in one go, and who waits for it to be committed.
+    struct Batch: Sendable {
+        var writes: PendingWrites
+        var waiters: [Waiter]
+        /// `close()` was called: the writer stops after this batch.
+        var isLast: Bool
+    }
+
+    private struct State {
+        var pending = PendingWrites()
+        /// Taken by the writer, not yet committed: queries still see it here.
+        var inFlight = PendingWrites()
+        var waiters: [Waiter] = []
+        var isClosing = false
+        var isClosed = false
+        var statistics = StoreStatistics()
+
+        var backlog: Int { pending.count + inFlight.count }
+    }
+
+    private let state = Mutex(State())
+    let largeBatchSize: Int
+    let backlogLimit: Int
+
+    init(largeBatchSize: Int, backlogLimit: Int) {
+        self.largeBatchSize = max(1, largeBatchSize)
+        self.backlogLimit = max(1, backlogLimit)
+    }
+
+    // MARK: Recording (any thread)
+
+    func append(_ observations: [Observation]) {
+        state.withLock { state in
+            guard !state.isClosing else { return }
+            let room = max(0, backlogLimit - state.backlog)
+            if observations.count <= room {
+                state.pending.observations += observations
+            } else {
+                state.pending.observations += observations.prefix(room)
+                state.statistics.droppedItems += observations.count - room
+            }
+        }
+    }
+
+    func append(_ request: StoredRequest) {
+        state.withLock { state in
+            guard !state.isClosing else { return }
+            if state.backlog < backlogLimit {
+                state.pending.requests.append(request)
+            } else {
+                state.statistics.droppedItems += 1
+            }
+        }
+    }
+
+    var backlog: Int { state.withLock { $0.backlog } }
+
+    var statistics: StoreStatistics { state.withLock { $0.statistics } }
+
+    /// Recorded but not yet committed, oldest first. Copied while locked, by the reader: handing
+    /// out the arrays themselves would make the next `append` on an event loop copy them.
+    var unwritten: (observations: [Observation], requests: [StoredRequest]) {
+        state.withLock { state in
+            (state.inFlight.observations + state.pending.observations, state.inFlight.requests + state.pending.requests)
+        }
+    }
+
+    // MARK: Flushing and closing
+
+    /// Queues `waiter` for the next commit; false (and answered at once) when the store is closed.
+    func addFlushWaiter(_ waiter: Waiter) -> Bool {
+        let accepted = state.withLock { state in
+            guard !state.isClosed else { return false }
+            state.waiters.append(waiter)
+            return true
+        }
+        if !accepted { waiter.resume(returning: .failure(StoreError(.closed, "The store is closed"))) }
+        return accepted
+    }
+
+    /// Stops recording and queues `waiter` for the final commit; false (and answered at once)
+    /// when the store is already closed.
+    func close(_ waiter: Waiter) -> Bool {
+        let accepted = state.withLock { state in
+            guard !state.isClosed else { return false }
+            state.isClosing = true
+            state.waiters.append(waiter)
+            return true
+        }
+        if !accepted { waiter.resume(returning: .success(())) }
+        return accepted
+    }
+
+    // MARK: The writer's side
+
+    func takeBatch() -> Batch {
+        state.withLock { state in
+            state.inFlight = state.pending
+            state.pending = PendingWrites()
+            let waiters = state.waiters
+            state.waiters = []
+            return Batch(writes: state.inFlight, waiters: waiters, isLast: state.isClosing)
+        }
+    }
+
+    /// Records how `batch` went and answers its waiters. A failed batch goes back in front of
+    /// what was recorded since, to be tried again, unless that would pass the backlog limit.
+    func finish(_ batch: Batch, error: StoreError?) {
+        let waiters = state.withLock { state -> [Waiter] in
+            state.inFlight = PendingWrites()
+            if let error {
+                state.statistics.failedBatches += 1
+                state.statistics.lastError = error
+                var retry = batch.writes
+                let items = retry.observations.count + retry.requests.count
+                if state.pending.count + retry.count > backlogLimit {
+                    // Device states are kept (at most one per device); the items are lost.
+                    state.statistics.droppedItems += items
+                    retry.observations = []
+                    retry.requests = []
+                }
+                state.pending.putBack(retry)
+            } else if !batch.writes.isEmpty {
+                let size = batch.writes.count
+                state.statistics.batchesWritten += 1
+                state.statistics.itemsWritten += size
+                state.statistics.largestBatch = max(state.statistics.largestBatch, size)
+                if size > largeBatchSize { state.statistics.largeBatches += 1 }
+            }
+            guard batch.isLast else { return batch.waiters }
+            // Nothing is recorded once closing: flushes that came in during the last batch
+            // are answered by it.
+            state.isClosed = true
+            let late = state.waiters
+            state.waiters = []
+            return batch.waiters + late
+        }
+        let result: Result<Void, StoreError> = error.map { .failure($0) } ?? .success(())
+        for waiter in waiters { waiter.resume(returning: result) }
+    }
+}

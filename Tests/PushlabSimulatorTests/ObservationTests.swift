@@ -1,0 +1,118 @@
+@testable import PushlabSimulator
+import PushlabCore
+import Testing
+
+/// The observation plumbing: ordering and the JSON form the store and control API use.
+@Suite("Observations")
+struct ObservationTests {
+    @Test("Sequence numbers increase per device, and are unique across devices")
+    func sequencesIncrease() throws {
+        let h = try SimulatorHarness(.testApp(state: .background))
+        try h.simulator.addDevice(SimulatedDevice(id: "ipad-2", apps: [.testApp(state: .background)]))
+        for _ in 0..<5 {
+            try h.alert()
+            try h.tapNotification()
+            try h.change(.background)
+            try h.simulator.interact(.tapAppIcon(bundleID: Fixture.bundleID), on: "ipad-2")
+            try h.simulator.changeApp(Fixture.bundleID, on: "ipad-2", to: .background)
+            try h.advance(Fixture.minute)
+        }
+        for device in [h.deviceID, "ipad-2"] {
+            let sequences = h.log.observations(device: device).map(\.sequence)
+            #expect(sequences.count > 10)
+            #expect(zip(sequences, sequences.dropFirst()).allSatisfy { $0 < $1 }, "\(device): \(sequences)")
+        }
+        let everything = h.log.observations().map(\.sequence)
+        #expect(Set(everything).count == everything.count)
+        #expect(everything.max() == h.simulator.lastSequence)
+    }
+
+    @Test("Observation times follow the simulated clock")
+    func timesFollowClock() throws {
+        let h = try SimulatorHarness(.testApp(state: .background))
+        try h.advance(42 * Fixture.minute)
+        let seen = try h.during { try h.alert() }
+        #expect(!seen.isEmpty)
+        #expect(seen.allSatisfy { $0.time == Fixture.start + 42 * Fixture.minute })
+    }
+
+    /// At least one event of every kind, with optional fields both set and empty.
+    static func samples(_ kind: ObservationKind) -> [ObservationEvent] {
+        let payload = JSONValue.object([("aps", .object([("alert", .string("hi"))])), ("n", .number(3))])
+        switch kind {
+        case .stored: return [.stored(expiresAt: 1_769_817_600_000, replacing: nil), .stored(expiresAt: 5, replacing: "A-1")]
+        case .delivered: return [.delivered(pushType: "alert", priority: 10), .delivered(pushType: "local", priority: 5)]
+        case .discarded: return DiscardReason.allCases.map { .discarded($0, replacedBy: nil) } + [.discarded(.replaced, replacedBy: "B-2")]
+        case .throttled: return ThrottleReason.allCases.map { .throttled($0, until: nil) } + [.throttled(.budgetExhausted, until: 1_767_229_200_000)]
+        case .dropped: return DropReason.allCases.map { .dropped($0, message: nil) } + [.dropped(.forceQuit, message: "killed")]
+        case .banner: return [
+            .banner(title: nil, subtitle: nil, body: nil, actions: []),
+            .banner(title: "T", subtitle: "S", body: "推送内容", actions: ["reply", "delete"]),
+        ]
+        case .sound: return [.sound("default"), .sound("chime.caf")]
+        case .badge: return [.badge(0), .badge(12)]
+        case .notificationCenter: return [
+            .notificationCenter(.added, reason: nil), .notificationCenter(.removed, reason: .tapped),
+            .notificationCenter(.removed, reason: .collapsed), .notificationCenter(.removed, reason: .limit),
+        ]
+        case .callback: return AppState.allCases.map { .callback(.didFinishLaunching, appState: $0, arguments: CallbackArguments()) } + [
+            .callback(.didFinishLaunching, appState: .inactive, arguments: CallbackArguments(launchOptions: .object([(CallbackKey.remoteNotificationLaunchKey, payload)]))),
+            .callback(.handleRemoteActionWithResponseInfo, appState: .background, arguments: CallbackArguments(
+                userInfo: payload, actionIdentifier: "reply", typedText: "ok", responseInfo: .object([(CallbackKey.typedTextKey, .string("ok"))])
+            )),
+            .callback(.didRegisterForRemoteNotifications, appState: .foreground, arguments: CallbackArguments(deviceToken: String(repeating: "ab", count: 32))),
+            .callback(.didReceiveResponse, appState: .inactive, arguments: CallbackArguments(userInfo: payload, actionIdentifier: CallbackKey.defaultActionIdentifier, trigger: "calendar")),
+        ]
+        case .appState: return [.appState(from: .notRunning, to: .background), .appState(from: .foreground, to: .inactive)]
+        }
+    }
+
+    @Test("ObservationEvent(kind:details:) reads back what details wrote, for every kind", arguments: ObservationKind.allCases)
+    func detailsRoundTrip(_ kind: ObservationKind) throws {
+        let events = Self.samples(kind)
+        #expect(!events.isEmpty)
+        for event in events {
+            #expect(event.kind == kind)
+            #expect(ObservationEvent(kind: kind, details: event.details) == event, "\(event)")
+        }
+    }
+
+    @Test("Every callback selector round-trips through details")
+    func everyCallbackRoundTrips() {
+        for callback in AppCallback.allCases {
+            let event = ObservationEvent.callback(callback, appState: .background, arguments: CallbackArguments(userInfo: .object([])))
+            #expect(ObservationEvent(kind: .callback, details: event.details) == event, "\(callback.rawValue)")
+        }
+    }
+
+    @Test("Details that do not fit the kind are refused")
+    func mismatchedDetails() {
+        #expect(ObservationEvent(kind: .badge, details: .object([])) == nil)
+        #expect(ObservationEvent(kind: .discarded, details: .object([("reason", .string("lost"))])) == nil)
+        #expect(ObservationEvent(kind: .callback, details: ObservationEvent.sound("x").details) == nil)
+    }
+
+    @Test("Everything a busy device observed round-trips")
+    func realObservationsRoundTrip() throws {
+        let categories = [NotificationCategory(identifier: "alert", actions: [Actions.reply, Actions.delete], customDismissAction: true)]
+        let h = try SimulatorHarness(.testApp(api: .userNotifications, state: .notRunning, categories: categories))
+        try h.push(Actions.payload)
+        try h.tapAction("reply", text: "yes")
+        try h.push(Actions.payload)
+        try h.dismiss()
+        try h.silent()
+        try h.silent(priority: 10)
+        try h.schedule(.alert("cal", .calendar(CalendarMatch(hour: 9), repeats: true)))
+        try h.advance(Fixture.day)
+        try h.simulator.updateDevice(h.deviceID, online: false)
+        try h.alert()
+        try h.alert()
+        let kinds = Set(h.all.map(\.kind))
+        #expect(kinds.isSuperset(of: [.callback, .banner, .notificationCenter, .discarded, .dropped, .stored, .delivered, .appState]))
+        for observation in h.all {
+            #expect(ObservationEvent(kind: observation.kind, details: observation.event.details) == observation.event)
+            #expect(observation.json["kind"]?.stringValue == observation.kind.rawValue)
+            #expect(observation.json["sequence"]?.integerValue == observation.sequence)
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import PushlabCore
+import PushlabSimulator
+import PushlabStore
+import Testing
+
+@Suite("Devices: saved as they change, loaded into the next run")
+struct DeviceSnapshotTests {
+    @Test func stateSurvivesIntoAFreshSimulatorAndItsWorld() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("store.db")
+
+        let firstRun = TestPushlab()
+        let first = try PushlabStore(path: path, simulator: firstRun.simulator, requestLog: firstRun.requestLog)
+        try firstRun.addPhone("phone-1", apps: [TestPushlab.app, TestPushlab.news])
+        try firstRun.addPhone("phone-2")
+        let token = firstRun.token("phone-1")
+        firstRun.push(to: token)
+        try firstRun.simulator.updateDevice("phone-1", name: "Ana's iPhone", locked: true)
+        try firstRun.simulator.removeDevice("phone-2")
+        try await first.close()
+        let saved = try #require(firstRun.simulator.device("phone-1"))
+        #expect(saved.app(TestPushlab.app)?.badge == 3 && saved.app(TestPushlab.app)?.notificationCenter.count == 1)
+
+        let secondRun = TestPushlab()
+        #expect(secondRun.world.token(token) == nil)
+        let second = try PushlabStore(path: path, simulator: secondRun.simulator, requestLog: secondRun.requestLog)
+        let loaded = try second.load()
+
+        #expect(loaded.map(\.id) == ["phone-1"], "the removed phone is gone from the file")
+        let reloaded = try #require(secondRun.simulator.device("phone-1"))
+        #expect(reloaded.name == "Ana's iPhone" && reloaded.locked)
+        #expect(reloaded.app(TestPushlab.app)?.badge == 3)
+        #expect(reloaded.app(TestPushlab.app)?.notificationCenter.map(\.content.title) == ["Goal"])
+        #expect(reloaded.app(TestPushlab.app)?.notificationCenter.map(\.identifier) == saved.app(TestPushlab.app)?.notificationCenter.map(\.identifier))
+        #expect(reloaded.apps.map(\.deviceToken) == saved.apps.map(\.deviceToken))
+        #expect(secondRun.world.token(token)?.deviceID == "phone-1", "the token is registered in the fresh world")
+        #expect(secondRun.world.token(firstRun.token("phone-1", TestPushlab.news))?.bundleID == TestPushlab.news)
+        #expect(secondRun.simulator.lastSequence == firstRun.simulator.lastSequence, "numbering continues")
+
+        // The next run goes on where the first stopped: APNs knows the token, the badge counts on.
+        #expect(secondRun.push(to: token, payload: #"{"aps":{"alert":"again","badge":4}}"#)?.status == 200)
+        try await second.flush()
+        let newest = try second.observations(since: firstRun.simulator.lastSequence, limit: 100)
+        #expect(newest.first?.sequence == firstRun.simulator.lastSequence + 1)
+        #expect(newest.contains { $0.event == .badge(4) })
+        #expect(secondRun.simulator.device("phone-1")?.app(TestPushlab.app)?.notificationCenter.count == 2)
+        try await second.close()
+    }
+
+    @Test func aReloadedDeviceMatchesTheSavedOneFieldForField() async throws {
+        let folder = try TemporaryDirectory()
+        let lab = TestPushlab()
+        let store = try PushlabStore(path: folder.path("store.db"), simulator: lab.simulator, requestLog: lab.requestLog)
+        try lab.addPhone("phone-1")
+        try ObservationStoreTests.driveEveryKind(lab, phone: "phone-1")
+        // Leave pushes held in the saved state: one low power mode holds, one APNs stores.
+        try lab.simulator.updateDevice("phone-1", lowPowerMode: true)
+        lab.push(to: lab.token("phone-1"), priority: 5, payload: #"{"aps":{"alert":"held"},"z":1,"a":2}"#)
+        try lab.simulator.updateDevice("phone-1", online: false)
+        lab.push(to: lab.token("phone-1"), payload: #"{"aps":{"alert":"stored"},"z":1,"a":2}"#)
+        try await store.flush()
+        let app = try #require(lab.simulator.device("phone-1")?.app(TestPushlab.app))
+        #expect(app.heldLowPriority.count == 1 && app.storedWhileOffline != nil)
+
+        let fresh = TestPushlab()
+        let reader = try PushlabStore(path: folder.path("store.db"), simulator: fresh.simulator, requestLog: fresh.requestLog)
+        let loaded = try reader.load()
+        let original = lab.simulator.devices
+        #expect(loaded.count == 1 && original.count == 1)
+        // Everything comes back: apps, states, badges, tokens, Notification Center entries
+        // with their payloads, keys in the order they were sent.
+        #expect(loaded == original)
+        try await reader.close()
+        try await store.close()
+    }
+
+    @Test func reseedingFromAScenarioDropsTheSavedDevicesAndKeepsHistory() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("store.db")
+        let firstRun = TestPushlab()
+        let first = try PushlabStore(path: path, simulator: firstRun.simulator, requestLog: firstRun.requestLog)
+        #expect(try first.seededScenario() == nil)
+        try first.reseed(fromScenario: "scenario-a")
+        try firstRun.addPhone("phone-1")
+        firstRun.push(to: firstRun.token("phone-1"))
+        try await first.close()
+
+        let secondRun = TestPushlab()
+        let second = try PushlabStore(path: path, simulator: secondRun.simulator, requestLog: secondRun.requestLog)
+        #expect(try second.seededScenario() == "scenario-a")
+        try second.reseed(fromScenario: "scenario-b")
+        #expect(try second.seededScenario() == "scenario-b")
+        #expect(try second.load().isEmpty, "the saved devices are gone")
+        #expect(try second.observations(deviceID: "phone-1").count > 0, "observations are history and stay")
+        try await second.close()
+    }
+}

@@ -1,0 +1,83 @@
+import PushlabCore
+import PushlabSimulator
+import PushlabStore
+import Testing
+
+@Suite("Observations: saved as recorded, read back with filters")
+struct ObservationStoreTests {
+    /// Drives one phone through every kind of observation: delivery, banner, sound, badge,
+    /// Notification Center, callbacks and app states, a dropped background push, low power
+    /// mode's throttling, and APNs storing (and replacing) a push while the phone is offline.
+    static func driveEveryKind(_ lab: TestPushlab, phone: String) throws {
+        let token = lab.token(phone)
+        #expect(lab.push(to: token)?.status == 200)
+        try lab.simulator.interact(.tapNotification(bundleID: TestPushlab.app, notificationID: nil), on: phone)
+        lab.push(to: token, type: "background", priority: 10, payload: #"{"aps":{"content-available":1}}"#)
+        try lab.simulator.changeApp(TestPushlab.app, on: phone, to: .background)
+        try lab.simulator.updateDevice(phone, lowPowerMode: true)
+        lab.push(to: token, priority: 5)
+        try lab.simulator.updateDevice(phone, online: false, lowPowerMode: false)
+        lab.push(to: token, payload: #"{"aps":{"alert":"first"}}"#)
+        lab.push(to: token, payload: #"{"aps":{"alert":"second"}}"#)
+        try lab.simulator.advanceClock(milliseconds: 60_000)
+        try lab.simulator.updateDevice(phone, online: true)
+    }
+
+    @Test func everyKindComesBackExactlyAsTheSimulatorRecordedIt() async throws {
+        let folder = try TemporaryDirectory()
+        let lab = TestPushlab()
+        let reference = InMemoryObservationLog()
+        lab.simulator.addSink(reference)
+        let store = try PushlabStore(path: folder.path("store.db"), simulator: lab.simulator, requestLog: lab.requestLog)
+        try lab.addPhone("phone-1")
+
+        try Self.driveEveryKind(lab, phone: "phone-1")
+        try await store.flush()
+
+        let recorded = reference.observations()
+        #expect(Set(recorded.map(\.kind)) == Set(ObservationKind.allCases))
+        #expect(store.backlog == 0, "after the flush every row comes from the file")
+        #expect(try store.observations(limit: 10_000) == recorded)
+        try await store.close()
+    }
+
+    @Test func filtersSinceAndLimitAnswerAsTheInMemoryLogDoes() async throws {
+        let folder = try TemporaryDirectory()
+        let lab = TestPushlab()
+        let reference = InMemoryObservationLog()
+        lab.simulator.addSink(reference)
+        // An hour between batches: only `flush()` writes, so each check below knows what is
+        // in the file and what is still buffered.
+        let store = try PushlabStore(path: folder.path("store.db"), simulator: lab.simulator, requestLog: lab.requestLog, flushInterval: .seconds(3600))
+        try lab.addPhone("phone-1", apps: [TestPushlab.app, TestPushlab.news])
+        try lab.addPhone("phone-2")
+
+        lab.push(to: lab.token("phone-1"))
+        lab.push(to: lab.token("phone-1", TestPushlab.news), topic: TestPushlab.news)
+        try await store.flush()
+        lab.push(to: lab.token("phone-2"))
+        try lab.simulator.interact(.tapNotification(bundleID: TestPushlab.app, notificationID: nil), on: "phone-2")
+        lab.push(to: lab.token("phone-1"), payload: #"{"aps":{"alert":"again","badge":7}}"#)
+
+        let middle = reference.observations()[reference.observations().count / 2].sequence
+        func checkEveryFilter(_ state: Comment) throws {
+            #expect(try store.observations(limit: 1000) == reference.observations(), state)
+            #expect(try store.observations(deviceID: "phone-2", limit: 1000) == reference.observations(device: "phone-2"), state)
+            #expect(try store.observations(bundleID: TestPushlab.news, limit: 1000) == reference.observations(bundleID: TestPushlab.news), state)
+            #expect(try store.observations(kind: .badge, limit: 1000) == reference.observations(kind: .badge), state)
+            #expect(try store.observations(since: middle, limit: 1000) == reference.observations(since: middle), state)
+            #expect(try store.observations(deviceID: "phone-1", since: middle, bundleID: TestPushlab.app, kind: .badge, limit: 1000)
+                == reference.observations(device: "phone-1", since: middle, bundleID: TestPushlab.app, kind: .badge), state)
+            #expect(try store.observations(since: middle, limit: 3) == reference.observations(since: middle, limit: 3), state)
+            #expect(try store.observations(limit: 0).isEmpty, state)
+        }
+
+        #expect(store.backlog > 0)
+        try checkEveryFilter("half in the file, half buffered")
+        #expect(try store.observations(kind: .badge, limit: 1000).map(\.event) == [.badge(3), .badge(3), .badge(3), .badge(7)])
+        try await store.flush()
+        #expect(store.backlog == 0)
+        try checkEveryFilter("all in the file")
+        try await store.close()
+    }
+}
