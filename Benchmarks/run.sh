@@ -10,6 +10,11 @@
 #                     [--points "1x100 10x100 100x10"] [--rounds N]
 #                     [--duration SECONDS] [--warm-up SECONDS]
 #                     [--h2load-threads N] [--extra-pushlab-args "..."]
+#                     [--devices N]
+#
+# --devices N: N simulated devices (one app each, in the background) hold the
+# tokens instead of bare tokens, and pushlab records every observation in a
+# SQLite store (Benchmarks/.work/bench.db): the whole product under load.
 #
 # Environment: PUSHLAB_BIN (use this binary, skip the build), PUSHLAB_ARGS
 # (extra pushlab arguments), PUSHLAB_CERT_DIR (default: <repo>/certs),
@@ -58,6 +63,7 @@ ROUNDS="" DURATION="" WARMUP=""
 # and the server is the bottleneck. Client and server still share the two
 # cores, which compresses ratios towards 1: see README.md.
 H2LOAD_THREADS=2
+DEVICES=0
 
 usage() { sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 die() { echo "run.sh: $*" >&2; exit 1; }
@@ -85,6 +91,7 @@ for ((i = 0; i < ${#args[@]}; i++)); do
         --duration) value; DURATION=$val ;;
         --warm-up) value; WARMUP=$val ;;
         --h2load-threads) value; H2LOAD_THREADS=$val ;;
+        --devices) value; DEVICES=$val ;;
         -h|--help) usage; exit 0 ;;
         *) usage >&2; die "unknown option: ${args[i]}" ;;
     esac
@@ -109,6 +116,8 @@ is_uint "$ROUNDS" || die "--rounds must be a positive integer"
 is_uint "$DURATION" || die "--duration must be a positive integer (seconds)"
 is_uint "$WARMUP" || die "--warm-up must be a positive integer (seconds)"
 is_uint "$H2LOAD_THREADS" || die "--h2load-threads must be a positive integer"
+[[ $DEVICES =~ ^[0-9]+$ ]] || die "--devices must be a number"
+if ((DEVICES > 0)); then TOKEN_COUNT=$DEVICES; fi
 read -ra POINT_LIST <<<"$POINTS"
 [[ ${#POINT_LIST[@]} -gt 0 ]] || die "--points is empty"
 for p in "${POINT_LIST[@]}"; do
@@ -177,12 +186,29 @@ keys:
 apps:
   - bundleId: $TOPIC
     teamId: $TEAM_ID
+YAML
+if ((DEVICES > 0)); then
+    # Phones in the background: every push is a banner, a sound, a badge and a
+    # Notification Center entry, all recorded in the store.
+    cat >>"$WORK/scenario.yaml" <<YAML
+generatedDevices:
+  - count: $DEVICES
+    bundleId: $TOPIC
+    environment: development
+    prefix: be
+    idPrefix: bench
+    state: background
+YAML
+    EXTRA_PUSHLAB_ARGS="$EXTRA_PUSHLAB_ARGS --db $WORK/bench.db"
+else
+    cat >>"$WORK/scenario.yaml" <<YAML
 generatedDeviceTokens:
   - count: $TOKEN_COUNT
     bundleId: $TOPIC
     environment: development
     prefix: be
 YAML
+fi
 
 # 250-byte APNs payload.
 body_prefix='{"aps":{"alert":{"title":"Pushlab benchmark","body":"Your order #1234 has shipped and will arrive tomorrow."},"sound":"default","badge":1},"custom":"'

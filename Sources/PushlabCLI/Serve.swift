@@ -5,6 +5,8 @@ import Logging
 import NIOCore
 import PushlabCore
 import PushlabScenario
+import PushlabSimulator
+import PushlabStore
 import PushlabTransport
 
 struct Serve: AsyncParsableCommand {
@@ -32,6 +34,9 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "Scenario file: keys, apps, device tokens and APNs policy (default scenarios/default.yaml).")
     var scenario: String?
+
+    @Option(help: "SQLite store for observations, requests and device state (default pushlab.db; :memory: keeps nothing).")
+    var db: String?
 
     @Option(help: "Address both listeners bind to (default 127.0.0.1).")
     var host: String?
@@ -82,14 +87,57 @@ struct Serve: AsyncParsableCommand {
         }
         let logger = Logger(label: "pushlab")
         pushlab_keep_malloc_arenas_warm()
-        let world = try loadScenario(file: file)
-        let service = APNsProviderService(world: world.world, policy: world.scenario.policy)
+        let scenario = try loadScenario(file: file)
+        let world = APNsWorld()
+        let clock = SystemClock()
+        let simulator = DeviceSimulator(world: world, clock: clock, settings: scenario.simulatorSettings)
+        do {
+            try scenario.install(into: world, simulator: simulator)
+        } catch {
+            throw ValidationError("Scenario \(scenario.source): \(error.description)")
+        }
+        let service = APNsProviderService(world: world, policy: scenario.policy, clock: clock, sink: simulator)
+        let (store, reloaded) = try openStore(db ?? file?.db ?? "pushlab.db", scenario: scenario, simulator: simulator, log: service.log)
         let server = try PushlabServer(configuration: configuration, service: service, logger: logger)
         let bound = try await server.start()
-        printBanner(bound, configuration: configuration, scenario: world.scenario)
+        let ticker = Self.tick(simulator)
+        printBanner(bound, configuration: configuration, scenario: scenario, simulator: simulator, store: store, reloaded: reloaded)
         await ShutdownSignal.wait()
         logger.info("Shutting down: GOAWAY Shutdown on every connection")
         await server.shutdown()
+        ticker.cancel()
+        do {
+            try await store.close()
+        } catch {
+            logger.error("The store's last batch was not written: \(error.description)")
+        }
+    }
+
+    /// Opens the store. When its devices were seeded from this very scenario they are reloaded
+    /// (the state of the last run); otherwise the scenario's devices start a fresh world in it.
+    private func openStore(_ path: String, scenario: Scenario, simulator: DeviceSimulator, log: RequestLog) throws -> (PushlabStore, reloaded: Int?) {
+        do throws(StoreError) {
+            let store = try PushlabStore(path: path, simulator: simulator, requestLog: log)
+            let fingerprint = scenario.fingerprint
+            if path != ":memory:", try store.seededScenario() == fingerprint {
+                return (store, try store.load().count)
+            }
+            try store.reseed(fromScenario: fingerprint)
+            return (store, nil)
+        } catch {
+            throw ValidationError("\(error.description). Pass --db with a writable path, or --db :memory: to keep nothing.")
+        }
+    }
+
+    /// Real time: local notifications fire and held background pushes are released as their
+    /// times come (each observed at its own time, whatever the tick's lateness).
+    private static func tick(_ simulator: DeviceSimulator) -> Task<Void, Never> {
+        Task.detached {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(100))
+                simulator.runDueEvents()
+            }
+        }
     }
 
     private func resolvedConfiguration(file: ServeConfigurationFile?) throws -> ServerConfiguration {
@@ -116,7 +164,7 @@ struct Serve: AsyncParsableCommand {
         )
     }
 
-    private func loadScenario(file: ServeConfigurationFile?) throws -> (scenario: Scenario, world: APNsWorld) {
+    private func loadScenario(file: ServeConfigurationFile?) throws -> Scenario {
         let path = scenario ?? file?.scenario ?? "scenarios/default.yaml"
         guard FileManager.default.fileExists(atPath: path) else {
             throw ValidationError("Scenario \(path) does not exist. Run pushlab from the repository root or pass --scenario FILE.")
@@ -129,12 +177,10 @@ struct Serve: AsyncParsableCommand {
         }
         // Flags and the config file win over the scenario's policy.
         if let streams = maxConcurrentStreams ?? file?.http2?.maxConcurrentStreams { loaded.policy.maxConcurrentStreams = streams }
-        let world = APNsWorld()
-        loaded.install(into: world)
-        return (loaded, world)
+        return loaded
     }
 
-    private func printBanner(_ bound: [PushlabServer.BoundListener], configuration: ServerConfiguration, scenario: Scenario) {
+    private func printBanner(_ bound: [PushlabServer.BoundListener], configuration: ServerConfiguration, scenario: Scenario, simulator: DeviceSimulator, store: PushlabStore, reloaded: Int?) {
         var lines = ["Pushlab is serving the APNs provider API (HTTP/2 + TLS):"]
         for listener in bound {
             let host = listener.host.contains(":") ? "[\(listener.host)]" : listener.host
@@ -156,6 +202,21 @@ struct Serve: AsyncParsableCommand {
             lines.append("  token \(token.token)  \(token.environment.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0))  \(topic)  \(state)")
         }
         if scenario.tokens.count > 8 { lines.append("  … and \(scenario.tokens.count - 8) more tokens") }
+        let devices = simulator.deviceCount
+        if let reloaded {
+            lines.append("Store \(store.path): \(reloaded) device(s) reloaded as the last run left them (the scenario is unchanged)")
+        } else {
+            lines.append("Store \(store.path): devices from the scenario\(store.path == ":memory:" ? "; nothing is kept" : "")")
+        }
+        if devices > 0 { lines.append("Simulated devices (\(devices)):") }
+        for device in simulator.devices(limit: 8) {
+            lines.append("  \(device.id)  \(device.name)\(device.online ? "" : "  (offline)")")
+            for app in device.apps {
+                lines.append("    \(app.bundleID)  \(app.api.rawValue)  \(app.state.rawValue)  token \(app.deviceToken.isEmpty ? "(random)" : app.deviceToken)")
+            }
+        }
+        if devices > 8 { lines.append("  … and \(devices - 8) more devices") }
+        if devices > 0 { lines.append("What they observe: pushlab observations --db \(store.path) [--device ID]") }
         lines.append("Ready. Press Ctrl-C to stop.")
         // Unbuffered, so a script waiting for "Ready." sees it at once even through a pipe.
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))

@@ -30,6 +30,7 @@ struct ServeConfigurationFile: Decodable, Equatable {
     }
 
     var scenario: String?
+    var db: String?
     var host: String?
     var developmentPort: Int?
     var productionPort: Int?
@@ -57,7 +58,7 @@ struct ServeConfigurationFile: Decodable, Equatable {
     }
 
     private static let schema: [String: Set<String>] = [
-        "": ["scenario", "host", "developmentPort", "productionPort", "threads", "tls", "http2", "shutdownGracePeriodSeconds"],
+        "": ["scenario", "db", "host", "developmentPort", "productionPort", "threads", "tls", "http2", "shutdownGracePeriodSeconds"],
         "tls": ["certificate", "key", "clientCA"],
         "http2": ["maxConcurrentStreams"],
     ]

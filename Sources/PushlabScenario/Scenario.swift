@@ -1,6 +1,7 @@
 import Foundation
 import PushlabCore
 import PushlabOpenSSL
+import PushlabSimulator
 import Yams
 
 extension ES256Key: SignatureVerifier {}
@@ -13,8 +14,13 @@ public struct Scenario: Sendable {
     public var apps: [AppRecord]
     public var tokens: [DeviceTokenRecord]
     public var policy: APNsPolicy
+    public var devices: [SimulatedDevice]
+    public var simulatorSettings: SimulatorSettings
     /// The file it came from, for messages.
     public var source: String
+    /// Changes whenever the file's text does (FNV-1a of it): a store seeded from this scenario
+    /// knows whether it may reload its saved devices.
+    public var fingerprint: String
 
     public struct LoadError: Error, CustomStringConvertible {
         public let description: String
@@ -50,6 +56,22 @@ public struct Scenario: Sendable {
             throw LoadError(description: "Scenario \(source): policy: \(problem)")
         }
         let directory = URL(fileURLWithPath: source).deletingLastPathComponent()
+        var devices: [SimulatedDevice] = []
+        var simulatorSettings = SimulatorSettings()
+        do throws(SimulatorError) {
+            for (index, spec) in (file.devices ?? []).enumerated() {
+                devices.append(try spec.device(place: "devices[\(index)]"))
+            }
+            for (index, entry) in (file.generatedDevices ?? []).enumerated() {
+                devices += try generatedDevices(entry, place: "generatedDevices[\(index)]")
+            }
+            if let spec = file.simulator { simulatorSettings = try spec.applied(to: simulatorSettings) }
+        } catch {
+            throw LoadError(description: "Scenario \(source): \(error.description)")
+        }
+        if let duplicate = Dictionary(grouping: devices.map(\.id).filter { !$0.isEmpty }, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
+            throw LoadError(description: "Scenario \(source): device id \(duplicate) is used twice")
+        }
         return Scenario(
             name: file.name ?? URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent,
             description: file.description,
@@ -58,13 +80,22 @@ public struct Scenario: Sendable {
             tokens: try (file.deviceTokens ?? []).enumerated().map { try deviceToken($1, index: $0, source: source) }
                 + (file.generatedDeviceTokens ?? []).enumerated().flatMap { try generatedTokens($1, index: $0, source: source) },
             policy: policy,
-            source: source
+            devices: devices,
+            simulatorSettings: simulatorSettings,
+            source: source,
+            fingerprint: fingerprint(of: yaml)
         )
     }
 
     /// Puts this scenario's keys, apps and tokens into `world`, replacing what was there.
     public func install(into world: APNsWorld) {
         world.replaceAll(keys: keys, apps: apps, tokens: tokens)
+    }
+
+    /// Puts the world and the devices in place (the devices' tokens join the world).
+    public func install(into world: APNsWorld, simulator: DeviceSimulator) throws(SimulatorError) {
+        install(into: world)
+        try simulator.replaceAll(with: devices)
     }
 
     private static func signingKey(_ entry: ScenarioFile.Key, index: Int, directory: URL, source: String) throws -> SigningKey {
@@ -132,6 +163,37 @@ public struct Scenario: Sendable {
             let token = prefix + String(repeating: "0", count: 64 - prefix.count - digits.count) + digits
             return DeviceTokenRecord(token: token, bundleID: entry.bundleId, environment: environment)
         }
+    }
+
+    private static func fingerprint(of text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return String(hash, radix: 16)
+    }
+
+    private static func generatedDevices(_ entry: ScenarioFile.GeneratedDevices, place: String) throws(SimulatorError) -> [SimulatedDevice] {
+        let prefix = (entry.prefix ?? "").lowercased()
+        guard prefix.count < 48, prefix.allSatisfy(\.isHexDigit), (0...10_000_000).contains(entry.count) else {
+            throw SimulatorError(.invalid, "\(place): prefix must be under 48 hex digits and count 0...10000000")
+        }
+        var template = AppSpec(bundleId: entry.bundleId)
+        template.environment = entry.environment
+        template.api = entry.api
+        template.state = entry.state
+        let app = try template.install(place: place)
+        let idPrefix = entry.idPrefix ?? "generated"
+        guard !idPrefix.isEmpty, !idPrefix.contains("/") else {
+            throw SimulatorError(.invalid, "\(place): idPrefix must be non-empty and without '/'")
+        }
+        var devices: [SimulatedDevice] = []
+        devices.reserveCapacity(entry.count)
+        for number in 0..<entry.count {
+            let digits = String(number, radix: 16)
+            var install = app
+            install.deviceToken = prefix + String(repeating: "0", count: 64 - prefix.count - digits.count) + digits
+            devices.append(SimulatedDevice(id: "\(idPrefix)-\(number)", apps: [install]))
+        }
+        return devices
     }
 
     private static func tokenEnvironment(_ text: String) -> APNsEnvironment? {

@@ -1,5 +1,6 @@
 import Foundation
 import PushlabCore
+import PushlabSimulator
 
 /// A scenario file (YAML): the world Pushlab starts with. See `docs/SCENARIOS.md`.
 public struct ScenarioFile: Decodable, Sendable {
@@ -11,12 +12,30 @@ public struct ScenarioFile: Decodable, Sendable {
     /// Many tokens at once, for load tests: `prefix` + the index in hex, zero-padded to 64 digits.
     public var generatedDeviceTokens: [GeneratedTokens]?
     public var policy: PolicyFile?
+    /// Simulated devices and the apps on them.
+    public var devices: [DeviceSpec]?
+    /// Many devices at once, for load tests: one app each, tokens made as `generatedDeviceTokens`.
+    public var generatedDevices: [GeneratedDevices]?
+    /// The simulator's budget and storage rules.
+    public var simulator: SimulatorSettingsSpec?
 
     public struct GeneratedTokens: Decodable, Sendable {
         public var count: Int
         public var bundleId: String
         public var environment: String
         public var prefix: String?
+    }
+
+    public struct GeneratedDevices: Decodable, Sendable {
+        public var count: Int
+        public var bundleId: String
+        public var environment: String?
+        /// Token prefix (hex); the rest of the 64 digits is the index.
+        public var prefix: String?
+        /// Device ids are this, a dash and the index (default `device`).
+        public var idPrefix: String?
+        public var api: String?
+        public var state: String?
     }
 
     public struct Key: Decodable, Sendable {

@@ -3,14 +3,19 @@ import Yams
 /// The keys a scenario file may use, so that a misspelling is an error instead of a silently
 /// ignored setting.
 enum ScenarioSchema {
-    static let topLevel: Set<String> = ["name", "description", "keys", "apps", "deviceTokens", "generatedDeviceTokens", "policy"]
-    static let entries: [String: Set<String>] = [
-        "keys": ["keyId", "teamId", "publicKey", "publicKeyPem", "privateKeyPem", "environment", "topics", "relatedKeyId", "revoked"],
-        "apps": ["bundleId", "teamId"],
-        "deviceTokens": ["token", "bundleId", "environment", "kind", "state", "since", "device"],
-        "generatedDeviceTokens": ["count", "bundleId", "environment", "prefix"],
-    ]
-    static let policy: Set<String> = [
+    /// What a node may hold: a mapping with these keys (each with its own shape), a list of one
+    /// shape, or anything (a leaf).
+    indirect enum Shape: Sendable {
+        case mapping([String: Shape])
+        case list(Shape)
+        case leaf
+    }
+
+    static func fields(_ names: [String], _ nested: [String: Shape] = [:]) -> Shape {
+        .mapping(Dictionary(uniqueKeysWithValues: names.map { ($0, nested[$0] ?? .leaf) }))
+    }
+
+    static let policyKeys = [
         "checkOrder", "maxConcurrentStreams", "streamsBeforeFirstValidToken", "throttleStreamsAfterRejection",
         "deviceTokenFormat", "acceptUnknownDeviceTokens", "strictBackgroundPriority", "strictPayload", "strictApnsIDCase",
         "providerTokenLifetimeSeconds", "providerTokenFutureSkewSeconds", "providerTokenUpdateWindowSeconds",
@@ -19,29 +24,59 @@ enum ScenarioSchema {
         "sendUniqueIDInDevelopment",
     ]
 
-    /// Every key not in the schema, as `path.key`.
+    static let action = fields(["id", "title", "activation", "destructive", "authenticationRequired", "textInput"])
+    static let category = fields(["id", "actions", "customDismissAction"], ["actions": .list(action)])
+    static let app = fields(
+        ["bundleId", "environment", "deviceToken", "api", "implements", "authorization", "backgroundModes", "categories",
+         "willPresentOptions", "serviceExtension", "state", "terminatedBy", "badge"],
+        ["categories": .list(category), "authorization": fields(["status", "alert", "badge", "sound"])]
+    )
+    static let device = fields(
+        ["id", "name", "iosVersion", "online", "locked", "lowPowerMode", "focus", "utcOffsetSeconds", "apps"],
+        ["apps": .list(app)]
+    )
+
+    static let scenario = fields(
+        ["name", "description", "keys", "apps", "deviceTokens", "generatedDeviceTokens", "policy", "devices", "generatedDevices", "simulator"],
+        [
+            "keys": .list(fields(["keyId", "teamId", "publicKey", "publicKeyPem", "privateKeyPem", "environment", "topics", "relatedKeyId", "revoked"])),
+            "apps": .list(fields(["bundleId", "teamId"])),
+            "deviceTokens": .list(fields(["token", "bundleId", "environment", "kind", "state", "since", "device"])),
+            "generatedDeviceTokens": .list(fields(["count", "bundleId", "environment", "prefix"])),
+            "policy": fields(policyKeys),
+            "devices": .list(device),
+            "generatedDevices": .list(fields(["count", "bundleId", "environment", "prefix", "idPrefix", "api", "state"])),
+            "simulator": fields(["backgroundPushesPerHour", "backgroundPushesPerDay", "storageSeconds", "notificationCenterLimit"]),
+        ]
+    )
+
+    /// Every key not in the schema, as `path.key` (`devices[0].apps[1].stat`).
     static func unknownKeys(in yaml: String) -> [String] {
-        guard let root = try? Yams.compose(yaml: yaml), let mapping = root.mapping else { return [] }
+        guard let root = try? Yams.compose(yaml: yaml) else { return [] }
         var unknown: [String] = []
-        for (keyNode, value) in mapping {
-            guard let key = keyNode.string else { continue }
-            guard topLevel.contains(key) else {
-                unknown.append(key)
-                continue
+        collect(root, shape: scenario, path: "", into: &unknown)
+        return unknown
+    }
+
+    private static func collect(_ node: Node, shape: Shape, path: String, into unknown: inout [String]) {
+        switch shape {
+        case .leaf:
+            return
+        case .list(let element):
+            for (index, item) in (node.sequence ?? []).enumerated() {
+                collect(item, shape: element, path: "\(path)[\(index)]", into: &unknown)
             }
-            if key == "policy", let policyMapping = value.mapping {
-                for policyKey in policyMapping.keys.compactMap(\.string) where !policy.contains(policyKey) {
-                    unknown.append("policy.\(policyKey)")
+        case .mapping(let allowed):
+            guard let mapping = node.mapping else { return }
+            for (keyNode, value) in mapping {
+                guard let key = keyNode.string else { continue }
+                let keyPath = path.isEmpty ? key : "\(path).\(key)"
+                guard let child = allowed[key] else {
+                    unknown.append(keyPath)
+                    continue
                 }
-            }
-            if let allowed = entries[key], let sequence = value.sequence {
-                for (index, entry) in sequence.enumerated() {
-                    for entryKey in entry.mapping?.keys.compactMap(\.string) ?? [] where !allowed.contains(entryKey) {
-                        unknown.append("\(key)[\(index)].\(entryKey)")
-                    }
-                }
+                collect(value, shape: child, path: keyPath, into: &unknown)
             }
         }
-        return unknown
     }
 }
