@@ -85,7 +85,7 @@ extension Observation {
                 + (actions.isEmpty ? "" : "  [\(actions.joined(separator: ", "))]")
         case .sound(let name): name
         case .badge(let value): String(value)
-        case .notificationCenter(let change, let reason): change.rawValue + (reason.map { " (\($0.rawValue))" } ?? "")
+        case .notificationCenter(let change, let reason, _): change.rawValue + (reason.map { " (\($0.rawValue))" } ?? "")
         case .callback(let callback, let appState, let arguments):
             "\(callback.rawValue) [\(appState.rawValue)]" + Self.describe(arguments)
         case .appState(let from, let to): "\(from.rawValue) → \(to.rawValue)"

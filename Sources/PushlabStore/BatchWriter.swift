@@ -13,9 +13,13 @@ final class BatchWriter: Sendable {
     private let buffer: WriteBuffer
     private let simulator: DeviceSimulator
     private let interval: DispatchTimeInterval
+    /// Device snapshots are taken at most this often (and on every flush and at close): a busy
+    /// device changes with every push, and encoding it each batch would cost more than the pushes.
+    private let deviceInterval: Duration
     private let wakeUp = DispatchSemaphore(value: 0)
 
-    init(database: any DatabaseWriter, path: String, buffer: WriteBuffer, simulator: DeviceSimulator, interval: Duration) {
+    init(database: any DatabaseWriter, path: String, buffer: WriteBuffer, simulator: DeviceSimulator, interval: Duration, deviceInterval: Duration = .seconds(5)) {
+        self.deviceInterval = deviceInterval
         self.database = database
         self.path = path
         self.buffer = buffer
@@ -35,11 +39,16 @@ final class BatchWriter: Sendable {
     func wake() { wakeUp.signal() }
 
     private func run() {
+        let clock = ContinuousClock()
+        var lastSnapshot = clock.now
         while true {
             _ = wakeUp.wait(timeout: .now() + interval)
             var batch = buffer.takeBatch()
             // Taken after the waiters: a device changed before `flush()` was called is in this batch.
-            batch.writes.add(simulator.takeChanges())
+            if !batch.waiters.isEmpty || batch.isLast || clock.now - lastSnapshot >= deviceInterval {
+                batch.writes.add(simulator.takeChanges())
+                lastSnapshot = clock.now
+            }
             buffer.finish(batch, error: write(batch.writes))
             if batch.isLast { return }
         }
@@ -50,6 +59,7 @@ final class BatchWriter: Sendable {
         do {
             try database.write { db in
                 try ObservationRows.insert(writes.observations, into: db)
+                try NotificationCenterRows.apply(writes.observations, into: db)
                 try RequestRows.insert(writes.requests, into: db)
                 try DeviceRows.write(writes.devices, into: db)
             }

@@ -9,7 +9,8 @@ enum DeviceChange: Sendable {
 }
 
 /// How device snapshots are written to and read back from the `devices` table: one row per
-/// device, the whole `SimulatedDevice` as JSON, so a new field needs no migration.
+/// device, the `SimulatedDevice` as JSON (so a new field needs no migration) without its
+/// Notification Center entries, which `NotificationCenterRows` keeps.
 enum DeviceRows {
     static func write(_ changes: [String: DeviceChange], into db: Database) throws {
         let upsert = try db.cachedStatement(sql: "INSERT INTO devices (id, json) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET json = excluded.json")
@@ -17,25 +18,34 @@ enum DeviceRows {
         let encoder = JSONEncoder()
         for (id, change) in changes {
             switch change {
-            case .saved(let device):
+            case .saved(var device):
+                for app in device.apps.indices { device.apps[app].notificationCenter = [] }
                 let json = String(decoding: try encoder.encode(device), as: UTF8.self)
                 try upsert.execute(arguments: [id, json])
             case .removed:
                 try delete.execute(arguments: [id])
+                try NotificationCenterRows.removeDevice(id, in: db)
             }
         }
     }
 
+    /// Every saved device, its apps' Notification Center entries put back.
     static func all(in db: Database) throws -> [SimulatedDevice] {
         let decoder = JSONDecoder()
+        let entries = try NotificationCenterRows.all(in: db)
         return try Row.fetchAll(db, sql: "SELECT id, json FROM devices ORDER BY id").map { row in
             let id: String = try row.decode(forColumn: "id")
             let json: String = try row.decode(forColumn: "json")
+            var device: SimulatedDevice
             do {
-                return try decoder.decode(SimulatedDevice.self, from: Data(json.utf8))
+                device = try decoder.decode(SimulatedDevice.self, from: Data(json.utf8))
             } catch {
                 throw StoreError(.unreadable, "device \(id) cannot be read back: \(error)")
             }
+            if let byApp = entries[id] {
+                for app in device.apps.indices { device.apps[app].notificationCenter = byApp[device.apps[app].bundleID] ?? [] }
+            }
+            return device
         }
     }
 }

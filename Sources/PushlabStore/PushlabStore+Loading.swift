@@ -35,6 +35,7 @@ extension PushlabStore {
         do {
             try database.write { db in
                 try db.execute(sql: "DELETE FROM devices")
+                try db.execute(sql: "DELETE FROM notificationCenter")
                 try MetaRows.set(MetaRows.seededScenario, to: fingerprint, in: db)
             }
         } catch {

@@ -7,9 +7,12 @@ import PushlabSimulator
 ///
 /// Recording never waits for the disk: observations (the store is one of the simulator's
 /// sinks) and request-log entries are appended to a buffer under a lock, and one background
-/// thread commits them, with the devices changed meanwhile, in one transaction every
-/// `flushInterval`. A file store is in WAL mode, so whatever a batch committed survives a
-/// crash or `kill -9` of the process.
+/// thread commits them in one transaction every `flushInterval`, Notification Center entries
+/// with them (from the observations). Device snapshots (settings, app states, badges, held and
+/// pending notifications) of the devices changed meanwhile join a batch at most every 5 seconds,
+/// and on every `flush()` and at `close()`: encoding a busy device per push would cost more than
+/// the push. A file store is in WAL mode, so whatever a batch committed survives a crash or
+/// `kill -9` of the process.
 ///
 /// Call `close()` when done: the simulator and the request log keep references to the store
 /// (neither can remove a listener), so the writer thread does not end by itself.

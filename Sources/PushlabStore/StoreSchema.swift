@@ -15,11 +15,10 @@ enum StoreSchema {
                 table.column("kind", .text).notNull()
                 table.column("details", .text).notNull()
             }
-            // Each filter of `observations(deviceID:since:bundleID:kind:limit:)` walks its own
-            // index in sequence order, so "the next 100 after N" stays cheap with millions of rows.
+            // One index: each is another b-tree write per observation, and a busy server records
+            // about five per push. The device index serves the main query ("this phone, after
+            // N"); app and kind filters narrow what it, or the sequence order, finds.
             try db.create(index: "observations_by_device", on: "observations", columns: ["deviceId", "sequence"])
-            try db.create(index: "observations_by_bundle", on: "observations", columns: ["bundleId", "sequence"])
-            try db.create(index: "observations_by_kind", on: "observations", columns: ["kind", "sequence"])
 
             try db.create(table: "requests") { table in
                 table.primaryKey("sequence", .integer)
@@ -42,10 +41,21 @@ enum StoreSchema {
                 table.column("json", .text).notNull()
             }
         }
-        migrator.registerMigration("2-meta") { db in
+        migrator.registerMigration("2-meta-notification-center") { db in
             try db.create(table: "meta") { table in
                 table.primaryKey("key", .text)
                 table.column("value", .text).notNull()
+            }
+            // Kept apart from the device snapshots, row by row as entries come and go: a busy
+            // device's entries change with every push, and re-encoding them all would cost more
+            // than the pushes.
+            try db.create(table: "notificationCenter") { table in
+                table.column("deviceId", .text).notNull()
+                table.column("bundleId", .text).notNull()
+                table.column("identifier", .text).notNull()
+                table.column("sequence", .integer).notNull()
+                table.column("entry", .text).notNull()
+                table.primaryKey(["deviceId", "bundleId", "identifier"])
             }
         }
         return migrator

@@ -52,7 +52,17 @@ struct ObservationTests {
         case .sound: return [.sound("default"), .sound("chime.caf")]
         case .badge: return [.badge(0), .badge(12)]
         case .notificationCenter: return [
-            .notificationCenter(.added, reason: nil), .notificationCenter(.removed, reason: .tapped),
+            .notificationCenter(.added, reason: nil, entry: DeliveredNotification(
+                identifier: "A-1", isLocal: false, collapseID: "score", content: NotificationContent(payload: payload),
+                deliveredAt: 1_767_225_600_000, trigger: "push"
+            )),
+            .notificationCenter(.added, reason: nil, entry: DeliveredNotification(
+                identifier: "tea", isLocal: true, collapseID: nil,
+                content: NotificationContent(title: "Tea", subtitle: "now", body: "ready", sound: "kettle.caf", badge: 2, category: "C", threadID: "t",
+                                             contentAvailable: false, mutableContent: false, interruptionLevel: "time-sensitive", userInfo: .object([("k", .bool(true))])),
+                deliveredAt: 5, trigger: "timeInterval"
+            )),
+            .notificationCenter(.removed, reason: .tapped),
             .notificationCenter(.removed, reason: .collapsed), .notificationCenter(.removed, reason: .limit),
         ]
         case .callback: return AppState.allCases.map { .callback(.didFinishLaunching, appState: $0, arguments: CallbackArguments()) } + [

@@ -104,7 +104,7 @@ extension Array where Element == Observation {
         compactMap { if case .throttled(let reason, let until) = $0.event { (reason, until) } else { nil } }
     }
     var notificationCenterChanges: [(change: NotificationCenterChange, reason: RemovalReason?, id: String?)] {
-        compactMap { if case .notificationCenter(let change, let reason) = $0.event { (change, reason, $0.notificationID) } else { nil } }
+        compactMap { if case .notificationCenter(let change, let reason, _) = $0.event { (change, reason, $0.notificationID) } else { nil } }
     }
 }
 

@@ -94,4 +94,23 @@ struct DeviceSnapshotTests {
         #expect(try second.observations(deviceID: "phone-1").count > 0, "observations are history and stay")
         try await second.close()
     }
+
+    @Test func notificationCenterEntriesAreSavedWithEveryBatchNotWithTheSnapshot() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("store.db")
+        let firstRun = TestPushlab()
+        let first = try PushlabStore(path: path, simulator: firstRun.simulator, requestLog: firstRun.requestLog, flushInterval: .milliseconds(20))
+        try firstRun.addPhone("phone-1")
+        try await first.flush()  // the device row, with an empty Notification Center
+        firstRun.push(to: firstRun.token("phone-1"))
+        try await Task.sleep(for: .milliseconds(300))  // batches commit; the next snapshot is seconds away
+
+        let secondRun = TestPushlab()
+        let second = try PushlabStore(path: path, simulator: secondRun.simulator, requestLog: secondRun.requestLog)
+        let reloaded = try #require(try second.load().first)
+        #expect(reloaded.app(TestPushlab.app)?.notificationCenter.map(\.content.title) == ["Goal"])
+        #expect(reloaded.app(TestPushlab.app)?.notificationCenter.first?.content.userInfo["match"] == .number(42))
+        try await second.close()
+        try await first.close()
+    }
 }

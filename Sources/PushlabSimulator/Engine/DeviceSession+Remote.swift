@@ -156,11 +156,12 @@ extension DeviceSession {
             let replaced = device.apps[app].notificationCenter.remove(at: existing)
             record(app, replaced.identifier, .notificationCenter(.removed, reason: .collapsed))
         }
-        device.apps[app].notificationCenter.append(DeliveredNotification(
+        let entry = DeliveredNotification(
             identifier: notification.identifier, isLocal: notification.isLocal, collapseID: notification.collapseID,
             content: notification.content, deliveredAt: now, trigger: notification.trigger
-        ))
-        record(app, notification.identifier, .notificationCenter(.added, reason: nil))
+        )
+        device.apps[app].notificationCenter.append(entry)
+        record(app, notification.identifier, .notificationCenter(.added, reason: nil, entry: entry))
         if device.apps[app].notificationCenter.count > settings.notificationCenterLimit {
             let oldest = device.apps[app].notificationCenter.removeFirst()
             record(app, oldest.identifier, .notificationCenter(.removed, reason: .limit))

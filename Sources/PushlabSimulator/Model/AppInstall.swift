@@ -85,6 +85,15 @@ public struct DeliveredNotification: Sendable, Codable, Equatable {
     public var deliveredAt: EpochMilliseconds
     /// `push`, or the local trigger's kind.
     public var trigger: String
+
+    public init(identifier: String, isLocal: Bool, collapseID: String?, content: NotificationContent, deliveredAt: EpochMilliseconds, trigger: String) {
+        self.identifier = identifier
+        self.isLocal = isLocal
+        self.collapseID = collapseID
+        self.content = content
+        self.deliveredAt = deliveredAt
+        self.trigger = trigger
+    }
 }
 
 /// A remote notification APNs or the device is holding, with what delivery needs. A class:

@@ -32,9 +32,10 @@ extension ObservationEvent {
             put("sound", name)
         case .badge(let value):
             put("badge", Int64(value))
-        case .notificationCenter(let change, let reason):
+        case .notificationCenter(let change, let reason, let entry):
             put("change", change.rawValue)
             put("reason", reason?.rawValue)
+            if let entry, case .object(let fields) = entry.json { members += fields }
         case .callback(let callback, let appState, let arguments):
             put("callback", callback.rawValue)
             put("appState", appState.rawValue)
@@ -83,7 +84,10 @@ extension ObservationEvent {
             self = .badge(Int(value))
         case .notificationCenter:
             guard let change = text("change").flatMap(NotificationCenterChange.init(rawValue:)) else { return nil }
-            self = .notificationCenter(change, reason: text("reason").flatMap(RemovalReason.init(rawValue:)))
+            self = .notificationCenter(
+                change, reason: text("reason").flatMap(RemovalReason.init(rawValue:)),
+                entry: change == .added ? DeliveredNotification(json: details) : nil
+            )
         case .callback:
             guard let callback = text("callback").flatMap(AppCallback.init(rawValue:)),
                   let state = text("appState").flatMap(AppState.init(rawValue:)) else { return nil }

@@ -108,7 +108,8 @@ public enum ObservationEvent: Sendable, Equatable {
     case banner(title: String?, subtitle: String?, body: String?, actions: [String])
     case sound(String)
     case badge(Int)
-    case notificationCenter(NotificationCenterChange, reason: RemovalReason?)
+    /// `entry` is what was added (nil for a removal): the store keeps Notification Center from it.
+    case notificationCenter(NotificationCenterChange, reason: RemovalReason?, entry: DeliveredNotification? = nil)
     case callback(AppCallback, appState: AppState, arguments: CallbackArguments)
     case appState(from: AppState, to: AppState)
 
