@@ -57,52 +57,58 @@ public enum JSONValue: Sendable, Equatable {
 }
 
 extension JSONValue: CustomStringConvertible {
-    /// Compact JSON text.
+    /// Compact JSON text. Written as UTF-8 bytes: the store encodes every observation's details
+    /// with it, so it must not cost more than the push that made them.
     public var description: String {
-        var output = ""
+        var output: [UInt8] = []
+        output.reserveCapacity(128)
         write(to: &output)
-        return output
+        return String(decoding: output, as: UTF8.self)
     }
 
-    private func write(to output: inout String) {
+    private func write(to output: inout [UInt8]) {
         switch self {
-        case .null: output += "null"
-        case .bool(let value): output += value ? "true" : "false"
+        case .null: output += "null".utf8
+        case .bool(let value): output += (value ? "true" : "false").utf8
         case .number(let value):
-            if value.rounded() == value && abs(value) < 1e15 { output += String(Int64(value)) } else { output += String(value) }
+            if value.rounded() == value && abs(value) < 1e15 { output += String(Int64(value)).utf8 } else { output += String(value).utf8 }
         case .string(let value): JSONValue.writeString(value, to: &output)
         case .array(let values):
-            output += "["
+            output.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
-                if index > 0 { output += "," }
+                if index > 0 { output.append(UInt8(ascii: ",")) }
                 value.write(to: &output)
             }
-            output += "]"
+            output.append(UInt8(ascii: "]"))
         case .object(let members):
-            output += "{"
+            output.append(UInt8(ascii: "{"))
             for (index, member) in members.enumerated() {
-                if index > 0 { output += "," }
+                if index > 0 { output.append(UInt8(ascii: ",")) }
                 JSONValue.writeString(member.key, to: &output)
-                output += ":"
+                output.append(UInt8(ascii: ":"))
                 member.value.write(to: &output)
             }
-            output += "}"
+            output.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func writeString(_ value: String, to output: inout String) {
-        output += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case _ where scalar.value < 0x20: output += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
-            default: output.unicodeScalars.append(scalar)
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    private static func writeString(_ value: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): output += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case UInt8(ascii: "\n"): output += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case UInt8(ascii: "\r"): output += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case UInt8(ascii: "\t"): output += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case 0..<0x20:
+                output += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]]
+            default:
+                output.append(byte)  // UTF-8 multi-byte sequences pass through whole
             }
         }
-        output += "\""
+        output.append(UInt8(ascii: "\""))
     }
 }
