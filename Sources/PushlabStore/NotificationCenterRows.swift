@@ -5,14 +5,14 @@ import PushlabSimulator
 /// Notification Center entries, kept up to date from the `notificationCenter` observations
 /// (an `added` one carries the entry) rather than from device snapshots.
 enum NotificationCenterRows {
-    static func apply(_ observations: [Observation], into db: Database) throws {
+    static func apply(_ observations: some Sequence<Observation>, into db: Database) throws {
         let upsert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO notificationCenter (deviceId, bundleId, identifier, sequence, entry) VALUES (?, ?, ?, ?, ?)")
         let delete = try db.cachedStatement(sql: "DELETE FROM notificationCenter WHERE deviceId = ? AND bundleId = ? AND identifier = ?")
         for observation in observations {
             guard case .notificationCenter(let change, _, let entry) = observation.event, let identifier = observation.notificationID else { continue }
             switch (change, entry) {
             case (.added, let entry?):
-                try upsert.execute(arguments: [observation.deviceID, observation.bundleID, identifier, observation.sequence, entry.json.description])
+                try upsert.execute(arguments: [observation.deviceID, observation.bundleID, identifier, observation.sequence, entry.jsonText])
             case (.removed, _):
                 try delete.execute(arguments: [observation.deviceID, observation.bundleID, identifier])
             case (.added, nil):

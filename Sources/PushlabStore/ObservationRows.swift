@@ -8,12 +8,12 @@ enum ObservationRows {
 
     /// The sequence is an observation's identity: a second copy (two stores fed by one simulator
     /// writing one file) is skipped rather than failing the whole batch.
-    static func insert(_ observations: [Observation], into db: Database) throws {
+    static func insert(_ observations: some Sequence<Observation>, into db: Database) throws {
         let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO observations (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?)")
         for observation in observations {
             try statement.execute(arguments: [
                 observation.sequence, observation.time, observation.deviceID, observation.bundleID,
-                observation.notificationID, observation.kind.rawValue, observation.event.details.description,
+                observation.notificationID, observation.kind.rawValue, observation.event.detailsText,
             ])
         }
     }

@@ -33,8 +33,6 @@ enum StoreSchema {
                 table.column("apnsId", .text).notNull()
             }
             try db.create(index: "requests_by_device_token", on: "requests", columns: ["deviceToken", "sequence"])
-            try db.create(index: "requests_by_status", on: "requests", columns: ["status", "sequence"])
-            try db.create(index: "requests_by_reason", on: "requests", columns: ["reason", "sequence"])
 
             try db.create(table: "devices") { table in
                 table.primaryKey("id", .text)

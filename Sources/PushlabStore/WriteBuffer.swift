@@ -42,9 +42,9 @@ final class WriteBuffer: Sendable {
             guard !state.isClosing else { return }
             let room = max(0, backlogLimit - state.backlog)
             if observations.count <= room {
-                state.pending.observations += observations
+                state.pending.append(observations)
             } else {
-                state.pending.observations += observations.prefix(room)
+                state.pending.append(Array(observations.prefix(room)))
                 state.statistics.droppedItems += observations.count - room
             }
         }
@@ -69,7 +69,7 @@ final class WriteBuffer: Sendable {
     /// out the arrays themselves would make the next `append` on an event loop copy them.
     var unwritten: (observations: [Observation], requests: [StoredRequest]) {
         state.withLock { state in
-            (state.inFlight.observations + state.pending.observations, state.inFlight.requests + state.pending.requests)
+            (Array(state.inFlight.observations) + Array(state.pending.observations), state.inFlight.requests + state.pending.requests)
         }
     }
 
@@ -120,11 +120,11 @@ final class WriteBuffer: Sendable {
                 state.statistics.failedBatches += 1
                 state.statistics.lastError = error
                 var retry = batch.writes
-                let items = retry.observations.count + retry.requests.count
+                let items = retry.observationCount + retry.requests.count
                 if state.pending.count + retry.count > backlogLimit {
                     // Device states are kept (at most one per device); the items are lost.
                     state.statistics.droppedItems += items
-                    retry.observations = []
+                    retry.dropObservations()
                     retry.requests = []
                 }
                 state.pending.putBack(retry)

@@ -57,58 +57,119 @@ public enum JSONValue: Sendable, Equatable {
 }
 
 extension JSONValue: CustomStringConvertible {
-    /// Compact JSON text. Written as UTF-8 bytes: the store encodes every observation's details
-    /// with it, so it must not cost more than the push that made them.
+    /// Compact JSON text.
     public var description: String {
-        var output: [UInt8] = []
-        output.reserveCapacity(128)
-        write(to: &output)
-        return String(decoding: output, as: UTF8.self)
+        var writer = JSONWriter()
+        writer.value(self)
+        return writer.text
+    }
+}
+
+/// Writes compact JSON as UTF-8 bytes, without building a `JSONValue` first: the store encodes
+/// every observation's details with it, so it must cost less than the push that made them.
+public struct JSONWriter {
+    public private(set) var bytes: [UInt8] = []
+    private var needsComma = false
+
+    public init() {
+        bytes.reserveCapacity(128)
     }
 
-    private func write(to output: inout [UInt8]) {
-        switch self {
-        case .null: output += "null".utf8
-        case .bool(let value): output += (value ? "true" : "false").utf8
-        case .number(let value):
-            if value.rounded() == value && abs(value) < 1e15 { output += String(Int64(value)).utf8 } else { output += String(value).utf8 }
-        case .string(let value): JSONValue.writeString(value, to: &output)
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    public mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        needsComma = false
+    }
+
+    public mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+        needsComma = true
+    }
+
+    /// `"key":` inside an object; the value follows.
+    public mutating func key(_ name: String) {
+        separate()
+        string(name)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    public mutating func field(_ name: String, _ text: String?) {
+        guard let text else { return }
+        key(name)
+        separate()
+        string(text)
+        needsComma = true
+    }
+
+    public mutating func field(_ name: String, _ number: Int64?) {
+        guard let number else { return }
+        key(name)
+        bytes += String(number).utf8
+        needsComma = true
+    }
+
+    public mutating func field(_ name: String, _ flag: Bool) {
+        key(name)
+        bytes += (flag ? "true" : "false").utf8
+        needsComma = true
+    }
+
+    public mutating func field(_ name: String, _ json: JSONValue?) {
+        guard let json else { return }
+        key(name)
+        value(json)
+    }
+
+    public mutating func value(_ json: JSONValue) {
+        separate()
+        switch json {
+        case .null: bytes += "null".utf8
+        case .bool(let flag): bytes += (flag ? "true" : "false").utf8
+        case .number(let number):
+            if number.rounded() == number && abs(number) < 1e15 { bytes += String(Int64(number)).utf8 } else { bytes += String(number).utf8 }
+        case .string(let text): string(text)
         case .array(let values):
-            output.append(UInt8(ascii: "["))
-            for (index, value) in values.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                value.write(to: &output)
-            }
-            output.append(UInt8(ascii: "]"))
+            bytes.append(UInt8(ascii: "["))
+            needsComma = false
+            for element in values { value(element) }
+            bytes.append(UInt8(ascii: "]"))
         case .object(let members):
-            output.append(UInt8(ascii: "{"))
-            for (index, member) in members.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                JSONValue.writeString(member.key, to: &output)
-                output.append(UInt8(ascii: ":"))
-                member.value.write(to: &output)
+            bytes.append(UInt8(ascii: "{"))
+            needsComma = false
+            for member in members {
+                key(member.key)
+                value(member.value)
             }
-            output.append(UInt8(ascii: "}"))
+            bytes.append(UInt8(ascii: "}"))
         }
+        needsComma = true
+    }
+
+    private mutating func separate() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        needsComma = false
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    private static func writeString(_ value: String, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
+    private mutating func string(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "\""): output += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): output += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case UInt8(ascii: "\n"): output += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case UInt8(ascii: "\r"): output += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case UInt8(ascii: "\t"): output += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case UInt8(ascii: "\""): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case UInt8(ascii: "\n"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case UInt8(ascii: "\r"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case UInt8(ascii: "\t"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
             case 0..<0x20:
-                output += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]]
+                bytes += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0xF)]]
             default:
-                output.append(byte)  // UTF-8 multi-byte sequences pass through whole
+                bytes.append(byte)  // UTF-8 multi-byte sequences pass through whole
             }
         }
-        output.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: "\""))
     }
 }

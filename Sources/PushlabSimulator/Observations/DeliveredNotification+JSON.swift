@@ -3,10 +3,30 @@ import PushlabCore
 extension DeliveredNotification {
     /// The fields a `notificationCenter added` observation shows, enough to rebuild the entry.
     public var json: JSONValue {
-        var members: [(key: String, value: JSONValue)] = [("identifier", .string(identifier)), ("isLocal", .bool(isLocal)), ("trigger", .string(trigger)), ("deliveredAt", .number(Double(deliveredAt)))]
-        if let collapseID { members.append(("collapseId", .string(collapseID))) }
-        members.append(("content", content.json))
-        return .object(members)
+        var writer = JSONWriter()
+        writer.beginObject()
+        writeFields(to: &writer)
+        writer.endObject()
+        return (try? JSONParser.parse(writer.text)) ?? .object([])
+    }
+
+    /// The entry as JSON text (what the store keeps).
+    public var jsonText: String {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writeFields(to: &writer)
+        writer.endObject()
+        return writer.text
+    }
+
+    func writeFields(to writer: inout JSONWriter) {
+        writer.field("identifier", identifier)
+        writer.field("isLocal", isLocal)
+        writer.field("trigger", trigger)
+        writer.field("deliveredAt", deliveredAt)
+        writer.field("collapseId", collapseID)
+        writer.key("content")
+        content.write(to: &writer)
     }
 
     /// Reads back `json`.
@@ -22,21 +42,20 @@ extension DeliveredNotification {
 }
 
 extension NotificationContent {
-    public var json: JSONValue {
-        var members: [(key: String, value: JSONValue)] = []
-        func put(_ key: String, _ text: String?) { if let text { members.append((key, .string(text))) } }
-        put("title", title)
-        put("subtitle", subtitle)
-        put("body", body)
-        put("sound", sound)
-        if let badge { members.append(("badge", .number(Double(badge)))) }
-        put("category", category)
-        put("threadId", threadID)
-        if contentAvailable { members.append(("contentAvailable", .bool(true))) }
-        if mutableContent { members.append(("mutableContent", .bool(true))) }
-        put("interruptionLevel", interruptionLevel)
-        members.append(("userInfo", userInfo))
-        return .object(members)
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.field("title", title)
+        writer.field("subtitle", subtitle)
+        writer.field("body", body)
+        writer.field("sound", sound)
+        writer.field("badge", badge.map(Int64.init))
+        writer.field("category", category)
+        writer.field("threadId", threadID)
+        if contentAvailable { writer.field("contentAvailable", true) }
+        if mutableContent { writer.field("mutableContent", true) }
+        writer.field("interruptionLevel", interruptionLevel)
+        writer.field("userInfo", userInfo)
+        writer.endObject()
     }
 
     public init?(json: JSONValue) {

@@ -3,54 +3,64 @@ import PushlabCore
 extension ObservationEvent {
     /// The event's fields as a JSON object: what the store keeps and the control API shows.
     public var details: JSONValue {
-        var members: [(key: String, value: JSONValue)] = []
-        func put(_ key: String, _ value: JSONValue?) { if let value { members.append((key, value)) } }
-        func put(_ key: String, _ text: String?) { put(key, text.map(JSONValue.string)) }
-        func put(_ key: String, _ number: Int64?) { put(key, number.map { JSONValue.number(Double($0)) }) }
+        // `detailsText` is the one definition; it always parses.
+        (try? JSONParser.parse(detailsText)) ?? .object([])
+    }
+
+    /// `details` as JSON text, written directly (the store's hot path).
+    public var detailsText: String {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writeFields(to: &writer)
+        writer.endObject()
+        return writer.text
+    }
+
+    /// The fields only, into an object the caller has begun.
+    func writeFields(to writer: inout JSONWriter) {
         switch self {
         case .stored(let expiresAt, let replacing):
-            put("expiresAt", expiresAt)
-            put("replacing", replacing)
+            writer.field("expiresAt", expiresAt)
+            writer.field("replacing", replacing)
         case .delivered(let pushType, let priority):
-            put("pushType", pushType)
-            put("priority", Int64(priority))
+            writer.field("pushType", pushType)
+            writer.field("priority", Int64(priority))
         case .discarded(let reason, let replacedBy):
-            put("reason", reason.rawValue)
-            put("replacedBy", replacedBy)
+            writer.field("reason", reason.rawValue)
+            writer.field("replacedBy", replacedBy)
         case .throttled(let reason, let until):
-            put("reason", reason.rawValue)
-            put("until", until)
+            writer.field("reason", reason.rawValue)
+            writer.field("until", until)
         case .dropped(let reason, let message):
-            put("reason", reason.rawValue)
-            put("message", message)
+            writer.field("reason", reason.rawValue)
+            writer.field("message", message)
         case .banner(let title, let subtitle, let body, let actions):
-            put("title", title)
-            put("subtitle", subtitle)
-            put("body", body)
-            put("actions", .array(actions.map(JSONValue.string)))
+            writer.field("title", title)
+            writer.field("subtitle", subtitle)
+            writer.field("body", body)
+            writer.field("actions", .array(actions.map(JSONValue.string)))
         case .sound(let name):
-            put("sound", name)
+            writer.field("sound", name)
         case .badge(let value):
-            put("badge", Int64(value))
+            writer.field("badge", Int64(value))
         case .notificationCenter(let change, let reason, let entry):
-            put("change", change.rawValue)
-            put("reason", reason?.rawValue)
-            if let entry, case .object(let fields) = entry.json { members += fields }
+            writer.field("change", change.rawValue)
+            writer.field("reason", reason?.rawValue)
+            if let entry { entry.writeFields(to: &writer) }
         case .callback(let callback, let appState, let arguments):
-            put("callback", callback.rawValue)
-            put("appState", appState.rawValue)
-            put("userInfo", arguments.userInfo)
-            put("launchOptions", arguments.launchOptions)
-            put("actionIdentifier", arguments.actionIdentifier)
-            put("typedText", arguments.typedText)
-            put("responseInfo", arguments.responseInfo)
-            put("deviceToken", arguments.deviceToken)
-            put("trigger", arguments.trigger)
+            writer.field("callback", callback.rawValue)
+            writer.field("appState", appState.rawValue)
+            writer.field("userInfo", arguments.userInfo)
+            writer.field("launchOptions", arguments.launchOptions)
+            writer.field("actionIdentifier", arguments.actionIdentifier)
+            writer.field("typedText", arguments.typedText)
+            writer.field("responseInfo", arguments.responseInfo)
+            writer.field("deviceToken", arguments.deviceToken)
+            writer.field("trigger", arguments.trigger)
         case .appState(let from, let to):
-            put("from", from.rawValue)
-            put("to", to.rawValue)
+            writer.field("from", from.rawValue)
+            writer.field("to", to.rawValue)
         }
-        return .object(members)
     }
 
     /// Reads back what `details` wrote; nil when the fields do not fit the kind.
