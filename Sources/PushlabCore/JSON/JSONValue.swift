@@ -157,6 +157,12 @@ public struct JSONWriter {
 
     private mutating func string(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
+        // Most text needs no escaping: copy it whole.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            bytes.append(contentsOf: text.utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]

@@ -82,13 +82,14 @@ extension DeviceSession {
     /// Shows a notification as the app's state and authorization allow (reference 2.1, 2.2, 4).
     /// Returns whether `didReceiveRemoteNotification:fetchCompletionHandler:` was called.
     mutating func present(_ notification: NotificationToShow, app: Int) -> Bool {
-        let install = device.apps[app]
-        guard install.state.isOnScreen else {
+        // Fields, not a copy of the install: a copy would share its Notification Center array
+        // and make every append below copy it whole.
+        guard device.apps[app].state.isOnScreen else {
             show(notification, app: app, options: [.banner, .list, .sound, .badge])
             return false
         }
         let info = CallbackArguments(userInfo: notification.content.userInfo, trigger: notification.trigger)
-        switch install.api {
+        switch device.apps[app].api {
         case .legacy:
             if notification.isLocal {
                 call(app, .didReceiveLocalNotification, notification.identifier, info)
@@ -100,7 +101,7 @@ extension DeviceSession {
         case .userNotifications:
             // Without the delegate method the system shows nothing in the foreground.
             if call(app, .willPresent, notification.identifier, info) {
-                show(notification, app: app, options: install.willPresentOptions)
+                show(notification, app: app, options: device.apps[app].willPresentOptions)
             }
         }
         return false
@@ -150,8 +151,8 @@ extension DeviceSession {
     private mutating func addToNotificationCenter(_ notification: NotificationToShow, app: Int) {
         // A collapse id, or the same request identifier (a repeating local notification), replaces
         // the entry already shown instead of adding a second one.
-        if let existing = device.apps[app].notificationCenter.firstIndex(where: {
-            $0.identifier == notification.identifier || (notification.collapseID != nil && $0.collapseID == notification.collapseID)
+        if notification.isLocal || notification.collapseID != nil, let existing = device.apps[app].notificationCenter.firstIndex(where: {
+            (notification.isLocal && $0.identifier == notification.identifier) || (notification.collapseID != nil && $0.collapseID == notification.collapseID)
         }) {
             let replaced = device.apps[app].notificationCenter.remove(at: existing)
             record(app, replaced.identifier, .notificationCenter(.removed, reason: .collapsed))
@@ -172,23 +173,23 @@ extension DeviceSession {
 
     /// `content-available: 1`: wakes the app if its background mode, its state and the budget allow.
     private mutating func wake(_ push: PendingPush, app: Int, alreadyCalled: Bool) {
-        let install = device.apps[app]
+        let state = device.apps[app].state
         // On screen there is nothing to wake: the callback runs whatever the background modes.
-        guard install.remoteNotificationBackgroundMode || install.state.isOnScreen else {
+        guard device.apps[app].remoteNotificationBackgroundMode || state.isOnScreen else {
             record(app, push.apnsID, .dropped(.noBackgroundMode, message: "The app lacks the remote-notification background mode (UIBackgroundModes)."))
             return
         }
-        if install.state == .notRunning, install.terminatedBy == .user {
+        if state == .notRunning, device.apps[app].terminatedBy == .user {
             record(app, push.apnsID, .dropped(.forceQuit, message: "The user force-quit the app; iOS does not launch it for background pushes until the user opens it again."))
             return
         }
-        if push.pushType == .background, !install.state.isOnScreen {
+        if push.pushType == .background, !state.isOnScreen {
             if device.lowPowerMode {
                 hold(push, app: app, reason: .lowPowerMode, until: nil)
                 return
             }
             let budget = SilentPushBudget(settings)
-            device.apps[app].backgroundDeliveries = budget.pruned(install.backgroundDeliveries, now: now)
+            device.apps[app].backgroundDeliveries = budget.pruned(device.apps[app].backgroundDeliveries, now: now)
             if let until = budget.blockedUntil(deliveries: device.apps[app].backgroundDeliveries, now: now) {
                 hold(push, app: app, reason: .budgetExhausted, until: until)
                 return

@@ -58,7 +58,9 @@ public final class DeviceSimulator: PushSink, Sendable {
     func withSession<T: Sendable>(_ deviceID: String, _ body: (inout DeviceSession) throws(SimulatorError) -> T) throws(SimulatorError) -> T {
         let now = clock.now()
         let result: Result<(T, [Observation]), SimulatorError> = shard(deviceID).withLock { shard in
-            guard let device = shard.devices[deviceID] else { return .failure(.unknownDevice(deviceID)) }
+            // Taken out while the session runs, so the session holds the only reference and its
+            // changes (Notification Center, the apps) are made in place rather than copied.
+            guard let device = shard.devices.removeValue(forKey: deviceID) else { return .failure(.unknownDevice(deviceID)) }
             var session = DeviceSession(device: device, settings: settings, now: now) { [self] in nextSequence() }
             session.runDue(until: now)
             let value: T
