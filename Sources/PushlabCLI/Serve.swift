@@ -38,6 +38,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "SQLite store for observations, requests and device state (default pushlab.db; :memory: keeps nothing).")
     var db: String?
 
+    @Option(help: "real (default) or manual: a manual clock stands still until set or advanced (control API, scenarios).")
+    var clock: String = "real"
+
+    @Option(help: "With --clock manual, the time it starts at (ISO 8601, default now).")
+    var clockStart: String?
+
     @Option(help: "Address both listeners bind to (default 127.0.0.1).")
     var host: String?
 
@@ -74,6 +80,8 @@ struct Serve: AsyncParsableCommand {
         }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if let maxConcurrentStreams, maxConcurrentStreams < 1 { throw ValidationError("--max-concurrent-streams must be at least 1") }
+        if clock != "real", clock != "manual" { throw ValidationError("--clock must be real or manual, not \(clock)") }
+        if clockStart != nil, clock != "manual" { throw ValidationError("--clock-start needs --clock manual") }
         if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
     }
 
@@ -89,7 +97,7 @@ struct Serve: AsyncParsableCommand {
         pushlab_keep_malloc_arenas_warm()
         let scenario = try loadScenario(file: file)
         let world = APNsWorld()
-        let clock = SystemClock()
+        let clock = ControlledClock(manualStart: try manualClockStart())
         let simulator = DeviceSimulator(world: world, clock: clock, settings: scenario.simulatorSettings)
         do {
             try scenario.install(into: world, simulator: simulator)
@@ -127,6 +135,16 @@ struct Serve: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(error.description). Pass --db with a writable path, or --db :memory: to keep nothing.")
         }
+    }
+
+    /// Nil for real time; with `--clock manual`, the start (given, or now).
+    private func manualClockStart() throws -> EpochMilliseconds? {
+        guard clock == "manual" else { return nil }
+        guard let clockStart else { return SystemClock().now() }
+        guard let date = ISO8601DateFormatter().date(from: clockStart) else {
+            throw ValidationError("--clock-start must be an ISO 8601 time like 2026-01-01T00:00:00Z, not \(clockStart)")
+        }
+        return EpochMilliseconds((date.timeIntervalSince1970 * 1000).rounded())
     }
 
     /// Real time: local notifications fire and held background pushes are released as their

@@ -135,10 +135,10 @@ public final class DeviceSimulator: PushSink, Sendable {
         advancing.withLock { _ in catchUp(to: clock.now()) }
     }
 
-    /// Moves a manual clock forward; everything due on the way happens at its own time.
+    /// Moves a settable clock forward; everything due on the way happens at its own time.
     public func advanceClock(milliseconds: Int64) throws(SimulatorError) {
-        guard let manual = clock as? ManualClock else {
-            throw SimulatorError(.conflict, "The clock is real time; start with a manual clock to advance it")
+        guard let manual = clock as? any SettableClock else {
+            throw SimulatorError(.conflict, "The clock is the system's; give the simulator a ManualClock or ControlledClock to advance it")
         }
         guard milliseconds >= 0 else { throw SimulatorError(.invalid, "The clock only moves forward (advance by \(milliseconds) ms)") }
         advancing.withLock { _ in
@@ -147,10 +147,10 @@ public final class DeviceSimulator: PushSink, Sendable {
         }
     }
 
-    /// Sets a manual clock; moving it back is allowed (nothing due is replayed).
+    /// Sets a settable clock; moving it back is allowed (nothing due is replayed).
     public func setClock(_ time: EpochMilliseconds) throws(SimulatorError) {
-        guard let manual = clock as? ManualClock else {
-            throw SimulatorError(.conflict, "The clock is real time; start with a manual clock to set it")
+        guard let manual = clock as? any SettableClock else {
+            throw SimulatorError(.conflict, "The clock is the system's; give the simulator a ManualClock or ControlledClock to set it")
         }
         advancing.withLock { _ in
             manual.set(time)
