@@ -40,7 +40,10 @@ let package = Package(
         .target(name: "PushlabSimulator", dependencies: ["PushlabCore"]),
         .target(
             name: "PushlabStore",
-            dependencies: ["PushlabCore", "PushlabSimulator", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "PushlabCore", "PushlabSimulator",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
         .target(
             name: "PushlabScenario",

@@ -10,11 +10,16 @@ enum ObservationRows {
     /// writing one file) is skipped rather than failing the whole batch.
     static func insert(_ observations: some Sequence<Observation>, into db: Database) throws {
         let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO observations (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        var row = RowInserter(statement, in: db)
         for observation in observations {
-            try statement.execute(arguments: [
-                observation.sequence, observation.time, observation.deviceID, observation.bundleID,
-                observation.notificationID, observation.kind.rawValue, observation.event.detailsText,
-            ])
+            row.bind(observation.sequence)
+            row.bind(observation.time)
+            row.bind(observation.deviceID)
+            row.bind(observation.bundleID)
+            row.bind(observation.notificationID)
+            row.bind(observation.kind.rawValue)
+            row.bind(observation.event.detailsText)
+            try row.step()
         }
     }
 

@@ -28,14 +28,18 @@ extension PushlabStore {
         try StoreDatabase.read(database, path: path) { db in try MetaRows.value(of: MetaRows.seededScenario, in: db) }
     }
 
-    /// Starts the saved world over from a scenario: every saved device row goes (the simulator's
-    /// current devices are written by the next batch) and `fingerprint` is remembered.
+    /// Starts the saved world over from a scenario: every saved device row goes, the simulator's
+    /// current devices are written, and `fingerprint` is remembered, in one transaction (a crash
+    /// right after start must not leave a store that claims the scenario and holds no devices).
     /// Observations and requests stay: they are history.
     public func reseed(fromScenario fingerprint: String) throws(StoreError) {
+        var writes = PendingWrites()
+        writes.add(simulator.takeChanges())
         do {
             try database.write { db in
                 try db.execute(sql: "DELETE FROM devices")
                 try db.execute(sql: "DELETE FROM notificationCenter")
+                try DeviceRows.write(writes.devices, into: db)
                 try MetaRows.set(MetaRows.seededScenario, to: fingerprint, in: db)
             }
         } catch {

@@ -7,12 +7,20 @@ enum RequestRows {
 
     static func insert(_ requests: [StoredRequest], into db: Database) throws {
         let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO requests (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        var row = RowInserter(statement, in: db)
         for request in requests {
-            try statement.execute(arguments: [
-                // SQLite integers are signed; connection ids are small counters, the bit pattern round-trips.
-                request.sequence, request.time, Int64(bitPattern: request.connectionID), request.environment.rawValue,
-                request.deviceToken, request.topic, request.pushType, request.status, request.reason?.rawValue, request.apnsID,
-            ])
+            row.bind(request.sequence)
+            row.bind(request.time)
+            // SQLite integers are signed; connection ids are small counters, the bit pattern round-trips.
+            row.bind(Int64(bitPattern: request.connectionID))
+            row.bind(request.environment.rawValue)
+            row.bind(request.deviceToken)
+            row.bind(request.topic)
+            row.bind(request.pushType)
+            row.bind(request.status)
+            row.bind(request.reason?.rawValue)
+            row.bind(request.apnsID)
+            try row.step()
         }
     }
 

@@ -119,7 +119,7 @@ def test_observations_survive_kill_9_and_devices_reload_on_restart(fresh_server,
     assert status == 200
     seen = wait_for(srv, lambda s: len(s) >= 4, "--device", "ann", db=db)
     assert [o["kind"] for o in seen] == ["delivered", "banner", "badge", "notificationCenter"]
-    time.sleep(0.3)   # a batch commits every 100 ms: the device row follows the observations
+    time.sleep(0.3)   # a batch commits every 100 ms (device snapshots every 5 s: the scenario's are written at start)
     srv.proc.send_signal(signal.SIGKILL)
     srv.proc.wait(10)
 

@@ -113,4 +113,20 @@ struct DeviceSnapshotTests {
         try await second.close()
         try await first.close()
     }
+
+    @Test func reseedingWritesTheScenariosDevicesAtOnce() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("store.db")
+        let firstRun = TestPushlab()
+        try firstRun.addPhone("phone-1")
+        let first = try PushlabStore(path: path, simulator: firstRun.simulator, requestLog: firstRun.requestLog)
+        try first.reseed(fromScenario: "scenario-a")
+
+        // A second process reads the file before any batch: the devices are there already.
+        let secondRun = TestPushlab()
+        let second = try PushlabStore(path: path, simulator: secondRun.simulator, requestLog: secondRun.requestLog)
+        #expect(try second.load().map(\.id) == ["phone-1"])
+        try await second.close()
+        try await first.close()
+    }
 }
