@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "PushlabSimulator", targets: ["PushlabSimulator"]),
         .library(name: "PushlabStore", targets: ["PushlabStore"]),
         .library(name: "PushlabTransport", targets: ["PushlabTransport"]),
+        .library(name: "PushlabControl", targets: ["PushlabControl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -21,6 +22,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .systemLibrary(
@@ -59,10 +63,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "PushlabControl",
+            dependencies: [
+                "PushlabCore", "PushlabSimulator", "PushlabStore", "PushlabScenario", "PushlabOpenSSL",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "PushlabCLI",
             dependencies: [
                 "PushlabCore", "PushlabTransport", "PushlabScenario", "PushlabSimulator", "PushlabStore", "PushlabOpenSSL", "CMallocTuning",
+                "PushlabControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -77,6 +91,15 @@ let package = Package(
         .testTarget(
             name: "PushlabStoreTests",
             dependencies: ["PushlabStore", "PushlabSimulator", "PushlabCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(
+            name: "PushlabControlTests",
+            dependencies: [
+                "PushlabControl", "PushlabCore", "PushlabSimulator", "PushlabStore", "PushlabOpenSSL",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
         ),
         .testTarget(name: "PushlabCoreTests", dependencies: ["PushlabCore", "PushlabOpenSSL", "PushlabScenario", "PushlabSimulator"]),
         .testTarget(

@@ -1,0 +1,103 @@
+import Synchronization
+
+/// The fault rules the control API sets: a `FaultInjector` that checks each request against
+/// its rules in the order they were added. The first rule that fires decides the fault; the
+/// rules after it do not see the request (their `everyNth` counts do not move). A rule that has
+/// fired `count` times is removed.
+///
+/// Safe to use from every event loop. With no rules a request costs one atomic load.
+public final class FaultRules: FaultInjector {
+    /// Why a rule could not be added.
+    public struct Problem: Error, Equatable, CustomStringConvertible {
+        public let description: String
+    }
+
+    private struct State {
+        var rules: [FaultRule] = []
+        var nextNumber = 1
+        var random: SplitMix64
+        /// Whether some rule looks at device tokens, so the path is read only when needed.
+        var readsDeviceTokens = false
+    }
+
+    private let state: Mutex<State>
+    private let hasRules = Atomic<Bool>(false)
+
+    /// `seed` makes `probability` repeatable; without one each run draws differently.
+    public init(seed: UInt64? = nil) {
+        var system = SystemRandomNumberGenerator()
+        state = Mutex(State(random: SplitMix64(seed: seed ?? system.next())))
+    }
+
+    /// Adds a rule after the others; returns it with its id.
+    @discardableResult
+    public func add(_ rule: FaultRule) throws(Problem) -> FaultRule {
+        if let problem = rule.problem { throw Problem(description: problem) }
+        let added = state.withLock { state in
+            var added = rule
+            added.id = "fault-\(state.nextNumber)"
+            added.matched = 0
+            added.fired = 0
+            state.nextNumber += 1
+            state.rules.append(added)
+            update(&state)
+            return added
+        }
+        return added
+    }
+
+    /// Removes one rule; false if there is none with that id.
+    @discardableResult
+    public func remove(id: String) -> Bool {
+        state.withLock { state in
+            guard let index = state.rules.firstIndex(where: { $0.id == id }) else { return false }
+            state.rules.remove(at: index)
+            update(&state)
+            return true
+        }
+    }
+
+    public func removeAll() {
+        state.withLock { state in
+            state.rules = []
+            update(&state)
+        }
+    }
+
+    /// The active rules, in the order they are checked, with their counts so far.
+    public var rules: [FaultRule] { state.withLock { $0.rules } }
+
+    public func fault(for request: APNsRequest, connection: ConnectionInfo, now: EpochMilliseconds) -> Fault? {
+        guard hasRules.load(ordering: .acquiring) else { return nil }
+        let topic = request.header("apns-topic")
+        return state.withLock { state -> Fault? in
+            let token = state.readsDeviceTokens ? Self.deviceToken(in: request.path) : nil
+            for index in state.rules.indices {
+                guard state.rules[index].selects(deviceToken: token, topic: topic) else { continue }
+                state.rules[index].matched += 1
+                let rule = state.rules[index]
+                if let everyNth = rule.everyNth, rule.matched % everyNth != 0 { continue }
+                if let probability = rule.probability, Double.random(in: 0..<1, using: &state.random) >= probability { continue }
+                state.rules[index].fired += 1
+                if let count = rule.count, rule.fired + 1 >= count {
+                    state.rules.remove(at: index)
+                    update(&state)
+                }
+                return rule.fault
+            }
+            return nil
+        }
+    }
+
+    private func update(_ state: inout State) {
+        state.readsDeviceTokens = state.rules.contains { $0.deviceToken != nil }
+        hasRules.store(!state.rules.isEmpty, ordering: .releasing)
+    }
+
+    /// `<token>` of `/3/device/<token>`; nil for any other path.
+    static func deviceToken(in path: String?) -> Substring? {
+        let prefix = "/3/device/"
+        guard let path, path.hasPrefix(prefix) else { return nil }
+        return path.dropFirst(prefix.count)
+    }
+}
