@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "PushlabSimulator", targets: ["PushlabSimulator"]),
         .library(name: "PushlabStore", targets: ["PushlabStore"]),
         .library(name: "PushlabTransport", targets: ["PushlabTransport"]),
+        .library(name: "PushlabClient", targets: ["PushlabClient"]),
         .library(name: "PushlabControl", targets: ["PushlabControl"]),
     ],
     dependencies: [
@@ -24,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
@@ -50,6 +52,14 @@ let package = Package(
             ]
         ),
         .target(
+            name: "PushlabClient",
+            dependencies: [
+                "PushlabCore", "PushlabTransport", "PushlabNGHTTP2", "PushlabOpenSSL",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .target(
             name: "PushlabScenario",
             dependencies: ["PushlabCore", "PushlabSimulator", "PushlabOpenSSL", .product(name: "Yams", package: "Yams")]
         ),
@@ -69,13 +79,15 @@ let package = Package(
                 "PushlabCore", "PushlabSimulator", "PushlabStore", "PushlabScenario", "PushlabOpenSSL",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "PushlabCLI",
             dependencies: [
-                "PushlabCore", "PushlabTransport", "PushlabScenario", "PushlabSimulator", "PushlabStore", "PushlabOpenSSL", "CMallocTuning",
+                "PushlabCore", "PushlabTransport", "PushlabClient", "PushlabScenario", "PushlabSimulator", "PushlabStore", "PushlabOpenSSL", "CMallocTuning",
                 "PushlabControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -105,7 +117,7 @@ let package = Package(
         .testTarget(
             name: "PushlabTransportTests",
             dependencies: [
-                "PushlabTransport", "PushlabNGHTTP2", "PushlabOpenSSL", "PushlabCore", "PushlabSimulator",
+                "PushlabTransport", "PushlabNGHTTP2", "PushlabOpenSSL", "PushlabCore", "PushlabSimulator", "PushlabClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -3,6 +3,7 @@ import CMallocTuning
 import Foundation
 import Logging
 import NIOCore
+import PushlabControl
 import PushlabCore
 import PushlabScenario
 import PushlabSimulator
@@ -16,7 +17,8 @@ struct Serve: AsyncParsableCommand {
         Serves Apple's provider API over HTTP/2 + TLS. By default development (sandbox) listens on \
         127.0.0.1:2197 and production on 127.0.0.1:2196. A request whose TLS SNI or :authority names \
         an Apple host (api.sandbox.push.apple.com, api.development.push.apple.com, api.push.apple.com) \
-        is served in that host's environment whatever the port.
+        is served in that host's environment whatever the port. The control API (plain HTTP, \
+        docs/CONTROL-API.md) listens on 127.0.0.1:2198.
 
         Settings come from flags, then --config FILE (YAML, same names), then the defaults. \
         SIGINT or SIGTERM shuts down gracefully: GOAWAY {"reason":"Shutdown"}, in-flight streams \
@@ -47,6 +49,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Address both listeners bind to (default 127.0.0.1).")
     var host: String?
 
+    @Option(help: "Address the control API (plain HTTP) binds to (default 127.0.0.1: it can change the world).")
+    var controlHost: String?
+
+    @Option(help: "Control API port; 0 picks a free one (default 2198).")
+    var controlPort: Int?
+
     @Option(help: "Development (sandbox) port; 0 picks a free one (default 2197).")
     var developmentPort: Int?
 
@@ -75,7 +83,7 @@ struct Serve: AsyncParsableCommand {
     var logLevel: String = "info"
 
     func validate() throws {
-        for (name, port) in [("--development-port", developmentPort), ("--production-port", productionPort)] {
+        for (name, port) in [("--development-port", developmentPort), ("--production-port", productionPort), ("--control-port", controlPort)] {
             if let port, !(0...65535).contains(port) { throw ValidationError("\(name) must be 0...65535, not \(port)") }
         }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
@@ -97,21 +105,30 @@ struct Serve: AsyncParsableCommand {
         pushlab_keep_malloc_arenas_warm()
         let scenario = try loadScenario(file: file)
         let world = APNsWorld()
-        let clock = ControlledClock(manualStart: try manualClockStart())
+        let manualStart = try manualClockStart()
+        let clock = ControlledClock(manualStart: manualStart)
         let simulator = DeviceSimulator(world: world, clock: clock, settings: scenario.simulatorSettings)
         do {
             try scenario.install(into: world, simulator: simulator)
         } catch {
             throw ValidationError("Scenario \(scenario.source): \(error.description)")
         }
-        let service = APNsProviderService(world: world, policy: scenario.policy, clock: clock, sink: simulator)
+        let faults = FaultRules()
+        let service = APNsProviderService(world: world, policy: scenario.policy, clock: clock, sink: simulator, faults: faults)
         let (store, reloaded) = try openStore(db ?? file?.db ?? "pushlab.db", scenario: scenario, simulator: simulator, log: service.log)
-        let server = try PushlabServer(configuration: configuration, service: service, logger: logger)
+        let control = ControlAPI(
+            simulator: simulator, requestLog: service.log, faults: faults, store: store, scenarioName: scenario.name,
+            reset: Self.reset(to: scenario, service: service, simulator: simulator, clock: clock, manualStart: manualStart)
+        )
+        let server = try PushlabServer(configuration: configuration, service: control.metrics.measuring(service), logger: logger)
         let bound = try await server.start()
+        control.setListeners(bound.map { ControlAPI.Listener(environment: $0.environment, host: $0.host, port: $0.port) })
+        let controlServer = try await startControlServer(control, file: file, logger: logger)
         let ticker = Self.tick(simulator)
-        printBanner(bound, configuration: configuration, scenario: scenario, simulator: simulator, store: store, reloaded: reloaded)
+        printBanner(bound, control: controlServer, configuration: configuration, scenario: scenario, simulator: simulator, store: store, reloaded: reloaded)
         await ShutdownSignal.wait()
         logger.info("Shutting down: GOAWAY Shutdown on every connection")
+        if case .running(let controlServer) = controlServer { await controlServer.stop() }
         await server.shutdown()
         ticker.cancel()
         do {
@@ -198,13 +215,14 @@ struct Serve: AsyncParsableCommand {
         return loaded
     }
 
-    private func printBanner(_ bound: [PushlabServer.BoundListener], configuration: ServerConfiguration, scenario: Scenario, simulator: DeviceSimulator, store: PushlabStore, reloaded: Int?) {
+    private func printBanner(_ bound: [PushlabServer.BoundListener], control: ControlServerState, configuration: ServerConfiguration, scenario: Scenario, simulator: DeviceSimulator, store: PushlabStore, reloaded: Int?) {
         var lines = ["Pushlab is serving the APNs provider API (HTTP/2 + TLS):"]
         for listener in bound {
             let host = listener.host.contains(":") ? "[\(listener.host)]" : listener.host
             let apple = listener.environment == .development ? "api.sandbox.push.apple.com" : "api.push.apple.com"
             lines.append("  \(listener.environment.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) https://\(host):\(listener.port)  (as \(apple))")
         }
+        lines.append(control.bannerLine)
         lines.append("  certificate  \(configuration.certificateChainFile)  (trust certs/ca.pem in your client)")
         lines.append("Scenario \(scenario.name) (\(scenario.source)): \(scenario.keys.count) signing key(s), \(scenario.apps.count) app(s), \(scenario.tokens.count) device token(s)")
         for key in scenario.keys {

@@ -9,6 +9,8 @@ import Yams
 /// host: 127.0.0.1
 /// developmentPort: 2197
 /// productionPort: 2196
+/// controlHost: 127.0.0.1
+/// controlPort: 2198
 /// threads: 2
 /// tls:
 ///   certificate: certs/server.pem
@@ -34,6 +36,8 @@ struct ServeConfigurationFile: Decodable, Equatable {
     var host: String?
     var developmentPort: Int?
     var productionPort: Int?
+    var controlHost: String?
+    var controlPort: Int?
     var threads: Int?
     var tls: TLS?
     var http2: HTTP2?
@@ -58,7 +62,7 @@ struct ServeConfigurationFile: Decodable, Equatable {
     }
 
     private static let schema: [String: Set<String>] = [
-        "": ["scenario", "db", "host", "developmentPort", "productionPort", "threads", "tls", "http2", "shutdownGracePeriodSeconds"],
+        "": ["scenario", "db", "host", "developmentPort", "productionPort", "controlHost", "controlPort", "threads", "tls", "http2", "shutdownGracePeriodSeconds"],
         "tls": ["certificate", "key", "clientCA"],
         "http2": ["maxConcurrentStreams"],
     ]

@@ -85,8 +85,9 @@ class PushlabServer:
             "--tls-cert", "certs/server.pem", "--tls-key", "certs/server-key.pem",
             "--client-ca", "certs/ca.pem",
             *(["--scenario", str(self.scenario)] if self.scenario else []),
-            # Each server its own store, never the repository's pushlab.db.
+            # Each server its own store, never the repository's pushlab.db, and its own control port.
             *([] if "--db" in self.extra_args else ["--db", str(self.workdir / "pushlab.db")]),
+            *([] if "--control-port" in self.extra_args else ["--control-port", "0"]),
             *self.extra_args,
         ]
         # stdout/stderr go to files: a pipe nobody drains could fill up and

@@ -35,6 +35,9 @@ public struct FaultRule: Sendable, Equatable {
         self.fault = fault
     }
 
+    /// The longest delay a rule may add, in milliseconds: an hour.
+    public static let maximumDelay: Int64 = 3_600_000
+
     /// How many more times it fires before it expires; nil for no limit.
     public var remaining: Int? { count.map { $0 - fired } }
 
@@ -45,7 +48,9 @@ public struct FaultRule: Sendable, Equatable {
         if let everyNth, everyNth < 1 { return "everyNth must be 1 or more, not \(everyNth)" }
         if let probability, !(0...1).contains(probability) { return "probability must be between 0 and 1, not \(probability)" }
         if let count, count < 1 { return "count must be 1 or more, not \(count)" }
-        if case .delay(let milliseconds) = fault, milliseconds < 0 { return "delayMs must be 0 or more, not \(milliseconds)" }
+        if case .delay(let milliseconds) = fault, !(0...Self.maximumDelay).contains(milliseconds) {
+            return "delayMs must be from 0 to \(Self.maximumDelay) (an hour), not \(milliseconds)"
+        }
         return nil
     }
 

@@ -71,7 +71,9 @@ extension LocalTrigger {
     func validate() throws(SimulatorError) {
         switch self {
         case .timeInterval(let seconds, let repeats):
-            guard seconds > 0, seconds.isFinite else { throw SimulatorError(.invalid, "A time-interval trigger needs a positive number of seconds") }
+            guard seconds > 0, seconds <= 3_153_600_000 else {
+                throw SimulatorError(.invalid, "A time-interval trigger needs a number of seconds above 0 and at most 100 years")
+            }
             if repeats, seconds < 60 { throw SimulatorError(.invalid, "time interval must be at least 60 if repeating (as UNTimeIntervalNotificationTrigger)") }
         case .date:
             break

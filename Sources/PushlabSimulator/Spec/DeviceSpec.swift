@@ -29,6 +29,9 @@ public struct DeviceSpec: Decodable, Sendable {
             }
             installs.append(try app.install(place: "\(place).apps[\(index)]"))
         }
+        if let offset = utcOffsetSeconds, abs(offset) > 18 * 3600 {
+            throw SimulatorError(.invalid, "\(place).utcOffsetSeconds must be within ±64800 (18 hours), not \(offset)")
+        }
         if let id, id.isEmpty || id.contains("/") {
             throw SimulatorError(.invalid, "\(place).id must be non-empty and without '/'")
         }

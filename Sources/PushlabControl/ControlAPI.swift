@@ -1,0 +1,108 @@
+import Hummingbird
+import PushlabCore
+import PushlabSimulator
+import PushlabStore
+import Synchronization
+
+/// Pushlab's control API: plain HTTP and JSON over the simulator, the APNs world, the clock,
+/// the fault rules, the request log and the store. Each route only translates JSON into calls
+/// and results into JSON (`Routes/`); the rules stay in the cores. `docs/CONTROL-API.md`
+/// describes every route.
+///
+/// Make one per simulator: it registers itself as an observer of the simulator and the request
+/// log, which cannot be undone.
+public final class ControlAPI: Sendable {
+    /// A listener of the APNs server, for `/v1/health`.
+    public struct Listener: Sendable, Equatable {
+        public var environment: APNsEnvironment
+        public var host: String
+        public var port: Int
+
+        public init(environment: APNsEnvironment, host: String, port: Int) {
+            self.environment = environment
+            self.host = host
+            self.port = port
+        }
+    }
+
+    /// Puts the world, the devices, the policy and the clock back as the scenario had them
+    /// (`POST /v1/reset`); the control API itself clears the fault rules and the request log.
+    public typealias Reset = @Sendable () throws -> Void
+
+    let simulator: DeviceSimulator
+    let requestLog: RequestLog
+    let faults: FaultRules
+    let store: PushlabStore?
+    let history: History
+    let events: EventHub
+    /// The counters behind `/metrics`; wrap the APNs service with `metrics.measuring(_:)` to
+    /// time answers and count connections.
+    public let metrics: ControlMetrics
+    let scenarioName: String?
+    let resetWorld: Reset?
+    private let listeners = Mutex<[Listener]>([])
+
+    /// - Parameters:
+    ///   - store: where observations and requests are read from; without one the control API
+    ///     keeps the newest 100,000 observations in memory and reads requests from the log.
+    ///   - reset: what `POST /v1/reset` runs; without one that route answers 409.
+    ///   - eventBufferSize: events that may wait for one slow `/v1/events` client.
+    ///   - eventHeartbeat: how often an idle event stream gets a keep-alive comment.
+    public init(
+        simulator: DeviceSimulator, requestLog: RequestLog, faults: FaultRules, store: PushlabStore? = nil,
+        scenarioName: String? = nil, reset: Reset? = nil, eventBufferSize: Int = 1024, eventHeartbeat: Duration = .seconds(15)
+    ) {
+        self.simulator = simulator
+        self.requestLog = requestLog
+        self.faults = faults
+        self.store = store
+        self.scenarioName = scenarioName
+        resetWorld = reset
+        events = EventHub(bufferSize: eventBufferSize, heartbeat: eventHeartbeat)
+        metrics = ControlMetrics()
+        if let store {
+            history = History(observations: store, requests: store)
+        } else {
+            let log = InMemoryObservationLog()
+            simulator.addSink(log)
+            history = History(observations: log, requests: requestLog)
+        }
+        simulator.addSink(events)
+        simulator.addSink(metrics)
+        requestLog.observe { [events, metrics] entry in
+            metrics.record(entry)
+            events.publish(entry)
+        }
+    }
+
+    var world: APNsWorld { simulator.world }
+
+    /// The APNs listeners, once they are bound (shown by `/v1/health`).
+    public func setListeners(_ bound: [Listener]) {
+        listeners.withLock { $0 = bound }
+    }
+
+    var apnsListeners: [Listener] { listeners.withLock { $0 } }
+
+    /// Every route, in the order `docs/CONTROL-API.md` lists them.
+    var routes: [Route] {
+        healthRoutes + keyRoutes + deviceRoutes + appRoutes + interactionRoutes + localNotificationRoutes
+            + observationRoutes + pushRoutes + clockRoutes + faultRoutes + resetRoutes + eventRoutes + metricsRoutes
+    }
+
+    /// The router serving every route; errors of any kind become `{"error": …}`.
+    public func router() -> Router<BasicRequestContext> {
+        let routes = self.routes
+        let router = Router()
+        router.add(middleware: ControlErrorMiddleware(routes: routes))
+        for route in routes {
+            router.on(RouterPath(route.path), method: route.method, use: route.handler)
+        }
+        return router
+    }
+
+    /// Ends every `/v1/events` stream, so the HTTP server can stop without waiting for them.
+    public func closeEventStreams() {
+        events.close()
+    }
+}

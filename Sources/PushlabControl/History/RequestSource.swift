@@ -1,0 +1,29 @@
+import PushlabCore
+import PushlabStore
+
+/// Where the control API reads APNs requests from: the store when there is one (numbered
+/// across runs), otherwise the request log's ring of the newest entries.
+protocol RequestSource: Sendable {
+    /// Newest first, optionally filtered; at most `limit`.
+    func readRequests(deviceToken: String?, status: Int?, reason: APNsErrorReason?, limit: Int) throws(ControlError) -> [StoredRequest]
+}
+
+extension PushlabStore: RequestSource {
+    func readRequests(deviceToken: String?, status: Int?, reason: APNsErrorReason?, limit: Int) throws(ControlError) -> [StoredRequest] {
+        do {
+            return try requests(deviceToken: deviceToken, status: status, reason: reason?.rawValue, limit: limit)
+        } catch {
+            throw ControlError(error)
+        }
+    }
+}
+
+extension RequestLog: RequestSource {
+    func readRequests(deviceToken: String?, status: Int?, reason: APNsErrorReason?, limit: Int) throws(ControlError) -> [StoredRequest] {
+        entries(limit: limit) { entry in
+            (deviceToken == nil || entry.deviceToken == deviceToken)
+                && (status == nil || entry.status == status)
+                && (reason == nil || entry.reason == reason)
+        }.map { StoredRequest($0) }
+    }
+}

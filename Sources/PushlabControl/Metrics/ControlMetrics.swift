@@ -1,0 +1,128 @@
+import PushlabCore
+import PushlabSimulator
+import Prometheus
+import Synchronization
+
+/// What `/metrics` shows, in Prometheus's text format. Counters move as things happen (each
+/// request from the request log, each observation from the simulator, each connection and
+/// answer time from `MeasuredAPNsService`); gauges are read when scraped.
+public final class ControlMetrics: ObservationSink, Sendable {
+    private let registry: PrometheusCollectorRegistry
+
+    /// One counter per environment and outcome (200, or each reason), made up front so that a
+    /// request costs one atomic increment and no lookup under a lock.
+    private let requestCounters: [Counter]
+    private let reasonIndex: [APNsErrorReason: Int]
+    private let accepted: Counter
+    private let observationCounters: [Counter]
+    private let kindIndex: [ObservationKind: Int]
+    private let answerTime: DurationHistogram
+    private let connectionsOpened: Counter
+    private let openConnections = Atomic<Int>(0)
+    private let connectionGauge: Gauge
+    private let gauges: Mutex<[String: Gauge]> = Mutex([:])
+
+    public init() {
+        let registry = PrometheusCollectorRegistry()
+        self.registry = registry
+        let reasons = APNsErrorReason.allCases
+        reasonIndex = Dictionary(uniqueKeysWithValues: reasons.enumerated().map { ($1, $0 + 1) })
+        var counters: [Counter] = []
+        for environment in APNsEnvironment.allCases {
+            let outcomes: [(status: Int, reason: String)] = [(200, "")] + reasons.map { ($0.status, $0.rawValue) }
+            for outcome in outcomes {
+                counters.append(registry.makeCounter(
+                    descriptor: Self.name("apns_requests", "total", "APNs requests answered, by environment, HTTP status and reason (empty for 200)"),
+                    labels: [("environment", environment.rawValue), ("status", String(outcome.status)), ("reason", outcome.reason)]
+                ))
+            }
+        }
+        requestCounters = counters
+        accepted = registry.makeCounter(descriptor: Self.name("apns_accepted", "total", "Pushes APNs accepted (200)"))
+        kindIndex = Dictionary(uniqueKeysWithValues: ObservationKind.allCases.enumerated().map { ($1, $0) })
+        observationCounters = ObservationKind.allCases.map { kind in
+            registry.makeCounter(
+                descriptor: Self.name("observations", "total", "Observations the simulated devices recorded, by kind"),
+                labels: [("kind", kind.rawValue)]
+            )
+        }
+        answerTime = registry.makeDurationHistogram(
+            descriptor: Self.name(
+                "apns_answer", "seconds",
+                "Time the APNs rules took to answer a request, plus any delay a fault rule added (TLS and network not included)"
+            ),
+            buckets: [
+                .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
+                .milliseconds(2.5), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+                .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
+            ]
+        )
+        connectionsOpened = registry.makeCounter(descriptor: Self.name("apns_connections", "total", "APNs connections opened"))
+        connectionGauge = registry.makeGauge(descriptor: Self.name("apns_open_connections", "", "APNs connections open now"))
+    }
+
+    /// `pushlab_<name>_<unit>`.
+    private static func name(_ name: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "pushlab", metricName: name, unitName: unit, helpText: help)
+    }
+
+    // MARK: Recording
+
+    /// Called for every request the APNs rules answered (a request-log observer).
+    func record(_ entry: RequestLog.Entry) {
+        let outcomesPerEnvironment = reasonIndex.count + 1
+        let environment = entry.environment == .development ? 0 : 1
+        let outcome = entry.reason.flatMap { reasonIndex[$0] } ?? 0
+        requestCounters[environment * outcomesPerEnvironment + outcome].increment()
+        if entry.status == 200 { accepted.increment() }
+    }
+
+    /// The simulator's sink: counts observations by kind.
+    public func record(_ observations: [Observation]) {
+        for observation in observations {
+            observationCounters[kindIndex[observation.kind] ?? 0].increment()
+        }
+    }
+
+    func recordAnswer(nanoseconds: Int64) {
+        answerTime.recordNanoseconds(nanoseconds)
+    }
+
+    func connectionOpened() {
+        connectionsOpened.increment()
+        openConnections.add(1, ordering: .relaxed)
+    }
+
+    func connectionClosed() {
+        openConnections.subtract(1, ordering: .relaxed)
+    }
+
+    /// APNs connections open now (counted by `MeasuredAPNsService`).
+    public var connections: Int { openConnections.load(ordering: .relaxed) }
+
+    // MARK: Scraping
+
+    /// A gauge read at scrape time; `name` without the `pushlab_` prefix.
+    struct Reading {
+        var name: String
+        var help: String
+        var value: Int
+    }
+
+    /// The text `/metrics` answers, with `readings` set just before.
+    func render(_ readings: [Reading]) -> [UInt8] {
+        connectionGauge.set(Int64(connections))
+        for reading in readings {
+            let gauge = gauges.withLock { gauges in
+                if let gauge = gauges[reading.name] { return gauge }
+                let gauge = registry.makeGauge(descriptor: Self.name(reading.name, "", reading.help))
+                gauges[reading.name] = gauge
+                return gauge
+            }
+            gauge.set(Int64(reading.value))
+        }
+        var buffer: [UInt8] = []
+        registry.emit(into: &buffer)
+        return buffer
+    }
+}

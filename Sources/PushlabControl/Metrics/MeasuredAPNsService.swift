@@ -1,0 +1,59 @@
+import PushlabCore
+
+extension ControlMetrics {
+    /// `service` with its connections counted and its answers timed, for `/metrics`. Put it
+    /// between the transport and the APNs rules; everything else passes through unchanged.
+    public func measuring(_ service: any APNsService) -> any APNsService {
+        MeasuredAPNsService(service: service, metrics: self)
+    }
+}
+
+/// An `APNsService` that counts connections and times `handle` around another one.
+struct MeasuredAPNsService: APNsService {
+    let service: any APNsService
+    let metrics: ControlMetrics
+
+    func makeConnectionHandler(for connection: ConnectionInfo) -> any APNsConnectionHandler {
+        metrics.connectionOpened()
+        return MeasuredConnectionHandler(handler: service.makeConnectionHandler(for: connection), metrics: metrics)
+    }
+}
+
+/// One connection's handler, timed. Used on the connection's event loop only, as the handler
+/// it wraps.
+final class MeasuredConnectionHandler: APNsConnectionHandler {
+    private let handler: any APNsConnectionHandler
+    private let metrics: ControlMetrics
+    private var closed = false
+
+    init(handler: any APNsConnectionHandler, metrics: ControlMetrics) {
+        self.handler = handler
+        self.metrics = metrics
+    }
+
+    var initialMaxConcurrentStreams: UInt32 { handler.initialMaxConcurrentStreams }
+
+    func connectionDidStart() -> [ConnectionAction] { handler.connectionDidStart() }
+
+    func handle(_ request: APNsRequest) -> APNsOutcome {
+        let start = ContinuousClock.now
+        let outcome = handler.handle(request)
+        let elapsed = ContinuousClock.now - start
+        let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+        metrics.recordAnswer(nanoseconds: nanoseconds + outcome.delayMilliseconds * 1_000_000)
+        return outcome
+    }
+
+    func peerWasActive() { handler.peerWasActive() }
+
+    var tickIntervalMilliseconds: Int64? { handler.tickIntervalMilliseconds }
+
+    func tick() -> [ConnectionAction] { handler.tick() }
+
+    func connectionDidClose() {
+        guard !closed else { return }
+        closed = true
+        metrics.connectionClosed()
+        handler.connectionDidClose()
+    }
+}

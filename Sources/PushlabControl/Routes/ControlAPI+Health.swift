@@ -1,0 +1,36 @@
+import Hummingbird
+import PushlabCore
+
+extension ControlAPI {
+    var healthRoutes: [Route] {
+        [Route(.get, "/v1/health", health)]
+    }
+
+    /// `GET /v1/health`: up, and the facts a client needs to aim at it.
+    @Sendable func health(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        _ = try QueryParameters(request, allowed: [])
+        var fields = JSONFields()
+        fields.add("status", "ok")
+        fields.add("listeners", JSONValue.array(apnsListeners.map { listener in
+            let host = listener.host.contains(":") ? "[\(listener.host)]" : listener.host
+            var fields = JSONFields()
+            fields.add("environment", listener.environment.rawValue)
+            fields.add("host", listener.host)
+            fields.add("port", listener.port)
+            fields.add("url", "https://\(host):\(listener.port)")
+            return fields.json
+        }))
+        fields.add("clock", clockJSON)
+        fields.add("scenario", scenarioName)
+        fields.add("store", store?.path)
+        fields.add("devices", simulator.deviceCount)
+        fields.add("keys", world.keys.count)
+        fields.add("apps", world.apps.count)
+        fields.add("deviceTokens", world.tokenCount)
+        fields.add("faultRules", faults.rules.count)
+        fields.add("apnsConnections", metrics.connections)
+        fields.add("eventClients", events.connectedClients)
+        fields.add("lastObservation", simulator.lastSequence)
+        return JSONResponse(fields.json).response
+    }
+}
