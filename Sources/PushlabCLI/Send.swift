@@ -185,8 +185,7 @@ struct Send: AsyncParsableCommand {
         if device.count >= 64, device.allSatisfy(\.isHexDigit) { return device }
         let bundleID = topic.map { APNsTopic($0).bundleID }
         do {
-            let devices = try await ControlAPIDevices.fetch(from: control)
-            guard let match = devices.first(where: { $0.id == device }) ?? devices.first(where: { $0.name == device }) else {
+            guard let match = try await ControlAPIDevices.find(device, at: control) else {
                 throw LookupProblem(description: "No simulated device \(device) (by id or name) at \(control); pass a device token instead")
             }
             let apps = bundleID.map { id in match.apps.filter { $0.bundleId == id } } ?? match.apps
@@ -228,7 +227,7 @@ struct Send: AsyncParsableCommand {
     }
 }
 
-/// The control API's device list, as much of it as `send` needs.
+/// Simulated devices through the control API, as much of them as `send` needs.
 enum ControlAPIDevices {
     struct Device: Decodable {
         struct App: Decodable {
@@ -240,14 +239,31 @@ enum ControlAPIDevices {
         var apps: [App]
     }
 
-    static func fetch(from base: String) async throws -> [Device] {
-        guard let url = URL(string: base + "/v1/devices?limit=1000000") else { throw Send.LookupProblem(description: "--control must be a URL, not \(base)") }
-        let (data, response) = try await URLSession.shared.data(from: url)
-        guard (response as? HTTPURLResponse)?.statusCode == 200 else {
-            throw Send.LookupProblem(description: "the control API answered \((response as? HTTPURLResponse)?.statusCode ?? 0) to GET /v1/devices")
+    private struct Page: Decodable {
+        var devices: [Device]
+        var total: Int
+    }
+
+    /// The device with this id, or else the first with this name.
+    static func find(_ idOrName: String, at base: String) async throws -> Device? {
+        let escaped = idOrName.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? idOrName
+        let (data, status) = try await get(base + "/v1/devices/" + escaped)
+        if status == 200 { return try JSONDecoder().decode(Device.self, from: data) }
+        guard status == 404 else { throw Send.LookupProblem(description: "the control API answered \(status) to GET /v1/devices/\(escaped)") }
+        var offset = 0
+        while true {
+            let (data, status) = try await get(base + "/v1/devices?limit=10000&offset=\(offset)")
+            guard status == 200 else { throw Send.LookupProblem(description: "the control API answered \(status) to GET /v1/devices") }
+            let page = try JSONDecoder().decode(Page.self, from: data)
+            if let match = page.devices.first(where: { $0.name == idOrName }) { return match }
+            offset += page.devices.count
+            if page.devices.isEmpty || offset >= page.total { return nil }
         }
-        if let list = try? JSONDecoder().decode([Device].self, from: data) { return list }
-        struct Wrapped: Decodable { var devices: [Device] }
-        return try JSONDecoder().decode(Wrapped.self, from: data).devices
+    }
+
+    private static func get(_ address: String) async throws -> (Data, Int) {
+        guard let url = URL(string: address) else { throw Send.LookupProblem(description: "--control must be a URL, not \(address)") }
+        let (data, response) = try await URLSession.shared.data(from: url)
+        return (data, (response as? HTTPURLResponse)?.statusCode ?? 0)
     }
 }

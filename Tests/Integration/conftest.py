@@ -21,6 +21,7 @@ import pytest
 from world import CERTS, INTEGRATION_SCENARIO, REPO
 
 BANNER_DEV = re.compile(r"^\s*development\s+https://([^\s:]+):(\d+)\s+\(as api\.sandbox\.push\.apple\.com\)", re.M)
+BANNER_CONTROL = re.compile(r"^\s*control API\s+http://([^\s:]+):(\d+)", re.M)
 BANNER_PROD = re.compile(r"^\s*production\s+https://([^\s:]+):(\d+)\s+\(as api\.push\.apple\.com\)", re.M)
 READY = "Ready. Press Ctrl-C to stop."
 
@@ -113,6 +114,8 @@ class PushlabServer:
         assert dev and prod, f"cannot parse the ports from the banner:\n{text}"
         assert dev.group(1) == "127.0.0.1" and prod.group(1) == "127.0.0.1", text
         self.dev_port, self.prod_port = int(dev.group(2)), int(prod.group(2))
+        control = BANNER_CONTROL.search(text)
+        self.control_url = f"http://127.0.0.1:{control.group(2)}" if control else None
         assert self.dev_port != self.prod_port and 0 not in (self.dev_port, self.prod_port), text
         return self
 

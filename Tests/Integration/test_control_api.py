@@ -1,0 +1,80 @@
+"""The control API as a test in another language uses it: plain HTTP and JSON against a running
+`pushlab serve`, pushes from `pushlab send`, observations read back through the API."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import urllib.error
+import urllib.request
+
+from conftest import CERTS, REPO, wait_for_binary
+from world import KEY_ID, TEAM_ID, TOPIC
+
+KEY = ["--key", str(CERTS / f"AuthKey_{KEY_ID}.p8"), "--key-id", KEY_ID, "--team-id", TEAM_ID]
+
+
+def call(server, method: str, path: str, body: dict | None = None) -> tuple[int, dict]:
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(server.control_url + path, data=data, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=15) as response:
+            return response.status, json.loads(response.read() or b"{}")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"{}")
+
+
+def send(server, target: str, payload: dict) -> subprocess.CompletedProcess:
+    return subprocess.run([str(wait_for_binary()), "send", target, "--topic", TOPIC, *KEY, "--payload", json.dumps(payload),
+                           "--server", f"127.0.0.1:{server.dev_port}", "--ca", str(CERTS / "ca.pem"),
+                           "--control", server.control_url], cwd=REPO, capture_output=True, text=True, timeout=60)
+
+
+def test_create_a_device_push_to_it_by_name_and_tap_the_notification(fresh_server):
+    srv = fresh_server(scenario=None)
+    assert srv.control_url, srv.stdout()
+    status, device = call(srv, "POST", "/v1/devices", {
+        "id": "eve", "name": "Eve's iPhone",
+        "apps": [{"bundleId": TOPIC, "api": "legacy", "state": "background"}],
+    })
+    assert status == 201, device
+    token = device["apps"][0]["deviceToken"]
+    assert len(token) == 64
+
+    sent = send(srv, "Eve's iPhone", {"aps": {"alert": "Ship it"}, "order": 7})
+    assert sent.returncode == 0, sent.stderr
+    apns_id = sent.stdout.split("apns-id: ")[1].split()[0]
+
+    status, tapped = call(srv, "POST", "/v1/devices/eve/interactions", {"type": "tapNotification", "bundleId": TOPIC})
+    assert status == 200, tapped
+    status, seen = call(srv, "GET", "/v1/devices/eve/observations?kind=callback")
+    assert status == 200, seen
+    callbacks = [(o["callback"], o["appState"]) for o in seen["observations"]]
+    # Legacy app in the background, the user taps the banner (note 003, case 2).
+    assert callbacks == [("applicationWillEnterForeground:", "background"),
+                         ("application:didReceiveRemoteNotification:fetchCompletionHandler:", "inactive"),
+                         ("applicationDidBecomeActive:", "foreground")]
+    assert seen["observations"][1]["userInfo"]["order"] == 7
+    assert seen["observations"][1]["notificationId"] == apns_id
+
+
+def test_reinstall_through_the_api_makes_the_old_token_410(fresh_server):
+    srv = fresh_server(scenario=None)
+    status, device = call(srv, "POST", "/v1/devices", {"apps": [{"bundleId": TOPIC}]})
+    assert status == 201
+    old = device["apps"][0]["deviceToken"]
+    status, fresh = call(srv, "POST", f"/v1/devices/{device['id']}/apps/{TOPIC}/reinstall")
+    assert status == 200 and fresh["deviceToken"] != old, fresh
+    gone = send(srv, old, {"aps": {"alert": "hi"}})
+    assert gone.returncode == 1 and gone.stdout.startswith("410  Unregistered  (since "), gone.stdout
+    assert send(srv, fresh["deviceToken"], {"aps": {"alert": "hi"}}).returncode == 0
+
+
+def test_errors_are_json_with_a_readable_message(fresh_server):
+    srv = fresh_server(scenario=None)
+    status, body = call(srv, "POST", "/v1/devices", {"apps": [{"bundleId": TOPIC, "state": "asleep"}]})
+    assert status == 400 and "state" in body["error"] and "foreground" in body["error"]
+    status, body = call(srv, "GET", "/v1/devices/nobody")
+    assert status == 404 and "nobody" in body["error"]
+    status, body = call(srv, "POST", "/v1/clock", {"advance": 60})
+    assert status == 200 and body["mode"] == "manual"
