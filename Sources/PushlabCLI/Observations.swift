@@ -53,7 +53,7 @@ struct Observations: ParsableCommand {
                 deviceID: device, since: since, bundleID: bundleId, kind: kind.flatMap(ObservationKind.init(rawValue:)), limit: limit
             )
         } catch {
-            throw ValidationError(error.description)
+            throw CLIFailure(error.description)
         }
         var output = ""
         for observation in observations {

@@ -78,3 +78,21 @@ def test_errors_are_json_with_a_readable_message(fresh_server):
     assert status == 404 and "nobody" in body["error"]
     status, body = call(srv, "POST", "/v1/clock", {"advance": 60})
     assert status == 200 and body["mode"] == "manual"
+
+
+def devices(server, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(wait_for_binary()), "devices", "--control", server.control_url, *args],
+                          cwd=REPO, capture_output=True, text=True, timeout=60)
+
+
+def test_pushlab_devices_lists_the_phones_and_their_apps(fresh_server):
+    srv = fresh_server(scenario=None)
+    listed = devices(srv)
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    assert [line.split()[0] for line in lines if not line.startswith(" ")] == ["ann", "ben", "cara", "dan"]
+    assert "notRunning (force-quit)" in listed.stdout and "offline" in listed.stdout
+    one = devices(srv, "--device", "ann", "--json")
+    assert one.returncode == 0 and json.loads(one.stdout)["id"] == "ann"
+    missing = devices(srv, "--device", "nobody")
+    assert missing.returncode != 0 and "No device nobody" in missing.stderr and "Usage" not in missing.stderr
