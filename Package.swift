@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "PushlabTransport", targets: ["PushlabTransport"]),
         .library(name: "PushlabClient", targets: ["PushlabClient"]),
         .library(name: "PushlabControl", targets: ["PushlabControl"]),
+        .library(name: "PushlabTesting", targets: ["PushlabTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -96,7 +97,18 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
+        // Pushlab in-process for Swift test suites; the test certificates and the sample key ship
+        // as resources, so a consumer's tests need no path into this repository.
+        .target(
+            name: "PushlabTesting",
+            dependencies: [
+                "PushlabCore", "PushlabSimulator", "PushlabTransport", "PushlabScenario", "PushlabOpenSSL",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Resources/Certificates")]
+        ),
         .executableTarget(name: "pushlab-device-load", dependencies: ["PushlabCore", "PushlabSimulator"], path: "Benchmarks/DeviceLoad"),
+        .testTarget(name: "PushlabTestingTests", dependencies: ["PushlabTesting", "PushlabClient"]),
         .testTarget(name: "PushlabNGHTTP2Tests", dependencies: ["PushlabNGHTTP2"]),
         .testTarget(name: "PushlabOpenSSLTests", dependencies: ["PushlabOpenSSL"]),
         .testTarget(name: "PushlabSimulatorTests", dependencies: ["PushlabSimulator", "PushlabCore"]),

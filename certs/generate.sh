@@ -550,4 +550,11 @@ for spec in "client:$E1 $E2 $E6 " "client-development:$E1 $E6 " "client-producti
     esac
 done
 [ "$fail" = 0 ] || die "self-check failed"
+
+# PushlabTesting ships the CA, the server certificate and the sample key as resources.
+RESOURCES="$SCRIPT_DIR/../Sources/PushlabTesting/Resources/Certificates"
+if [ "$OUT" = "$SCRIPT_DIR" ] && [ -d "$RESOURCES" ] && [ -f "$OUT/AuthKey_PUSHLAB001.p8" ]; then
+    cp "$OUT/ca.pem" "$OUT/server.pem" "$OUT/server-key.pem" "$OUT/AuthKey_PUSHLAB001.p8" "$OUT/AuthKey_PUSHLAB001.pub.pem" "$RESOURCES/"
+    say "Copied the CA, server certificate and sample key to Sources/PushlabTesting/Resources/Certificates"
+fi
 say "Done. Everything in $OUT is for testing only."

@@ -1,0 +1,218 @@
+import Foundation
+import Logging
+import PushlabCore
+import PushlabScenario
+import PushlabSimulator
+import PushlabTransport
+import Synchronization
+
+/// Pushlab in-process for one test: the APNs provider API over HTTP/2 + TLS on free loopback
+/// ports (development and production), simulated devices behind it, a manual clock, fault
+/// rules, and every request and observation kept in memory.
+///
+/// ```swift
+/// let server = try await PushlabTestServer.start()
+/// let token = try server.addDevice("phone", app: "com.example.app")
+/// // point the client at server.developmentURL, trusting server.caCertificatePath,
+/// // signing with server.signingKey; push to `token`
+/// let banner = try await server.waitForObservation(device: "phone", kind: .banner)
+/// await server.stop()
+/// ```
+///
+/// Call `stop()` when done (or use `withPushlabTestServer`): the server owns a thread.
+public final class PushlabTestServer: Sendable {
+    /// The app the world knows from the start, for the signing key's team.
+    public static let defaultBundleID = "com.pushlab.demo"
+
+    /// `https://localhost:PORT`, the stand-in for `api.sandbox.push.apple.com`.
+    public let developmentURL: URL
+    /// `https://localhost:PORT`, the stand-in for `api.push.apple.com`.
+    public let productionURL: URL
+    /// The address both listeners are bound to (`127.0.0.1`); the certificate also names it.
+    public let host: String
+    public let developmentPort: Int
+    public let productionPort: Int
+
+    public let certificates: TLSCertificates
+    /// The PEM file a client must trust to accept the server's certificate.
+    public var caCertificatePath: String { certificates.certificateAuthority.path }
+    /// A key the world knows, so a client can authenticate with a provider token at once.
+    public let signingKey: ProviderSigningKey
+
+    /// Keys, apps and device tokens APNs knows; change it to test what APNs refuses.
+    public let world: APNsWorld
+    /// The simulated devices: their apps, states, interactions and local notifications.
+    public let simulator: DeviceSimulator
+    public let clock: PushlabTestClock
+    /// Rules that make APNs misbehave (status and reason, delay, GOAWAY, reset, close).
+    public let faults: FaultRules
+    /// Every request APNs answered, newest first (`requests.entries()`).
+    public let requests: RequestLog
+    /// Everything the devices observed, in order (`observations(device:)` reads it).
+    public let observationLog: InMemoryObservationLog
+
+    let waiters: ObservationWaiters
+    private let apns: APNsProviderService
+    private let server: PushlabServer
+    private let stopped = Atomic<Bool>(false)
+
+    /// The APNs rules new connections use; existing connections keep the one they started with.
+    public var policy: APNsPolicy {
+        get { apns.policy }
+        set { apns.policy = newValue }
+    }
+
+    /// Starts a server.
+    /// - Parameters:
+    ///   - scenario: a scenario file (`docs/SCENARIOS.md`) whose keys, apps, tokens, devices and
+    ///     simulator settings the world starts with; nil starts with only the signing key and
+    ///     `defaultBundleID`.
+    ///   - policy: the APNs rules; a scenario's `policy:` section is applied on top of them.
+    ///   - simulatorSettings: the simulator's rules; nil takes the scenario's (or the defaults).
+    ///   - clockStart: where the manual clock starts; nil is now, which keeps provider tokens
+    ///     minted from the real time (as APNSwift does) valid.
+    ///   - certificates: what TLS serves; the repository's test certificates by default.
+    ///   - signingKey: the key registered for clients; the sample `PUSHLAB001` key by default. A
+    ///     scenario that declares the same key id keeps its own declaration (revoked, limited to
+    ///     an environment, ...).
+    public static func start(
+        scenario: String? = nil,
+        policy: APNsPolicy = APNsPolicy(),
+        simulatorSettings: SimulatorSettings? = nil,
+        clockStart: Date? = nil,
+        certificates: TLSCertificates = .bundled,
+        signingKey: ProviderSigningKey? = nil
+    ) async throws -> PushlabTestServer {
+        let signingKey = try signingKey ?? ProviderSigningKey.bundled()
+        let loaded = try scenario.map { try Scenario.load(path: $0, basePolicy: policy) }
+        if let problem = (loaded?.policy ?? policy).problem { throw PushlabTestingError("The APNs policy is not usable: \(problem)") }
+        let settings = simulatorSettings ?? loaded?.simulatorSettings ?? SimulatorSettings()
+        if let problem = settings.problem { throw PushlabTestingError("The simulator settings are not usable: \(problem)") }
+        try certificates.checkReadable()
+
+        let world = APNsWorld()
+        let start = clockStart.map { EpochMilliseconds(($0.timeIntervalSince1970 * 1000).rounded()) } ?? SystemClock().now()
+        let clock = ControlledClock(manualStart: start)
+        let simulator = DeviceSimulator(world: world, clock: clock, settings: settings)
+        // The log first: a waiter woken by the same batch then finds it in `observations(device:)`.
+        let log = InMemoryObservationLog()
+        let waiters = ObservationWaiters(log: log)
+        simulator.addSink(log)
+        simulator.addSink(waiters)
+        try loaded?.install(into: world, simulator: simulator)
+        if world.key(signingKey.keyID) == nil { world.add(signingKey.registration) }
+        if world.app(defaultBundleID) == nil { world.add(AppRecord(bundleID: defaultBundleID, teamID: signingKey.teamID)) }
+
+        let faults = FaultRules()
+        let requests = RequestLog()
+        let apns = APNsProviderService(
+            world: world, policy: loaded?.policy ?? policy, clock: clock, log: requests, sink: simulator, faults: faults
+        )
+        let server = try PushlabServer(configuration: configuration(certificates), service: apns, logger: logger)
+        let bound: [PushlabServer.BoundListener]
+        do {
+            bound = try await server.start()
+        } catch {
+            await server.shutdown()  // its event loop thread
+            throw PushlabTestingError("Pushlab cannot listen on \(loopback): \(error)")
+        }
+        return PushlabTestServer(
+            bound: bound, certificates: certificates, signingKey: signingKey, world: world, simulator: simulator,
+            faults: faults, requests: requests, log: log, waiters: waiters, apns: apns, server: server
+        )
+    }
+
+    private init(
+        bound: [PushlabServer.BoundListener], certificates: TLSCertificates, signingKey: ProviderSigningKey,
+        world: APNsWorld, simulator: DeviceSimulator, faults: FaultRules, requests: RequestLog,
+        log: InMemoryObservationLog, waiters: ObservationWaiters, apns: APNsProviderService, server: PushlabServer
+    ) {
+        let port = { (environment: APNsEnvironment) in bound.first { $0.environment == environment }?.port ?? 0 }
+        host = Self.loopback
+        developmentPort = port(.development)
+        productionPort = port(.production)
+        // `localhost`, not the address: the server certificate names both, and clients that
+        // check host names (APNSwift, AsyncHTTPClient) send it as SNI.
+        developmentURL = URL(string: "https://localhost:\(developmentPort)")!
+        productionURL = URL(string: "https://localhost:\(productionPort)")!
+        self.certificates = certificates
+        self.signingKey = signingKey
+        self.world = world
+        self.simulator = simulator
+        clock = PushlabTestClock(simulator: simulator)
+        self.faults = faults
+        self.requests = requests
+        observationLog = log
+        self.waiters = waiters
+        self.apns = apns
+        self.server = server
+    }
+
+    /// The URL of an environment's listener.
+    public func url(for environment: APNsEnvironment) -> URL {
+        environment == .development ? developmentURL : productionURL
+    }
+
+    /// A provider token from `signingKey`, issued at the server clock's now. Mint a new one
+    /// after moving the clock more than an hour (APNs answers `ExpiredProviderToken`), but not
+    /// within 20 minutes of the last on one connection (`TooManyProviderTokenUpdates`).
+    public func providerToken() throws(PushlabTestingError) -> String {
+        try signingKey.providerToken(issuedAt: clock.now)
+    }
+
+    /// Graceful shutdown, as APNs does it: GOAWAY `Shutdown`, in-flight streams finish, the
+    /// connections close. Calling it again does nothing.
+    public func stop() async {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        await server.shutdown()
+    }
+
+    private static let loopback = "127.0.0.1"
+
+    private static func configuration(_ certificates: TLSCertificates) -> ServerConfiguration {
+        ServerConfiguration(
+            listeners: [
+                .init(host: loopback, port: 0, environment: .development),
+                .init(host: loopback, port: 0, environment: .production),
+            ],
+            certificateChainFile: certificates.serverCertificateChain.path,
+            privateKeyFile: certificates.serverPrivateKey.path,
+            clientCertificateAuthoritiesFile: certificates.certificateAuthority.path,
+            // One event loop: a test sends a few pushes, and suites run many servers side by side.
+            threads: 1,
+            // A test waits for its own shutdown; in-flight streams of a test finish in milliseconds.
+            shutdownGracePeriod: .seconds(1)
+        )
+    }
+
+    /// Warnings and errors only: a passing test's output stays quiet.
+    private static var logger: Logger {
+        var logger = Logger(label: "pushlab.testing")
+        logger.logLevel = .warning
+        return logger
+    }
+}
+
+/// Runs `body` with a started server and stops it afterwards, also when `body` throws.
+public func withPushlabTestServer<Value: Sendable>(
+    scenario: String? = nil,
+    policy: APNsPolicy = APNsPolicy(),
+    simulatorSettings: SimulatorSettings? = nil,
+    clockStart: Date? = nil,
+    certificates: TLSCertificates = .bundled,
+    signingKey: ProviderSigningKey? = nil,
+    _ body: (PushlabTestServer) async throws -> Value
+) async throws -> Value {
+    let server = try await PushlabTestServer.start(
+        scenario: scenario, policy: policy, simulatorSettings: simulatorSettings, clockStart: clockStart,
+        certificates: certificates, signingKey: signingKey
+    )
+    do {
+        let result = try await body(server)
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
+    }
+}

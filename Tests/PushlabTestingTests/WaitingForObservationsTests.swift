@@ -1,0 +1,117 @@
+import Foundation
+import PushlabClient
+import PushlabTesting
+import Testing
+
+/// `waitForObservation` and `waitForCallback`: they return the moment the observation exists,
+/// and a wait that runs out says what the device did observe instead.
+@Suite("Waiting for observations")
+struct WaitingForObservationsTests {
+    /// Far longer than any of these waits may take: a wait that returns did not run out.
+    private let generous = Duration.seconds(60)
+
+    @Test func anObservationRecordedBeforeTheWaitIsReturnedAtOnce() async throws {
+        try await withPushlabTestServer { server in
+            try server.addDevice("phone", state: .background)
+            try server.simulator.changeApp(PushlabTestServer.defaultBundleID, on: "phone", to: .foreground)
+            let started = ContinuousClock.now
+            let active = try await server.waitForCallback(named: .didBecomeActive, on: "phone", timeout: generous)
+            #expect(ContinuousClock.now - started < .seconds(5))
+            #expect(active.kind == .callback && active.deviceID == "phone")
+            // The observations before it are readable in order.
+            #expect(server.observations(device: "phone", kind: .callback).last == active)
+        }
+    }
+
+    @Test func aWaitWakesWhenTheObservationIsRecorded() async throws {
+        try await withPushlabTestServer { server in
+            try server.addDevice("phone", state: .background)
+            let mark = server.lastObservationSequence
+            let started = ContinuousClock.now
+            async let woken = server.waitForObservation(device: "phone", kind: .appState, since: mark, timeout: generous)
+            // Give the wait time to be registered, so it is woken by the simulator, not the log.
+            try await Task.sleep(for: .milliseconds(100))
+            try server.simulator.changeApp(PushlabTestServer.defaultBundleID, on: "phone", to: .foreground)
+            let observation = try await woken
+            #expect(ContinuousClock.now - started < .seconds(10))
+            #expect(observation.event == .appState(from: .background, to: .inactive))
+            #expect(observation.sequence > mark)
+        }
+    }
+
+    @Test func sinceSkipsWhatHappenedBefore() async throws {
+        try await withPushlabTestServer { server in
+            try server.addDevice("phone", state: .background)
+            try server.simulator.changeApp(PushlabTestServer.defaultBundleID, on: "phone", to: .foreground)
+            let mark = server.lastObservationSequence
+            await #expect(throws: ObservationWaitTimeout.self) {
+                try await server.waitForCallback(named: .didBecomeActive, on: "phone", since: mark, timeout: .milliseconds(50))
+            }
+        }
+    }
+
+    @Test func aTimeoutSaysTheDeviceObservedNothingAndAPNsHadNoRequest() async throws {
+        try await withPushlabTestServer { server in
+            try server.addDevice("phone")
+            let error = await #expect(throws: ObservationWaitTimeout.self) {
+                try await server.waitForObservation(device: "phone", kind: .banner, timeout: .milliseconds(50))
+            }
+            #expect(error?.observed == [] && error?.answers == [])
+            #expect(error?.description == """
+                Waited 0.05 seconds for an observation of kind banner on device phone, and it did not come.
+                Device phone observed nothing.
+                APNs had no request for its tokens.
+                """)
+        }
+    }
+
+    @Test func aTimeoutListsWhatTheDeviceObservedAndHowAPNsAnswered() async throws {
+        try await withPushlabTestServer { server in
+            let app = "com.example.chat"
+            let token = try server.addDevice("phone", app: app, state: .background)
+            let client = try await ProviderClient.connect(to: server)
+            let jwt = try server.providerToken()
+            let accepted = try await client.send(ProviderClient.alert(#"{"aps":{"alert":"hi"}}"#, to: token, topic: app, providerToken: jwt))
+            // The token belongs to another app than the topic: refused, nothing reaches the phone.
+            let refused = try await client.send(ProviderClient.alert(#"{"aps":{"alert":"hi"}}"#, to: token, topic: PushlabTestServer.defaultBundleID, providerToken: jwt))
+            #expect((accepted.status, refused.status, refused.reason) == (200, 400, "DeviceTokenNotForTopic"))
+            await client.close()
+
+            // Nobody taps the banner, so the app's delegate never hears of it.
+            let error = await #expect(throws: ObservationWaitTimeout.self) {
+                try await server.waitForCallback(named: .didReceiveResponse, on: "phone", timeout: .milliseconds(100))
+            }
+            let message = try #require(error?.description)
+            #expect(message.hasPrefix(
+                "Waited 0.1 seconds for a callback userNotificationCenter:didReceiveNotificationResponse:withCompletionHandler: on device phone, and it did not come."
+            ))
+            #expect(error?.observed.map(\.kind) == [.delivered, .banner, .notificationCenter])
+            #expect(message.contains("  \(app)  banner  \(try #require(accepted.apnsID))  {\"body\":\"hi\",\"actions\":[]}"))
+            #expect(error?.answers.map(\.status) == [200, 400])
+            #expect(message.contains("APNs answered 2 request(s) for its tokens:\n  200  development  topic \(app)"))
+            #expect(message.contains("  400 DeviceTokenNotForTopic  development  topic \(PushlabTestServer.defaultBundleID)"))
+        }
+    }
+
+    @Test func aTimeoutOnAnUnknownDeviceSaysSo() async throws {
+        try await withPushlabTestServer { server in
+            let error = await #expect(throws: ObservationWaitTimeout.self) {
+                try await server.waitForCallback(named: .didBecomeActive, on: "nobody", timeout: .milliseconds(20))
+            }
+            #expect(error?.deviceExists == false)
+            #expect(error?.description.hasSuffix("There is no device nobody; add it with addDevice first.") == true)
+        }
+    }
+
+    @Test func cancellingAWaitEndsItAtOnce() async throws {
+        try await withPushlabTestServer { server in
+            try server.addDevice("phone")
+            let started = ContinuousClock.now
+            let wait = Task { try await server.waitForObservation(device: "phone", kind: .banner, timeout: generous) }
+            try await Task.sleep(for: .milliseconds(50))
+            wait.cancel()
+            await #expect(throws: CancellationError.self) { try await wait.value }
+            #expect(ContinuousClock.now - started < .seconds(10))
+        }
+    }
+}
