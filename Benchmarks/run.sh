@@ -14,7 +14,9 @@
 #
 # --devices N: N simulated devices (one app each, in the background) hold the
 # tokens instead of bare tokens, and pushlab records every observation in a
-# SQLite store (Benchmarks/.work/bench.db): the whole product under load.
+# SQLite store (Benchmarks/.work/bench.db): the whole product under load. It
+# then reports memory per simulated device and the time to load a million
+# (DEVICE_LOAD_COUNT), with pushlab-device-load from beside the pushlab binary.
 #
 # Environment: PUSHLAB_BIN (use this binary, skip the build), PUSHLAB_ARGS
 # (extra pushlab arguments), PUSHLAB_CERT_DIR (default: <repo>/certs),
@@ -154,6 +156,7 @@ else
     if [[ $BUILD == 1 ]]; then
         log "building pushlab (release)"
         (cd "$REPO_ROOT" && swift build -c release --product pushlab)
+        if ((DEVICES > 0)); then (cd "$REPO_ROOT" && swift build -c release --product pushlab-device-load); fi
     fi
     PUSHLAB_BIN="$(cd "$REPO_ROOT" && swift build -c release --show-bin-path)/pushlab"
 fi
@@ -479,6 +482,20 @@ awk '/^\|---/ { next }
      { print }' <<<"$TABLE"
 if ((ROUNDS > 1)); then echo; echo "round-to-round spread (1 - min/max req/s): $SPREAD"; fi
 
+# Memory per simulated device and the time to load a million (--devices only): the
+# pushlab-device-load benchmark built beside the pushlab binary.
+DEVICE_LOAD=""
+if ((DEVICES > 0)); then
+    loader="$(dirname "$PUSHLAB_BIN")/pushlab-device-load"
+    if [[ -x $loader ]]; then
+        log "loading ${DEVICE_LOAD_COUNT:-1000000} simulated devices ($loader)"
+        DEVICE_LOAD=$("$loader" "${DEVICE_LOAD_COUNT:-1000000}")
+        echo "device load: $DEVICE_LOAD"
+    else
+        echo "device load: not measured ($loader is missing: swift build -c release --product pushlab-device-load)"
+    fi
+fi
+
 # Markdown.
 git_rev=$(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null || echo "no commit")
 if [[ -n $(git -C "$REPO_ROOT" status --porcelain 2>/dev/null | head -n1) ]]; then git_rev+=" (dirty tree)"; fi
@@ -500,6 +517,7 @@ tls_used=$(awk -F'\t' 'NR > 1 { print $3 ": " $13 " " $14 " " $15 }' "$RESULTS" 
     echo "- pushlab: \`$(printf '%q ' "${PUSHLAB_CMD[@]:1}" | sed "s|$REPO_ROOT/||g; s/ $//")\`"
     echo "- probe POST status: nghttpd ${PROBE[nghttpd]}, pushlab ${PROBE[pushlab]}; SETTINGS_MAX_CONCURRENT_STREAMS: nghttpd ${MAX_STREAMS[nghttpd]}, pushlab ${MAX_STREAMS[pushlab]}"
     echo "- TLS: $tls_used"
+    if [[ -n $DEVICE_LOAD ]]; then echo "- simulated devices (\`pushlab-device-load\`: resident bytes per device, seconds to load them): \`$DEVICE_LOAD\`"; fi
     if ((ROUNDS > 1)); then echo "- round-to-round spread (1 - min/max req/s): $SPREAD"; fi
     echo
     echo "## All rounds"

@@ -1,3 +1,4 @@
+import PushlabCore
 import PushlabSimulator
 
 /// What waits to be written: observations and requests as recorded, and each changed
@@ -7,7 +8,7 @@ struct PendingWrites: Sendable {
     /// the caller's array instead of copying each observation on the event loop.
     private(set) var observationChunks: [[Observation]] = []
     private(set) var observationCount = 0
-    var requests: [StoredRequest] = []
+    var requests: [RequestLog.Entry] = []
     var devices: [String: DeviceChange] = [:]
 
     var observations: FlattenSequence<[[Observation]]> { observationChunks.joined() }

@@ -1,3 +1,4 @@
+import PushlabCore
 import GRDB
 import PushlabSimulator
 
@@ -26,7 +27,7 @@ extension PushlabStore {
 
     /// Requests, newest first, optionally for one device token, status or reason (APNs's text,
     /// e.g. `Unregistered`); at most `limit`.
-    public func requests(deviceToken: String? = nil, status: Int? = nil, reason: String? = nil, limit: Int = 100) throws(StoreError) -> [StoredRequest] {
+    public func requests(deviceToken: String? = nil, status: Int? = nil, reason: String? = nil, limit: Int = 100) throws(StoreError) -> [RequestLog.Entry] {
         guard limit > 0 else { return [] }
         let query = RequestQuery(deviceToken: deviceToken, status: status, reason: reason, limit: limit)
         let unwritten = buffer.unwritten.requests.filter(query.matches)

@@ -53,7 +53,7 @@ public final class PushlabStore: ObservationSink, Sendable {
         simulator.resumeSequence(after: lastObservation)
         simulator.addSink(self)
         // The request log numbers from 1 in every process; saved requests keep counting up.
-        requestLog.observe { [buffer] entry in buffer.append(StoredRequest(entry, sequenceBase: lastRequest)) }
+        requestLog.observe { [buffer] entry in buffer.append(entry.renumbered(after: lastRequest)) }
         writer.start()
     }
 

@@ -1,3 +1,4 @@
+import PushlabCore
 import GRDB
 
 /// The filters of `PushlabStore.requests(...)`, as SQL for saved rows and as a test for
@@ -9,7 +10,7 @@ struct RequestQuery {
     var reason: String?
     var limit: Int
 
-    func matches(_ request: StoredRequest) -> Bool {
+    func matches(_ request: RequestLog.Entry) -> Bool {
         (deviceToken == nil || request.deviceToken == deviceToken)
             && (status == nil || request.status == status)
             && (reason == nil || request.reason?.rawValue == reason)

@@ -5,7 +5,7 @@ import PushlabCore
 enum RequestRows {
     static let columns = "sequence, time, connectionId, environment, deviceToken, topic, pushType, status, reason, apnsId"
 
-    static func insert(_ requests: [StoredRequest], into db: Database) throws {
+    static func insert(_ requests: [RequestLog.Entry], into db: Database) throws {
         let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO requests (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         var row = RowInserter(statement, in: db)
         for request in requests {
@@ -28,7 +28,7 @@ enum RequestRows {
         try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM requests") ?? 0
     }
 
-    static func request(from row: Row) throws -> StoredRequest {
+    static func request(from row: Row) throws -> RequestLog.Entry {
         let sequence: Int64 = try row.decode(forColumn: "sequence")
         let environmentText: String = try row.decode(forColumn: "environment")
         guard let environment = APNsEnvironment(rawValue: environmentText) else {
@@ -43,7 +43,7 @@ enum RequestRows {
             reason = known
         }
         let connectionID: Int64 = try row.decode(forColumn: "connectionId")
-        return StoredRequest(
+        return RequestLog.Entry(
             sequence: sequence, time: try row.decode(forColumn: "time"), connectionID: UInt64(bitPattern: connectionID),
             environment: environment, deviceToken: try row.decode(forColumn: "deviceToken"), topic: try row.decode(forColumn: "topic"),
             pushType: try row.decode(forColumn: "pushType"), status: try row.decode(forColumn: "status"), reason: reason,

@@ -1,3 +1,4 @@
+import PushlabCore
 import Foundation
 import GRDB
 import PushlabSimulator
@@ -38,7 +39,7 @@ public struct StoreReader: Sendable {
     }
 
     /// As `PushlabStore.requests`, committed rows only.
-    public func requests(deviceToken: String? = nil, status: Int? = nil, reason: String? = nil, limit: Int = 100) throws(StoreError) -> [StoredRequest] {
+    public func requests(deviceToken: String? = nil, status: Int? = nil, reason: String? = nil, limit: Int = 100) throws(StoreError) -> [RequestLog.Entry] {
         guard limit > 0 else { return [] }
         let (sql, arguments) = RequestQuery(deviceToken: deviceToken, status: status, reason: reason, limit: limit).statement
         return try StoreDatabase.read(database, path: path) { db in

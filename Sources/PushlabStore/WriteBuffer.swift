@@ -1,3 +1,4 @@
+import PushlabCore
 import PushlabSimulator
 import Synchronization
 
@@ -50,7 +51,7 @@ final class WriteBuffer: Sendable {
         }
     }
 
-    func append(_ request: StoredRequest) {
+    func append(_ request: RequestLog.Entry) {
         state.withLock { state in
             guard !state.isClosing else { return }
             if state.backlog < backlogLimit {
@@ -67,7 +68,7 @@ final class WriteBuffer: Sendable {
 
     /// Recorded but not yet committed, oldest first. Copied while locked, by the reader: handing
     /// out the arrays themselves would make the next `append` on an event loop copy them.
-    var unwritten: (observations: [Observation], requests: [StoredRequest]) {
+    var unwritten: (observations: [Observation], requests: [RequestLog.Entry]) {
         state.withLock { state in
             (Array(state.inFlight.observations) + Array(state.pending.observations), state.inFlight.requests + state.pending.requests)
         }

@@ -21,7 +21,7 @@ struct RequestStoreTests {
         for state: Comment in ["buffered", "written"] {
             let all = try store.requests()
             #expect(all.map(\.status) == [410, 400, 200], state)
-            #expect(all == lab.requestLog.entries(limit: 100).map { StoredRequest($0) }, "field for field what the log holds (\(state))")
+            #expect(all == lab.requestLog.entries(limit: 100), "field for field what the log holds (\(state))")
             #expect(try store.requests(deviceToken: token).map(\.status) == [410, 200], state)
             #expect(try store.requests(status: 400).map(\.reason) == [.badDeviceToken], state)
             #expect(try store.requests(reason: "Unregistered").map(\.deviceToken) == [token], state)

@@ -40,7 +40,7 @@ final class EventHub: ObservationSink, Sendable {
 
     func publish(_ entry: RequestLog.Entry) {
         guard clientCount.load(ordering: .acquiring) > 0 else { return }
-        broadcast(ServerSentEvent(name: "request", data: entry.eventJSON).bytes)
+        broadcast(ServerSentEvent(name: "request", data: entry.controlJSON(includingSequence: false)).bytes)
     }
 
     /// The simulator's sink: each observation is one event.

@@ -26,7 +26,7 @@ final class History: Sendable {
         return try observationSource.readObservations(deviceID: deviceID, since: after, bundleID: bundleID, kind: kind, limit: limit)
     }
 
-    func requests(deviceToken: String? = nil, status: Int? = nil, reason: APNsErrorReason? = nil, limit: Int) throws(ControlError) -> [StoredRequest] {
+    func requests(deviceToken: String? = nil, status: Int? = nil, reason: APNsErrorReason? = nil, limit: Int) throws(ControlError) -> [RequestLog.Entry] {
         let after = start.withLock { $0.requestsAfter }
         // Newest first: whatever is older than the start is at the end, so dropping it leaves
         // the newest `limit` of those after it.

@@ -5,11 +5,11 @@ import PushlabStore
 /// across runs), otherwise the request log's ring of the newest entries.
 protocol RequestSource: Sendable {
     /// Newest first, optionally filtered; at most `limit`.
-    func readRequests(deviceToken: String?, status: Int?, reason: APNsErrorReason?, limit: Int) throws(ControlError) -> [StoredRequest]
+    func readRequests(deviceToken: String?, status: Int?, reason: APNsErrorReason?, limit: Int) throws(ControlError) -> [RequestLog.Entry]
 }
 
 extension PushlabStore: RequestSource {
-    func readRequests(deviceToken: String?, status: Int?, reason: APNsErrorReason?, limit: Int) throws(ControlError) -> [StoredRequest] {
+    func readRequests(deviceToken: String?, status: Int?, reason: APNsErrorReason?, limit: Int) throws(ControlError) -> [RequestLog.Entry] {
         do {
             return try requests(deviceToken: deviceToken, status: status, reason: reason?.rawValue, limit: limit)
         } catch {
@@ -19,11 +19,11 @@ extension PushlabStore: RequestSource {
 }
 
 extension RequestLog: RequestSource {
-    func readRequests(deviceToken: String?, status: Int?, reason: APNsErrorReason?, limit: Int) throws(ControlError) -> [StoredRequest] {
+    func readRequests(deviceToken: String?, status: Int?, reason: APNsErrorReason?, limit: Int) throws(ControlError) -> [RequestLog.Entry] {
         entries(limit: limit) { entry in
             (deviceToken == nil || entry.deviceToken == deviceToken)
                 && (status == nil || entry.status == status)
                 && (reason == nil || entry.reason == reason)
-        }.map { StoredRequest($0) }
+        }
     }
 }

@@ -51,6 +51,6 @@ extension ControlAPI {
             reason: try query.choice("reason", as: APNsErrorReason.self),
             limit: try query.integer("limit", default: 100, in: 1...10_000)!
         )
-        return JSONResponse(.object([("pushes", .array(pushes.map(\.controlJSON)))])).response
+        return JSONResponse(.object([("pushes", .array(pushes.map { $0.controlJSON() }))])).response
     }
 }

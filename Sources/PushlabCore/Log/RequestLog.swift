@@ -13,6 +13,30 @@ public final class RequestLog: Sendable {
         public var status: Int
         public var reason: APNsErrorReason?
         public var apnsID: String
+
+        public init(
+            sequence: Int64, time: EpochMilliseconds, connectionID: UInt64, environment: APNsEnvironment,
+            deviceToken: String?, topic: String?, pushType: String?, status: Int, reason: APNsErrorReason?, apnsID: String
+        ) {
+            self.sequence = sequence
+            self.time = time
+            self.connectionID = connectionID
+            self.environment = environment
+            self.deviceToken = deviceToken
+            self.topic = topic
+            self.pushType = pushType
+            self.status = status
+            self.reason = reason
+            self.apnsID = apnsID
+        }
+
+        /// The same entry numbered after `base`: a store's numbering goes on across runs, while
+        /// the log starts again at 1 in every process.
+        public func renumbered(after base: Int64) -> Entry {
+            var entry = self
+            entry.sequence += base
+            return entry
+        }
     }
 
     private struct Ring {

@@ -1,16 +1,8 @@
 import PushlabCore
 
 extension DeliveredNotification {
-    /// The fields a `notificationCenter added` observation shows, enough to rebuild the entry.
-    public var json: JSONValue {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writeFields(to: &writer)
-        writer.endObject()
-        return (try? JSONParser.parse(writer.text)) ?? .object([])
-    }
-
-    /// The entry as JSON text (what the store keeps).
+    /// The entry as JSON text (what the store keeps and a `notificationCenter added` observation
+    /// shows), enough to rebuild it.
     public var jsonText: String {
         var writer = JSONWriter()
         writer.beginObject()
@@ -18,6 +10,8 @@ extension DeliveredNotification {
         writer.endObject()
         return writer.text
     }
+
+    public var json: JSONValue { (try? JSONParser.parse(jsonText)) ?? .object([]) }
 
     func writeFields(to writer: inout JSONWriter) {
         writer.field("identifier", identifier)
