@@ -29,6 +29,10 @@ public final class ControlAPI: Sendable {
     /// (`POST /v1/reset`); the control API itself clears the fault rules and the request log.
     public typealias Reset = @Sendable () throws -> Void
 
+    /// Makes the scenario file at a path the loaded one and resets to it (`POST /v1/scenario`);
+    /// returns its name. Throws a readable error for a file that cannot be used.
+    public typealias LoadScenario = @Sendable (_ path: String) throws -> String
+
     let simulator: DeviceSimulator
     let requestLog: RequestLog
     let faults: FaultRules
@@ -38,26 +42,29 @@ public final class ControlAPI: Sendable {
     /// The counters behind `/metrics`; wrap the APNs service with `metrics.measuring(_:)` to
     /// time answers and count connections.
     public let metrics: ControlMetrics
-    let scenarioName: String?
+    private let currentScenarioName: Mutex<String?>
     let resetWorld: Reset?
+    let loadScenario: LoadScenario?
     private let listeners = Mutex<[Listener]>([])
 
     /// - Parameters:
     ///   - store: where observations and requests are read from; without one the control API
     ///     keeps the newest 100,000 observations in memory and reads requests from the log.
     ///   - reset: what `POST /v1/reset` runs; without one that route answers 409.
+    ///   - loadScenario: what `POST /v1/scenario` runs; without one that route answers 409.
     ///   - eventBufferSize: events that may wait for one slow `/v1/events` client.
     ///   - eventHeartbeat: how often an idle event stream gets a keep-alive comment.
     public init(
         simulator: DeviceSimulator, requestLog: RequestLog, faults: FaultRules, store: PushlabStore? = nil,
-        scenarioName: String? = nil, reset: Reset? = nil, eventBufferSize: Int = 1024, eventHeartbeat: Duration = .seconds(15)
+        scenarioName: String? = nil, reset: Reset? = nil, loadScenario: LoadScenario? = nil, eventBufferSize: Int = 1024, eventHeartbeat: Duration = .seconds(15)
     ) {
         self.simulator = simulator
         self.requestLog = requestLog
         self.faults = faults
         self.store = store
-        self.scenarioName = scenarioName
+        currentScenarioName = Mutex(scenarioName)
         resetWorld = reset
+        self.loadScenario = loadScenario
         events = EventHub(bufferSize: eventBufferSize, heartbeat: eventHeartbeat)
         metrics = ControlMetrics()
         if let store {
@@ -76,6 +83,12 @@ public final class ControlAPI: Sendable {
     }
 
     var world: APNsWorld { simulator.world }
+
+    /// The scenario the server started with, or the one `POST /v1/scenario` loaded since.
+    var scenarioName: String? {
+        get { currentScenarioName.withLock { $0 } }
+        set { currentScenarioName.withLock { $0 = newValue } }
+    }
 
     /// The APNs listeners, once they are bound (shown by `/v1/health`).
     public func setListeners(_ bound: [Listener]) {

@@ -16,14 +16,29 @@ public struct Scenario: Sendable {
     public var policy: APNsPolicy
     public var devices: [SimulatedDevice]
     public var simulatorSettings: SimulatorSettings
+    /// Keys with their private half (`privateKey`, `privateKeyPem`): `pushlab run` signs
+    /// provider tokens with them.
+    public var signers: [Signer]
+    /// The steps `pushlab run` executes, if the file has any.
+    public var script: ScenarioScript?
     /// The file it came from, for messages.
     public var source: String
     /// Changes whenever the file's text does (FNV-1a of it): a store seeded from this scenario
     /// knows whether it may reload its saved devices.
     public var fingerprint: String
 
+    public struct Signer: Sendable {
+        public var keyID: String
+        public var teamID: String
+        public var key: ES256Key
+    }
+
     public struct LoadError: Error, CustomStringConvertible {
         public let description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     /// Reads a scenario file; every problem is reported with the file and the entry at fault.
@@ -72,16 +87,32 @@ public struct Scenario: Sendable {
         if let duplicate = Dictionary(grouping: devices.map(\.id).filter { !$0.isEmpty }, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
             throw LoadError(description: "Scenario \(source): device id \(duplicate) is used twice")
         }
+        let loadedKeys = try (file.keys ?? []).enumerated().map { try signingKey($1, index: $0, directory: directory, source: source) }
+        let script: ScenarioScript?
+        do throws(ScenarioScriptError) {
+            let root = try? Yams.compose(yaml: yaml)
+            let clockStart = try file.clock?.start.map { text throws(ScenarioScriptError) in
+                guard let time = try? time(text, place: "clock.start") else {
+                    throw ScenarioScriptError("clock.start must be an ISO 8601 time like 2026-01-01T00:00:00Z, not \(text)")
+                }
+                return time
+            }
+            script = try ScenarioScript.parse(steps: root?.mapping?["steps"]?.jsonValue, clockStart: clockStart)
+        } catch {
+            throw LoadError(description: "Scenario \(source): \(error.description)")
+        }
         return Scenario(
             name: file.name ?? URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent,
             description: file.description,
-            keys: try (file.keys ?? []).enumerated().map { try signingKey($1, index: $0, directory: directory, source: source) },
+            keys: loadedKeys.map(\.registration),
             apps: (file.apps ?? []).map { AppRecord(bundleID: $0.bundleId, teamID: $0.teamId) },
             tokens: try (file.deviceTokens ?? []).enumerated().map { try deviceToken($1, index: $0, source: source) }
                 + (file.generatedDeviceTokens ?? []).enumerated().flatMap { try generatedTokens($1, index: $0, source: source) },
             policy: policy,
             devices: devices,
             simulatorSettings: simulatorSettings,
+            signers: loadedKeys.compactMap(\.signer),
+            script: script,
             source: source,
             fingerprint: fingerprint(of: yaml)
         )
@@ -98,32 +129,43 @@ public struct Scenario: Sendable {
         try simulator.replaceAll(with: devices)
     }
 
-    private static func signingKey(_ entry: ScenarioFile.Key, index: Int, directory: URL, source: String) throws -> SigningKey {
+    /// A key as the world registers it, and as `pushlab run` signs with it when the file gives
+    /// its private half.
+    private struct LoadedKey {
+        var registration: SigningKey
+        var signer: Signer?
+    }
+
+    private static func signingKey(_ entry: ScenarioFile.Key, index: Int, directory: URL, source: String) throws -> LoadedKey {
         let place = "\(source): keys[\(index)] (\(entry.keyId))"
-        let pem: String
-        if let inline = entry.publicKeyPem ?? entry.privateKeyPem {
-            pem = inline
-        } else if let file = entry.publicKey {
+        func read(_ file: String) throws -> String {
             let path = file.hasPrefix("/") ? file : directory.appendingPathComponent(file).path
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw LoadError(description: "\(place): cannot read key file \(path)")
             }
-            pem = text
-        } else {
-            throw LoadError(description: "\(place): give publicKey (a PEM file), publicKeyPem or privateKeyPem")
+            return text
         }
+        let given = [entry.publicKeyPem, entry.privateKeyPem, entry.publicKey, entry.privateKey].compactMap { $0 }
+        guard given.count == 1 else {
+            throw LoadError(description: "\(place): give exactly one of publicKey or privateKey (a PEM or .p8 file), publicKeyPem or privateKeyPem")
+        }
+        let pem = try entry.publicKeyPem ?? entry.privateKeyPem ?? read(entry.publicKey ?? entry.privateKey ?? "")
         let key: ES256Key
         do {
             key = try ES256Key(pem: pem)
         } catch {
             throw LoadError(description: "\(place): \(error)")
         }
-        return SigningKey(
+        if entry.privateKey != nil || entry.privateKeyPem != nil, !key.hasPrivateKey {
+            throw LoadError(description: "\(place): privateKey holds no private key (a .p8 file is one)")
+        }
+        let registration = SigningKey(
             keyID: entry.keyId, teamID: entry.teamId,
             scope: entry.topics.map { .topics(Set($0)) } ?? .team,
             environments: try environments(entry.environment ?? "both", place: place),
             relatedKeyID: entry.relatedKeyId, isRevoked: entry.revoked ?? false, verifier: key
         )
+        return LoadedKey(registration: registration, signer: key.hasPrivateKey ? Signer(keyID: entry.keyId, teamID: entry.teamId, key: key) : nil)
     }
 
     private static func deviceToken(_ entry: ScenarioFile.DeviceToken, index: Int, source: String) throws -> DeviceTokenRecord {

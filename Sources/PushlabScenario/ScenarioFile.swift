@@ -18,6 +18,13 @@ public struct ScenarioFile: Decodable, Sendable {
     public var generatedDevices: [GeneratedDevices]?
     /// The simulator's budget and storage rules.
     public var simulator: SimulatorSettingsSpec?
+    /// Where `pushlab run` starts the manual clock.
+    public var clock: Clock?
+
+    public struct Clock: Decodable, Sendable {
+        /// ISO 8601.
+        public var start: String?
+    }
 
     public struct GeneratedTokens: Decodable, Sendable {
         public var count: Int
@@ -43,6 +50,8 @@ public struct ScenarioFile: Decodable, Sendable {
         public var teamId: String
         /// A PEM file, relative to the scenario file; a `.p8` private key works too.
         public var publicKey: String?
+        /// A `.p8` file, relative to the scenario file: `pushlab run` signs provider tokens with it.
+        public var privateKey: String?
         public var publicKeyPem: String?
         public var privateKeyPem: String?
         /// `development`, `production` or `both` (the default).

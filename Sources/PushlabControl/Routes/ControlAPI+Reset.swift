@@ -4,7 +4,7 @@ import PushlabSimulator
 
 extension ControlAPI {
     var resetRoutes: [Route] {
-        [Route(.post, "/v1/reset", reset)]
+        [Route(.post, "/v1/reset", reset), Route(.post, "/v1/scenario", load)]
     }
 
     /// `POST /v1/reset`: back to the loaded scenario. Fault rules go first (no request is
@@ -24,10 +24,33 @@ extension ControlAPI {
         } catch {
             throw ControlError(.internalServerError, "The reset failed: \(error)")
         }
+        return try startedAfresh(status: "reset")
+    }
+
+    /// `POST /v1/scenario` `{"path": "/abs/file.yaml"}`: that scenario becomes the loaded one
+    /// (a later reset returns to it), and the server resets to it (`pushlab run --server`).
+    @Sendable func load(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let body = try await request.decode(ScenarioBody.self).value
+        guard let loadScenario else {
+            throw ControlError.conflict("This server cannot load scenarios")
+        }
+        faults.removeAll()
+        do {
+            scenarioName = try loadScenario(body.path)
+        } catch let error as SimulatorError {
+            throw ControlError(error)
+        } catch {
+            throw ControlError.invalid("\(error)")
+        }
+        return try startedAfresh(status: "loaded")
+    }
+
+    /// The request log and the lists of observations start from here; the answer of a reset.
+    private func startedAfresh(status: String) throws -> Response {
         try history.startAfresh(lastObservation: simulator.lastSequence)
         requestLog.removeAll()
         var fields = JSONFields()
-        fields.add("status", "reset")
+        fields.add("status", status)
         fields.add("scenario", scenarioName)
         fields.add("devices", simulator.deviceCount)
         fields.add("clock", clockJSON)

@@ -25,19 +25,6 @@ extension Serve {
             return .notStarted(host: host, port: port)
         }
     }
-
-    /// `POST /v1/reset`: the clock back to real time (or to its manual start), then the
-    /// scenario's world, devices and policy.
-    static func reset(
-        to scenario: Scenario, service: APNsProviderService, simulator: DeviceSimulator, clock: ControlledClock,
-        manualStart: EpochMilliseconds?
-    ) -> ControlAPI.Reset {
-        { @Sendable in
-            if let manualStart { clock.set(manualStart) } else { clock.setMode(.real) }
-            try scenario.install(into: service.world, simulator: simulator)
-            service.policy = scenario.policy
-        }
-    }
 }
 
 /// The control API as the banner reports it.

@@ -104,22 +104,18 @@ struct Serve: AsyncParsableCommand {
         let logger = Logger(label: "pushlab")
         pushlab_keep_malloc_arenas_warm()
         let scenario = try loadScenario(file: file)
-        let world = APNsWorld()
-        let manualStart = try manualClockStart()
-        let clock = ControlledClock(manualStart: manualStart)
-        let simulator = DeviceSimulator(world: world, clock: clock, settings: scenario.simulatorSettings)
+        let streams = maxConcurrentStreams ?? file?.http2?.maxConcurrentStreams
+        let assembly: PushlabAssembly
         do {
-            try scenario.install(into: world, simulator: simulator)
-        } catch {
-            throw ValidationError("Scenario \(scenario.source): \(error.description)")
+            assembly = try PushlabAssembly(scenario: scenario, manualStart: try manualClockStart()) { loaded in
+                if let streams { loaded.policy.maxConcurrentStreams = streams }
+            }
+        } catch let error as Scenario.LoadError {
+            throw ValidationError(error.description)
         }
-        let faults = FaultRules()
-        let service = APNsProviderService(world: world, policy: scenario.policy, clock: clock, sink: simulator, faults: faults)
+        let (simulator, service) = (assembly.simulator, assembly.service)
         let (store, reloaded) = try openStore(db ?? file?.db ?? "pushlab.db", scenario: scenario, simulator: simulator, log: service.log)
-        let control = ControlAPI(
-            simulator: simulator, requestLog: service.log, faults: faults, store: store, scenarioName: scenario.name,
-            reset: Self.reset(to: scenario, service: service, simulator: simulator, clock: clock, manualStart: manualStart)
-        )
+        let control = assembly.controlAPI(store: store)
         let server = try PushlabServer(configuration: configuration, service: control.metrics.measuring(service), logger: logger)
         let bound = try await server.start()
         control.setListeners(bound.map { ControlAPI.Listener(environment: $0.environment, host: $0.host, port: $0.port) })

@@ -1,0 +1,99 @@
+import Foundation
+import PushlabClient
+import PushlabCore
+import PushlabScenario
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Runs a script against a Pushlab server: pushes through Pushlab's own HTTP/2 client over TLS to
+/// the listeners the server's `/v1/health` names, everything else through its control API.
+actor ControlAPIDriver: ScenarioDriver {
+    private let controlURL: String
+    private let trustedCA: String
+    private var listeners: [APNsEnvironment: (host: String, port: Int)] = [:]
+    private var connections: [ScenarioConnection: APNsClient] = [:]
+
+    init(controlURL: String, trustedCA: String) {
+        self.controlURL = controlURL.hasSuffix("/") ? String(controlURL.dropLast()) : controlURL
+        self.trustedCA = trustedCA
+    }
+
+    func send(_ push: OutgoingPush, on connection: ScenarioConnection) async throws -> PushAnswer {
+        let client = try await client(for: connection)
+        let notification = APNsNotification(
+            deviceToken: push.deviceToken, payload: push.payload, topic: push.topic, pushType: push.pushType,
+            priority: push.priority, expiration: push.expiration, collapseID: push.collapseID, apnsID: push.apnsID,
+            providerToken: push.providerToken
+        )
+        do {
+            let answer = try await client.send(notification)
+            return PushAnswer(status: answer.status, reason: answer.reason, timestamp: answer.timestamp, apnsID: answer.apnsID)
+        } catch {
+            connections[connection] = nil
+            await client.close()
+            throw ScenarioDriverError("no answer on connection \(connection.name) (\(connection.environment.rawValue)): \(error)")
+        }
+    }
+
+    private func client(for connection: ScenarioConnection) async throws -> APNsClient {
+        if let open = connections[connection] { return open }
+        if listeners.isEmpty { try await readListeners() }
+        guard let listener = listeners[connection.environment] else {
+            throw ScenarioDriverError("the server at \(controlURL) has no \(connection.environment.rawValue) listener")
+        }
+        let configuration = APNsClient.Configuration(
+            host: listener.host, port: listener.port, serverName: "localhost", trustedCertificatesFile: trustedCA,
+            certificateFile: connection.certificate, privateKeyFile: connection.certificate.map { connection.certificateKey ?? $0 }
+        )
+        do {
+            let client = try await APNsClient.connect(configuration)
+            connections[connection] = client
+            return client
+        } catch {
+            throw ScenarioDriverError("cannot connect to \(listener.host):\(listener.port): \(error)")
+        }
+    }
+
+    private func readListeners() async throws {
+        let health = try await control(.get, "/v1/health", body: nil)
+        guard case .array(let entries)? = health["listeners"] else { return }
+        for entry in entries {
+            guard let environment = entry["environment"]?.stringValue.flatMap(APNsEnvironment.init(rawValue:)),
+                  var host = entry["host"]?.stringValue, let port = entry["port"]?.integerValue else { continue }
+            // A server bound to every address is reached on loopback.
+            if host == "0.0.0.0" || host == "::" { host = "127.0.0.1" }
+            listeners[environment] = (host, Int(port))
+        }
+    }
+
+    func control(_ method: ControlCall.Method, _ path: String, body: JSONValue?) async throws -> JSONValue {
+        guard let url = URL(string: controlURL + path) else { throw ScenarioDriverError("\(controlURL + path) is not a URL") }
+        var request = URLRequest(url: url)
+        request.httpMethod = method.rawValue
+        if let body {
+            request.httpBody = Data(body.description.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "content-type")
+        }
+        let data: Data
+        let status: Int
+        do {
+            let (received, response) = try await URLSession.shared.data(for: request)
+            data = received
+            status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        } catch {
+            throw ScenarioDriverError("the control API at \(controlURL) does not answer (\(error.localizedDescription))")
+        }
+        let json = try? JSONParser.parse(String(decoding: data, as: UTF8.self))
+        guard (200..<300).contains(status) else {
+            let message = json?["error"]?.stringValue ?? String(decoding: data.prefix(200), as: UTF8.self)
+            throw ScenarioDriverError("\(method.rawValue) \(path) answered \(status): \(message)")
+        }
+        return json ?? .null
+    }
+
+    func close() async {
+        for client in connections.values { await client.close() }
+        connections.removeAll()
+    }
+}

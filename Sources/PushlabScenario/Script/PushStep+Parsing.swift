@@ -1,0 +1,79 @@
+import PushlabCore
+
+extension PushStep {
+    /// Reads a `send:` mapping (docs/SCENARIOS.md, Steps).
+    static func parse(_ fields: inout StepFields) throws(ScenarioScriptError) -> PushStep {
+        let place = fields.place
+        let device = try fields.string("device")
+        let token = try fields.string("token")
+        let bundleID = try fields.string("bundleId")
+        let previousToken = try fields.bool("previousToken") ?? false
+        let target: Target
+        switch (device, token) {
+        case (let device?, nil): target = .device(device, bundleID: bundleID, previousToken: previousToken)
+        case (nil, let token?):
+            if bundleID != nil || previousToken { throw ScenarioScriptError("\(place): bundleId and previousToken go with device, not token") }
+            target = .token(token)
+        default: throw ScenarioScriptError("\(place) needs exactly one of device (a simulated device's id) and token (hex)")
+        }
+        var environment: APNsEnvironment?
+        if let text = try fields.string("environment") {
+            guard let parsed = text == "sandbox" ? .development : APNsEnvironment(rawValue: text) else {
+                throw ScenarioScriptError("\(place).environment must be development (sandbox) or production, not \(text)")
+            }
+            environment = parsed
+        }
+        let payload: [UInt8]
+        switch (fields.value("payload"), try fields.string("payloadText")) {
+        case (let json?, nil): payload = Array(json.description.utf8)
+        case (nil, let text?): payload = Array(text.utf8)
+        default: throw ScenarioScriptError("\(place) needs exactly one of payload (YAML written as JSON) and payloadText (the body as it is)")
+        }
+        let priority = try fields.integer("priority").map(Int.init)
+        return PushStep(
+            target: target, environment: environment, topic: try fields.string("topic"), pushType: try fields.string("pushType"),
+            priority: priority, expiration: try fields.integer("expiration"), expiresIn: try fields.integer("expiresIn"),
+            collapseID: try fields.string("collapseId"), apnsID: try fields.string("apnsId"), payload: payload,
+            auth: try auth(fields.value("auth"), place: "\(place).auth"), connection: try fields.string("connection") ?? "main"
+        )
+    }
+
+    private static func auth(_ value: JSONValue?, place: String) throws(ScenarioScriptError) -> Auth {
+        guard let value else { return .key(keyID: nil, teamID: nil, issuedAtOffset: nil, newToken: false, keepToken: false) }
+        if value.stringValue == "none" { return .none }
+        var fields = try StepFields(value, place: place)
+        let auth: Auth
+        if let token = try fields.string("providerToken") {
+            auth = .literal(token)
+        } else if let certificate = try fields.string("certificate") {
+            auth = .certificate(certificate: certificate, key: try fields.string("certificateKey"))
+        } else {
+            let offset = try fields.value("issuedAt").map { value throws(ScenarioScriptError) in try signedDuration(value, place: "\(place).issuedAt") }
+            let newToken = try fields.bool("newToken") ?? false
+            let keepToken = try fields.bool("keepToken") ?? false
+            if keepToken, newToken || offset != nil {
+                throw ScenarioScriptError("\(place): keepToken reuses the connection's token; it does not go with newToken or issuedAt")
+            }
+            auth = .key(keyID: try fields.string("keyId"), teamID: try fields.string("teamId"), issuedAtOffset: offset, newToken: newToken, keepToken: keepToken)
+        }
+        try fields.checkAllRead()
+        return auth
+    }
+
+    /// `-2h`, `-7200`, `30s`: seconds from the server's clock.
+    private static func signedDuration(_ value: JSONValue, place: String) throws(ScenarioScriptError) -> Int64 {
+        if let text = value.stringValue, text.hasPrefix("-") {
+            return -Int64(try ScenarioStep.duration(.string(String(text.dropFirst())), place: place))
+        }
+        if let number = value.numberValue { return Int64(number) }
+        return Int64(try ScenarioStep.duration(value, place: place))
+    }
+
+    var targetDescription: String {
+        switch target {
+        case .device(let device, let bundleID, let previous):
+            (bundleID.map { "\($0) on " } ?? "") + device + (previous ? " (its previous token)" : "")
+        case .token(let token): "token \(token.prefix(8))…"
+        }
+    }
+}
