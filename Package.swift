@@ -110,6 +110,7 @@ let package = Package(
         .executableTarget(name: "pushlab-device-load", dependencies: ["PushlabCore", "PushlabSimulator"], path: "Benchmarks/DeviceLoad"),
         .testTarget(name: "PushlabTestingTests", dependencies: ["PushlabTesting", "PushlabClient"]),
         .testTarget(name: "PushlabNGHTTP2Tests", dependencies: ["PushlabNGHTTP2"]),
+        .testTarget(name: "PushlabScenarioTests", dependencies: ["PushlabScenario", "PushlabCore"]),
         .testTarget(name: "PushlabOpenSSLTests", dependencies: ["PushlabOpenSSL"]),
         .testTarget(name: "PushlabSimulatorTests", dependencies: ["PushlabSimulator", "PushlabCore"]),
         .testTarget(

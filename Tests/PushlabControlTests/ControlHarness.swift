@@ -17,6 +17,14 @@ final class ControlHarness: Sendable {
     static let team = "TEAM123456"
     /// 2026-01-01T00:00:00Z.
     static let start: EpochMilliseconds = 1_767_225_600_000
+    /// The one scenario file the harness's `POST /v1/scenario` knows.
+    static let emptyScenarioPath = "/scenarios/empty.yaml"
+
+    struct ScenarioMissing: Error, CustomStringConvertible {
+        let path: String
+        var description: String { "Cannot read scenario \(path)" }
+    }
+
     /// The device the world starts with.
     static let phone = "phone"
 
@@ -46,9 +54,17 @@ final class ControlHarness: Sendable {
             try simulator.replaceAll(with: initialDevices)
             service.policy = APNsPolicy()
         }
+        // A stand-in for serve's loader: one file exists, and it has no devices.
+        let load: ControlAPI.LoadScenario = { path in
+            guard path == Self.emptyScenarioPath else { throw ScenarioMissing(path: path) }
+            try simulator.replaceAll(with: [])
+            return "empty"
+        }
         api = ControlAPI(
             simulator: simulator, requestLog: requestLog, faults: faults, store: pushlabStore, scenarioName: "test",
-            reset: withReset ? reset : nil, eventBufferSize: eventBufferSize
+            reset: withReset ? reset : nil,
+            loadScenario: withReset ? load : nil,
+            eventBufferSize: eventBufferSize
         )
     }
 
