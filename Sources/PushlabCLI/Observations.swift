@@ -3,23 +3,32 @@ import Foundation
 import PushlabCore
 import PushlabSimulator
 import PushlabStore
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
-struct Observations: ParsableCommand {
+struct Observations: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print what the simulated devices observed, oldest first, from a store.",
+        abstract: "Print what the simulated devices observed, oldest first.",
         discussion: """
-        Reads the store a `pushlab serve --db FILE` writes (default pushlab.db), while it runs or \
-        after. Batches are committed every 100 ms, so an observation shows up within that.
+        Reads them through the control API of a running pushlab serve (which also sees what its \
+        store has not written yet), or, with --db, from the store a pushlab serve wrote (while it \
+        runs, or after it stopped: batches are committed every 100 ms). Through the control API, \
+        only what happened since the server started or was last reset is listed; the store keeps \
+        every run.
 
         Examples:
           pushlab observations
           pushlab observations --device ann --kind callback
-          pushlab observations --since 120 --json | jq .
+          pushlab observations --db pushlab.db --since 120 --json | jq .
         """
     )
 
-    @Option(help: "The store file pushlab serve writes.")
-    var db = "pushlab.db"
+    @Option(help: "The control API of the running pushlab serve.")
+    var control = "http://127.0.0.1:2198"
+
+    @Option(help: "Read this store file (pushlab serve's --db, default pushlab.db) instead of the control API.")
+    var db: String?
 
     @Option(help: "Only this device's observations.")
     var device: String?
@@ -46,22 +55,63 @@ struct Observations: ParsableCommand {
         if limit < 1 { throw ValidationError("--limit must be at least 1") }
     }
 
-    func run() throws {
+    func run() async throws {
         let observations: [Observation]
-        do {
-            observations = try StoreReader(path: db).observations(
-                deviceID: device, since: since, bundleID: bundleId, kind: kind.flatMap(ObservationKind.init(rawValue:)), limit: limit
-            )
-        } catch {
-            throw CLIFailure(error.description)
+        if let db {
+            do {
+                observations = try StoreReader(path: db).observations(
+                    deviceID: device, since: since, bundleID: bundleId, kind: kind.flatMap(ObservationKind.init(rawValue:)), limit: limit
+                )
+            } catch {
+                throw CLIFailure(error.description)
+            }
+        } else {
+            observations = try await fromControlAPI()
         }
         var output = ""
         for observation in observations {
             output += json ? observation.json.description : observation.line
             output += "\n"
         }
-        if !json, observations.isEmpty { output = "No observations\(device.map { " for device \($0)" } ?? "") in \(db).\n" }
+        if !json, observations.isEmpty { output = "No observations\(device.map { " for device \($0)" } ?? "") in \(db ?? control).\n" }
         FileHandle.standardOutput.write(Data(output.utf8))
+    }
+
+    /// `GET /v1/observations` with the filters, read back into observations.
+    private func fromControlAPI() async throws -> [Observation] {
+        var query = ["since=\(since)", "limit=\(min(limit, 10_000))"]
+        for (name, value) in [("deviceId", device), ("bundleId", bundleId), ("kind", kind)] {
+            if let value { query.append("\(name)=\(value.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+"))) ?? value)") }
+        }
+        guard let url = URL(string: control + "/v1/observations?" + query.joined(separator: "&")) else {
+            throw ValidationError("--control must be a URL, not \(control)")
+        }
+        let data: Data
+        let status: Int
+        do {
+            let (body, response) = try await URLSession.shared.data(from: url)
+            (data, status) = (body, (response as? HTTPURLResponse)?.statusCode ?? 0)
+        } catch {
+            throw CLIFailure("The control API at \(control) does not answer: is pushlab serve running? (\(error.localizedDescription)) To read a store file instead, pass --db pushlab.db.")
+        }
+        let answer = try? JSONParser.parse(String(decoding: data, as: UTF8.self))
+        guard status == 200, case .array(let items)? = answer?["observations"] else {
+            throw CLIFailure(answer?["error"]?.stringValue ?? "The control API answered \(status) to GET /v1/observations")
+        }
+        return items.compactMap(Observation.init(controlJSON:))
+    }
+}
+
+extension Observation {
+    /// An observation as the control API writes it: the record's fields, then the details.
+    init?(controlJSON json: JSONValue) {
+        let envelope: Set = ["sequence", "time", "timeMs", "deviceId", "bundleId", "notificationId", "kind"]
+        guard case .object(let members) = json, let sequence = json["sequence"]?.integerValue, let time = json["timeMs"]?.integerValue,
+              let deviceID = json["deviceId"]?.stringValue, let bundleID = json["bundleId"]?.stringValue,
+              let kind = json["kind"]?.stringValue.flatMap(ObservationKind.init(rawValue:)),
+              let event = ObservationEvent(kind: kind, details: .object(members.filter { !envelope.contains($0.key) }))
+        else { return nil }
+        self.init(sequence: sequence, time: time, deviceID: deviceID, bundleID: bundleID, notificationID: json["notificationId"]?.stringValue, event: event)
     }
 }
 

@@ -57,6 +57,19 @@ def test_create_a_device_push_to_it_by_name_and_tap_the_notification(fresh_serve
     assert seen["observations"][1]["userInfo"]["order"] == 7
     assert seen["observations"][1]["notificationId"] == apns_id
 
+    # pushlab observations reads the same through the control API, as lines or as the API's JSON.
+    lines = subprocess.run([str(wait_for_binary()), "observations", "--control", srv.control_url, "--device", "eve",
+                            "--kind", "callback"], capture_output=True, text=True, timeout=60)
+    assert lines.returncode == 0, lines.stderr
+    assert [line.split("  ")[5].split(" [")[0] for line in lines.stdout.splitlines()] == [c for c, _ in callbacks]
+    assert "application:didReceiveRemoteNotification:fetchCompletionHandler: [inactive]" in lines.stdout
+    as_json = subprocess.run([str(wait_for_binary()), "observations", "--control", srv.control_url, "--device", "eve",
+                              "--kind", "callback", "--json"], capture_output=True, text=True, timeout=60)
+    assert [json.loads(line) for line in as_json.stdout.splitlines()] == seen["observations"]
+    gone = subprocess.run([str(wait_for_binary()), "observations", "--control", "http://127.0.0.1:9"],
+                          capture_output=True, text=True, timeout=60)
+    assert gone.returncode != 0 and "is pushlab serve running?" in gone.stderr
+
 
 def test_reinstall_through_the_api_makes_the_old_token_410(fresh_server):
     srv = fresh_server(scenario=None)
