@@ -69,8 +69,9 @@ struct Observations: AsyncParsableCommand {
             observations = try await fromControlAPI()
         }
         var output = ""
+        let terminal = Terminal.standardOutput
         for observation in observations {
-            output += json ? observation.json.description : observation.line
+            output += json ? observation.json.description : observation.paintedLine(terminal)
             output += "\n"
         }
         if !json, observations.isEmpty { output = "No observations\(device.map { " for device \($0)" } ?? "") in \(db ?? control).\n" }
@@ -116,6 +117,15 @@ extension Observation {
 }
 
 extension Observation {
+    /// The line, in red for a push that never arrives and yellow for one held back (on a terminal).
+    func paintedLine(_ terminal: Terminal) -> String {
+        switch kind {
+        case .dropped, .discarded: terminal.paint(line, .red)
+        case .throttled, .stored: terminal.paint(line, .yellow)
+        default: line
+        }
+    }
+
     /// One line for people: sequence, time, where, what.
     var line: String {
         let id = notificationID.map { " \($0)" } ?? ""

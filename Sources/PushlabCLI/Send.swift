@@ -131,7 +131,12 @@ struct Send: AsyncParsableCommand {
             throw ExitCode(2)
         }
         await client.close()
-        print(json ? Self.json(answer) : Self.line(answer))
+        if json {
+            print(Self.json(answer))
+        } else {
+            let terminal = Terminal.standardOutput
+            print(terminal.paint(Self.line(answer), answer.isAccepted ? .green : .red))
+        }
         if !answer.isAccepted { throw ExitCode(1) }
     }
 
