@@ -10,6 +10,7 @@
 #include <openssl/pem.h>
 #include <openssl/evp.h>
 #include <openssl/ec.h>
+#include <openssl/rsa.h>
 #include <openssl/ecdsa.h>
 #include <openssl/bn.h>
 #include <openssl/asn1.h>
@@ -79,6 +80,12 @@ static inline void pushlab_SSL_CTX_request_client_certificate(SSL_CTX *ctx) {
 // EVP_EC_gen is a macro over a variadic function.
 static inline EVP_PKEY *pushlab_generate_p256_key(void) {
     return EVP_EC_gen("P-256");
+}
+
+// EVP_RSA_gen is a macro over the same variadic function (pushlab certs: APNs client keys
+// are RSA 2048, like Apple's).
+static inline EVP_PKEY *pushlab_generate_rsa_key(unsigned int bits) {
+    return EVP_RSA_gen(bits);
 }
 
 static inline unsigned long pushlab_XN_FLAG_RFC2253(void) {

@@ -8,8 +8,9 @@ import Darwin
 /// An owned `X509`. Everything the APNs layer needs is read out as plain Swift values, so the
 /// core never sees an OpenSSL type.
 public final class X509Certificate: @unchecked Sendable {
-    // Never mutated after init; OpenSSL's read accessors on X509 are thread-safe.
-    private let pointer: OpaquePointer
+    // Never mutated after init; OpenSSL's read accessors on X509 are thread-safe. Internal, not
+    // private, for the extensions in the other X509Certificate+ files (PEM, verification).
+    let pointer: OpaquePointer
 
     init(taking pointer: OpaquePointer) {
         self.pointer = pointer
