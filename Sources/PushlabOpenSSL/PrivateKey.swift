@@ -13,16 +13,9 @@ public final class PrivateKey: @unchecked Sendable {
     /// Reads the first private key of a PEM file or string (PKCS#8, SEC1 or PKCS#1, unencrypted;
     /// text before `-----BEGIN`, like the "for testing only" comment lines, is skipped).
     public convenience init(pem: String) throws {
-        let bytes = Array(pem.utf8)
-        let bio = bytes.withUnsafeBytes { BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }
-        guard let bio else { throw OpenSSLError("BIO_new_mem_buf") }
-        defer { BIO_free(bio) }
         // A callback that gives no passphrase: with none, OpenSSL would prompt on the terminal
         // for an encrypted key; this way an encrypted key is an error.
-        guard let key = PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil) else {
-            throw OpenSSLError("reading a PEM private key")
-        }
-        self.init(taking: key)
+        self.init(taking: try PEMInput.read(pem, what: "reading a PEM private key") { PEM_read_bio_PrivateKey($0, nil, { _, _, _, _ in 0 }, nil) })
     }
 
     deinit {

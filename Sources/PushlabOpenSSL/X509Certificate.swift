@@ -18,14 +18,7 @@ public final class X509Certificate: @unchecked Sendable {
 
     /// Reads the first certificate of a PEM file or string.
     public convenience init(pem: String) throws {
-        let bytes = Array(pem.utf8)
-        let bio = bytes.withUnsafeBytes { BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }
-        guard let bio else { throw OpenSSLError("BIO_new_mem_buf") }
-        defer { BIO_free(bio) }
-        guard let certificate = PEM_read_bio_X509(bio, nil, nil, nil) else {
-            throw OpenSSLError("reading PEM certificate")
-        }
-        self.init(taking: certificate)
+        self.init(taking: try PEMInput.read(pem, what: "reading PEM certificate") { PEM_read_bio_X509($0, nil, nil, nil) })
     }
 
     deinit {
