@@ -108,3 +108,14 @@ def test_against_a_running_server(fresh_server):
     assert len(json.loads(pushes.stdout)["pushes"]) == 2
     health = json.loads(subprocess.run(["curl", "-s", f"{srv.control_url}/v1/health"], capture_output=True, text=True).stdout)
     assert health["scenario"] == "uninstalled-app-410"
+
+
+def test_a_running_server_refuses_other_simulator_settings(fresh_server, tmp_path):
+    srv = fresh_server(scenario=None)
+    path = tmp_path / "budget.yaml"
+    path.write_text("simulator: { backgroundPushesPerHour: 7 }\nsteps:\n  - advanceClock: 1\n")
+    p = run("--server", srv.control_url, str(path))
+    assert p.returncode == 1
+    assert "has other simulator settings than this server runs with" in p.stdout
+    health = json.loads(subprocess.run(["curl", "-s", f"{srv.control_url}/v1/health"], capture_output=True, text=True).stdout)
+    assert health["scenario"] == "default", "the server keeps its world"

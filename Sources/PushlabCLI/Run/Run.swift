@@ -105,16 +105,16 @@ struct Run: AsyncParsableCommand {
     }
 
     private func run(_ scenario: Scenario, tls: InProcessPushlab.TLSFiles, trusted: String, terminal: Terminal) async -> ScenarioReport {
-        let failed = { (message: String) in
-            ScenarioReport(scenario: scenario.name, source: scenario.source, steps: [
-                StepResult(number: 1, title: "start", outcome: .failed, failures: [message], observations: []),
-            ])
-        }
         let verbose = verbose, json = json
         let progress: @Sendable (StepResult) -> Void = { result in
             guard !json else { return }
             terminal.clearProgress()
             for line in result.lines(terminal, verbose: verbose) { terminal.write(line) }
+        }
+        let failed = { (message: String) in
+            let start = StepResult(number: 1, title: "start", outcome: .failed, failures: [message], observations: [])
+            progress(start)
+            return ScenarioReport(scenario: scenario.name, source: scenario.source, steps: [start])
         }
         if let server {
             let driver = ControlAPIDriver(controlURL: server, trustedCA: trusted)
