@@ -9,15 +9,12 @@ public final class ES256Key: @unchecked Sendable {
 
     /// Reads a PEM public key (`BEGIN PUBLIC KEY`) or a PKCS#8 / SEC1 private key (a `.p8` file).
     public init(pem: String) throws {
-        let bytes = Array(pem.utf8)
+        // No passphrase callback would make OpenSSL prompt on the terminal for an encrypted key
+        // (a server starting with such a scenario would hang); this one makes it an error.
         func read(_ reader: (OpaquePointer) -> OpaquePointer?) -> OpaquePointer? {
-            bytes.withUnsafeBytes { buffer in
-                guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return nil }
-                defer { BIO_free(bio) }
-                return reader(bio)
-            }
+            try? PEMInput.read(pem, what: "reading a PEM key", reader)
         }
-        if pem.contains("PRIVATE KEY"), let key = read({ PEM_read_bio_PrivateKey($0, nil, nil, nil) }) {
+        if pem.contains("PRIVATE KEY"), let key = read({ PEM_read_bio_PrivateKey($0, nil, { _, _, _, _ in 0 }, nil) }) {
             pointer = key
             hasPrivateKey = true
         } else if let key = read({ PEM_read_bio_PUBKEY($0, nil, nil, nil) }) {
