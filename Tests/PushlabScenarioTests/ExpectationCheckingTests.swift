@@ -18,7 +18,7 @@ struct ExpectationCheckingTests {
         return ObservationPattern(fields: fields)
     }
 
-    func failures(_ expectation: StepExpectation, device: String? = "a", answer: PushAnswer? = nil) -> [String] {
+    func failures(_ expectation: StepExpectation, device: String? = "a", answer: APNsAnswer? = nil) -> [String] {
         expectation.failures(answer: answer, observations: observed, stepDevice: device)
     }
 
@@ -64,9 +64,9 @@ struct ExpectationCheckingTests {
         expectation.status = 410
         expectation.reason = "Unregistered"
         expectation.timestamp = .exactly(1_767_229_200_000)
-        let right = PushAnswer(status: 410, reason: "Unregistered", timestamp: 1_767_229_200_000, apnsID: nil)
+        let right = APNsAnswer(status: 410, apnsID: nil, reason: "Unregistered", timestamp: 1_767_229_200_000)
         #expect(failures(expectation, answer: right).isEmpty)
-        let wrong = PushAnswer(status: 400, reason: "BadDeviceToken", timestamp: nil, apnsID: nil)
+        let wrong = APNsAnswer(status: 400, apnsID: nil, reason: "BadDeviceToken", timestamp: nil)
         #expect(failures(expectation, answer: wrong) == [
             "expected status 410, got 400 BadDeviceToken",
             "expected reason Unregistered, got BadDeviceToken (400 BadDeviceToken)",

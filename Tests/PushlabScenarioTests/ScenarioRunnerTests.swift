@@ -7,7 +7,7 @@ actor FakeServer: ScenarioDriver {
     var now: EpochMilliseconds = 1_767_225_600_000
     var token = String(repeating: "a", count: 64)
     var installed = true
-    var sent: [(push: OutgoingPush, connection: ScenarioConnection)] = []
+    var sent: [(push: APNsNotification, connection: ScenarioConnection)] = []
     var calls: [String] = []
     let refusing: Set<String>
 
@@ -15,9 +15,9 @@ actor FakeServer: ScenarioDriver {
         self.refusing = refusing
     }
 
-    func send(_ push: OutgoingPush, on connection: ScenarioConnection) async throws -> PushAnswer {
+    func send(_ push: APNsNotification, on connection: ScenarioConnection) async throws -> APNsAnswer {
         sent.append((push, connection))
-        return PushAnswer(status: 200, reason: nil, timestamp: nil, apnsID: "ID-\(sent.count)")
+        return APNsAnswer(status: 200, apnsID: "ID-\(sent.count)")
     }
 
     func control(_ method: ControlCall.Method, _ path: String, body: JSONValue?) async throws -> JSONValue {

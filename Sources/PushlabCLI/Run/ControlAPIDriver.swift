@@ -19,16 +19,10 @@ actor ControlAPIDriver: ScenarioDriver {
         self.trustedCA = trustedCA
     }
 
-    func send(_ push: OutgoingPush, on connection: ScenarioConnection) async throws -> PushAnswer {
+    func send(_ push: APNsNotification, on connection: ScenarioConnection) async throws -> APNsAnswer {
         let client = try await client(for: connection)
-        let notification = APNsNotification(
-            deviceToken: push.deviceToken, payload: push.payload, topic: push.topic, pushType: push.pushType,
-            priority: push.priority, expiration: push.expiration, collapseID: push.collapseID, apnsID: push.apnsID,
-            providerToken: push.providerToken
-        )
         do {
-            let answer = try await client.send(notification)
-            return PushAnswer(status: answer.status, reason: answer.reason, timestamp: answer.timestamp, apnsID: answer.apnsID)
+            return try await client.send(push)
         } catch {
             connections[connection] = nil
             await client.close()

@@ -7,7 +7,7 @@ public protocol ScenarioDriver: Sendable {
     /// Sends a push on a connection, opening it on first use (with the connection's client
     /// certificate, if it has one). Throws when no answer comes (the connection failed or
     /// closed); the next push on that connection opens a new one.
-    func send(_ push: OutgoingPush, on connection: ScenarioConnection) async throws -> PushAnswer
+    func send(_ push: APNsNotification, on connection: ScenarioConnection) async throws -> APNsAnswer
 
     /// A control API request; throws `ScenarioDriverError` with the API's message on an error
     /// status.
@@ -24,19 +24,6 @@ public struct ScenarioConnection: Hashable, Sendable {
     public var environment: APNsEnvironment
     public var certificate: String?
     public var certificateKey: String?
-}
-
-/// A push as it goes on the wire.
-public struct OutgoingPush: Sendable, Equatable {
-    public var deviceToken: String
-    public var topic: String?
-    public var pushType: String?
-    public var priority: Int?
-    public var expiration: Int64?
-    public var collapseID: String?
-    public var apnsID: String?
-    public var payload: [UInt8]
-    public var providerToken: String?
 }
 
 /// A failure of the server or the control API, said as it would be to a person.

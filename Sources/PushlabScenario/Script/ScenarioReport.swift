@@ -42,11 +42,11 @@ public struct StepResult: Sendable {
     public var outcome: Outcome
     /// What did not hold, or why the step could not run.
     public var failures: [String]
-    public var answer: PushAnswer?
+    public var answer: APNsAnswer?
     /// What the devices observed during the step, oldest first.
     public var observations: [JSONValue]
 
-    public init(number: Int, title: String, outcome: Outcome, failures: [String], answer: PushAnswer? = nil, observations: [JSONValue]) {
+    public init(number: Int, title: String, outcome: Outcome, failures: [String], answer: APNsAnswer? = nil, observations: [JSONValue]) {
         self.number = number
         self.title = title
         self.outcome = outcome

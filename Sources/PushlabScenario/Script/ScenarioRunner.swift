@@ -58,7 +58,7 @@ public actor ScenarioRunner {
     private static let couldNotRun = "Could not run: "
 
     private func run(_ step: ScenarioStep, number: Int) async -> StepResult {
-        var answer: PushAnswer?
+        var answer: APNsAnswer?
         let before: Int64
         do {
             before = try await lastObservation()
@@ -105,16 +105,14 @@ public actor ScenarioRunner {
     /// The step's bundle id, or the device's only app.
     private func appBundleID(device: String, named bundleID: String?) async throws -> String {
         if let bundleID { return bundleID }
-        let apps = try await driver.control(.get, "/v1/devices/\(Self.escaped(device))", body: nil)["apps"]
-        guard case .array(let installs)? = apps, installs.count == 1, let only = installs[0]["bundleId"]?.stringValue else {
-            throw ScenarioDriverError("device \(device) does not have exactly one app: name one with bundleId")
-        }
-        return only
+        let apps = try await apps(of: device)
+        guard apps.count == 1 else { throw ScenarioDriverError("device \(device) has \(apps.count) apps: name one with bundleId") }
+        return apps[0].bundleID
     }
 
     // MARK: Pushes
 
-    private func send(_ step: PushStep) async throws -> PushAnswer {
+    private func send(_ step: PushStep) async throws -> APNsAnswer {
         let (token, bundleID, appEnvironment) = try await resolve(step.target)
         let environment = step.environment ?? appEnvironment
         var connection = ScenarioConnection(name: step.connection, environment: environment)
@@ -133,10 +131,10 @@ public actor ScenarioRunner {
             )
         }
         let expiration = step.expiration ?? step.expiresIn.map { now / 1000 + $0 }
-        let push = OutgoingPush(
-            deviceToken: token, topic: step.topic ?? bundleID.map { $0 + (APNsPushType(rawValue: step.pushType ?? "alert")?.topicSuffix ?? "") }, pushType: step.pushType ?? "alert",
-            priority: step.priority, expiration: expiration, collapseID: step.collapseID, apnsID: step.apnsID,
-            payload: step.payload, providerToken: providerToken
+        let push = APNsNotification(
+            deviceToken: token, payload: step.payload, topic: step.topic ?? bundleID.map { $0 + (APNsPushType(rawValue: step.pushType ?? "alert")?.topicSuffix ?? "") },
+            pushType: step.pushType ?? "alert", priority: step.priority, expiration: expiration, collapseID: step.collapseID,
+            apnsID: step.apnsID, providerToken: providerToken
         )
         return try await driver.send(push, on: connection)
     }

@@ -3,7 +3,7 @@ import PushlabCore
 extension StepExpectation {
     /// Every way `answer` and `observations` (the step's, oldest first, already narrowed to the
     /// step's device where patterns name none) fall short; empty when the step passed.
-    func failures(answer: PushAnswer?, observations: [JSONValue], stepDevice: String?) -> [String] {
+    func failures(answer: APNsAnswer?, observations: [JSONValue], stepDevice: String?) -> [String] {
         var failures: [String] = []
         if expectsAnswer {
             failures += answerFailures(answer)
@@ -42,7 +42,7 @@ extension StepExpectation {
         return failures
     }
 
-    private func answerFailures(_ answer: PushAnswer?) -> [String] {
+    private func answerFailures(_ answer: APNsAnswer?) -> [String] {
         guard let answer else { return ["expected an APNs answer; the step sent no push"] }
         var failures: [String] = []
         if let status, answer.status != status {
@@ -62,22 +62,4 @@ extension StepExpectation {
         }
         return failures
     }
-}
-
-/// APNs's answer to a step's push.
-public struct PushAnswer: Sendable, Equatable {
-    public var status: Int
-    public var reason: String?
-    public var timestamp: Int64?
-    public var apnsID: String?
-
-    public init(status: Int, reason: String?, timestamp: Int64?, apnsID: String?) {
-        self.status = status
-        self.reason = reason
-        self.timestamp = timestamp
-        self.apnsID = apnsID
-    }
-
-    /// `410 Unregistered`, `200`.
-    public var summary: String { reason.map { "\(status) \($0)" } ?? "\(status)" }
 }

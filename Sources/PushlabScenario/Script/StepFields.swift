@@ -39,14 +39,6 @@ struct StepFields {
         return number
     }
 
-    mutating func number(_ key: String) throws(ScenarioScriptError) -> Double? {
-        guard let value = value(key) else { return nil }
-        guard let number = value.numberValue ?? value.stringValue.flatMap({ Double($0) }) else {
-            throw ScenarioScriptError("\(place).\(key) must be a number, not \(value)")
-        }
-        return number
-    }
-
     mutating func bool(_ key: String) throws(ScenarioScriptError) -> Bool? {
         guard let value = value(key) else { return nil }
         guard case .bool(let flag) = value else { throw ScenarioScriptError("\(place).\(key) must be true or false, not \(value)") }

@@ -1,4 +1,4 @@
-/// One push, as a provider sends it: the path's device token, the `apns-*` headers, the body.
+/// One push, as a provider sends it (Pushlab's client, `pushlab run`): the path's device token, the `apns-*` headers, the body.
 public struct APNsNotification: Sendable, Equatable {
     public var deviceToken: String
     public var payload: [UInt8]
@@ -23,21 +23,6 @@ public struct APNsNotification: Sendable, Equatable {
         self.apnsID = apnsID
         self.providerToken = providerToken
     }
-
-    /// The request's header fields, pseudo-headers first, as APNs expects them.
-    func headers(authority: String) -> [(String, String)] {
-        var fields: [(String, String)] = [
-            (":method", "POST"), (":scheme", "https"), (":path", "/3/device/\(deviceToken)"), (":authority", authority),
-        ]
-        if let providerToken { fields.append(("authorization", "bearer \(providerToken)")) }
-        if let topic { fields.append(("apns-topic", topic)) }
-        if let pushType { fields.append(("apns-push-type", pushType)) }
-        if let priority { fields.append(("apns-priority", String(priority))) }
-        if let expiration { fields.append(("apns-expiration", String(expiration))) }
-        if let collapseID { fields.append(("apns-collapse-id", collapseID)) }
-        if let apnsID { fields.append(("apns-id", apnsID)) }
-        return fields
-    }
 }
 
 /// What APNs answered.
@@ -54,4 +39,16 @@ public struct APNsAnswer: Sendable, Equatable {
     public var body: String
 
     public var isAccepted: Bool { status == 200 }
+
+    public init(status: Int, apnsID: String? = nil, apnsUniqueID: String? = nil, reason: String? = nil, timestamp: Int64? = nil, body: String = "") {
+        self.status = status
+        self.apnsID = apnsID
+        self.apnsUniqueID = apnsUniqueID
+        self.reason = reason
+        self.timestamp = timestamp
+        self.body = body
+    }
+
+    /// `410 Unregistered`, `200`.
+    public var summary: String { reason.map { "\(status) \($0)" } ?? "\(status)" }
 }
