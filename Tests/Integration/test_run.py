@@ -37,11 +37,11 @@ def test_every_shipped_scenario_passes(scenario: Path):
     assert "\x1b[" not in p.stdout, "no colour when the output is piped"
 
 
-def write_scenario(tmp_path: Path, steps: str, name: str = "mine") -> Path:
+def write_scenario(tmp_path: Path, steps: str, name: str = "mine", clock: str = "clock: { start: 2026-01-01T00:00:00Z }") -> Path:
     path = tmp_path / f"{name}.yaml"
     path.write_text(f"""
 name: {name}
-clock: {{ start: 2026-01-01T00:00:00Z }}
+{clock}
 keys:
   - {{ keyId: PUSHLAB001, teamId: TEAMPUSHLB, privateKey: {CERTS / 'AuthKey_PUSHLAB001.p8'} }}
 apps:
@@ -119,3 +119,26 @@ def test_a_running_server_refuses_other_simulator_settings(fresh_server, tmp_pat
     assert "has other simulator settings than this server runs with" in p.stdout
     health = json.loads(subprocess.run(["curl", "-s", f"{srv.control_url}/v1/health"], capture_output=True, text=True).stdout)
     assert health["scenario"] == "default", "the server keeps its world"
+
+
+def test_certificate_auth_and_fault_steps(tmp_path):
+    # No clock.start: the server judges the certificate's validity by its clock, and the test
+    # certificates were made recently.
+    path = write_scenario(tmp_path, clock="", steps=f"""
+  - name: a client certificate instead of a provider token
+    send:
+      device: phone
+      auth: {{ certificate: {CERTS / 'client.pem'}, certificateKey: {CERTS / 'client-key.pem'} }}
+      payload: {{ aps: {{ alert: By certificate }} }}
+    expect: {{ status: 200, observations: [{{ kind: banner, body: By certificate }}] }}
+  - addFault: {{ count: 1, respond: {{ reason: ServiceUnavailable }} }}
+  - name: the fault answers once
+    send: {{ device: phone, payload: {{ aps: {{ alert: Hi }} }} }}
+    expect: {{ status: 503, reason: ServiceUnavailable, nothingObserved: true }}
+  - name: then APNs answers again
+    send: {{ device: phone, payload: {{ aps: {{ alert: Hi }} }} }}
+    expect: {{ status: 200 }}
+""")
+    p = run(str(path))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "PASS mine (4 steps)" in p.stdout
