@@ -110,16 +110,37 @@ struct APNsHTTP2HandlerTests {
         #expect(connection.events.status(next) == "200")
     }
 
-    @Test func goAwayActionSendsJSONDebugDataAndClosesWhenIdle() throws {
+    @Test func goAwayActionFollowsItsAnswerWithJSONDebugDataAndClosesWhenIdle() throws {
         let service = RecordingService { _ in APNsOutcome(.success(apnsID: "A"), actions: [.goAway(.idleTimeout)]) }
         let connection = try EmbeddedConnection(service: service)
         let stream = try connection.request()
         try connection.exchange()
         #expect(connection.events.status(stream) == "200")
+        // Not in the answer's write: a client reading both at once may reuse the closing connection.
+        #expect(connection.events.goAways.isEmpty)
+        #expect(connection.channel.isActive)
+        connection.channel.embeddedEventLoop.advanceTime(by: .milliseconds(50))
+        try connection.exchange()
         let goAway = try #require(connection.events.goAways.first)
         #expect(goAway.debug == #"{"reason":"IdleTimeout"}"#)
         #expect(goAway.errorCode == 0)
         #expect(goAway.lastStreamID == stream)
+        #expect(!connection.channel.isActive)
+    }
+
+    @Test func aClientThatKeepsSendingGetsTheGoAwayBeforeItsNextStreamIsHandled() throws {
+        let service = RecordingService { _ in APNsOutcome(.failure(.badDeviceToken, apnsID: "A"), actions: [.goAway(.badDeviceToken)]) }
+        let connection = try EmbeddedConnection(service: service)
+        let last = try connection.request()
+        try connection.exchange()
+        #expect(connection.events.status(last) == "400")
+        let next = try connection.request()
+        try connection.exchange()
+        let goAway = try #require(connection.events.goAways.first)
+        #expect(goAway.debug == #"{"reason":"BadDeviceToken"}"#)
+        #expect(goAway.lastStreamID == last)
+        #expect(connection.events.status(next) == nil)
+        #expect(service.requests.count == 1)
         #expect(!connection.channel.isActive)
     }
 

@@ -51,6 +51,9 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     private var tickTask: RepeatedTask?
     /// GOAWAYs that wait for an answer to finish before they are sent.
     private var goAwaysAfterStream: [Int32: [ConnectionAction]] = [:]
+    /// GOAWAYs whose answer is out; they follow it in a later write (see `deferGoAways`).
+    private var pendingGoAways: [ConnectionAction] = []
+    private var pendingGoAwayTimer: Scheduled<Void>?
     private var readPending = false
     /// Plain-TCP use (tests, h2c): start at channelActive instead of waiting for TLS.
     private let startWithoutTLS: Bool
@@ -89,6 +92,12 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         guard let session else { return }
         let bytes = unwrapInboundIn(data)
         connectionHandler?.peerWasActive()
+        if !pendingGoAways.isEmpty {
+            // The GOAWAY goes out before this read is parsed, so nghttp2 ignores the streams it
+            // opens and the GOAWAY's last stream id tells the client to retry them elsewhere.
+            sendPendingGoAways(session: session)
+            if flushSession(context: context) { return }
+        }
         do {
             try bytes.withUnsafeReadableBytes { try session.receive($0) }
         } catch {
@@ -102,6 +111,8 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     public func channelInactive(context: ChannelHandlerContext) {
         tickTask?.cancel()
         tickTask = nil
+        pendingGoAwayTimer?.cancel()
+        pendingGoAwayTimer = nil
         streams.removeAll()
         lastStream = nil
         connectionHandler?.connectionDidClose()
@@ -244,7 +255,33 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     public func http2Session(_ session: HTTP2Session, didCloseStream streamID: Int32, errorCode: UInt32) {
         openStreams -= 1
         _ = forget(streamID)
-        if let goAways = goAwaysAfterStream.removeValue(forKey: streamID) { apply(goAways, session: session) }
+        if let goAways = goAwaysAfterStream.removeValue(forKey: streamID) { deferGoAways(goAways) }
+    }
+
+    /// A GOAWAY written together with the answer that triggered it reaches the client in the same
+    /// read, and a client may then reuse the connection it has just been told is closing (aioapns
+    /// sends its next push on it and fails with a ProtocolError). So it follows the answer: as
+    /// soon as the client sends anything more, or after a short pause.
+    private func deferGoAways(_ goAways: [ConnectionAction]) {
+        pendingGoAways.append(contentsOf: goAways)
+        guard pendingGoAwayTimer == nil, let context else { return }
+        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        pendingGoAwayTimer = context.eventLoop.scheduleTask(in: Self.goAwayPause) {
+            let handler = loopBound.value
+            guard let session = handler.session, let context = handler.context else { return }
+            handler.sendPendingGoAways(session: session)
+            handler.flushSession(context: context)
+        }
+    }
+
+    private static let goAwayPause = TimeAmount.milliseconds(50)
+
+    private func sendPendingGoAways(session: HTTP2Session) {
+        pendingGoAwayTimer?.cancel()
+        pendingGoAwayTimer = nil
+        let goAways = pendingGoAways
+        pendingGoAways = []
+        apply(goAways, session: session)
     }
 
     // MARK: Internals
@@ -338,11 +375,13 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
 
     /// Moves every frame nghttp2 has queued into one buffer and writes it, unless the peer
     /// is not reading, in which case frames wait in nghttp2 and reading pauses.
-    private func flushSession(context: ChannelHandlerContext) {
-        guard let session else { return }
+    /// Returns whether the connection is now closing.
+    @discardableResult
+    private func flushSession(context: ChannelHandlerContext) -> Bool {
+        guard let session else { return false }
         guard context.channel.isWritable else {
             readsPaused = true
-            return
+            return false
         }
         // One buffer for the life of the connection: the TLS handler below encrypts what it is
         // given before `write` returns, so the storage is ours again afterwards.
@@ -355,7 +394,9 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         }
         if outputBuffer.readableBytes > 0 { context.writeAndFlush(wrapOutboundOut(outputBuffer), promise: nil) }
         // After a GOAWAY, nghttp2 stops wanting to read once no stream is open.
-        if closeAfterFlush || !session.isActive { context.close(promise: nil) }
+        guard closeAfterFlush || !session.isActive else { return false }
+        context.close(promise: nil)
+        return true
     }
 }
 
