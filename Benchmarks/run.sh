@@ -202,7 +202,6 @@ generatedDevices:
     idPrefix: bench
     state: background
 YAML
-    EXTRA_PUSHLAB_ARGS="$EXTRA_PUSHLAB_ARGS --db $WORK/bench.db"
 else
     cat >>"$WORK/scenario.yaml" <<YAML
 generatedDeviceTokens:
@@ -212,6 +211,9 @@ generatedDeviceTokens:
     prefix: be
 YAML
 fi
+# A store of its own, new for every run: pushlab serve's default (pushlab.db in the current
+# folder) would carry one benchmark's millions of rows into the next.
+EXTRA_PUSHLAB_ARGS="$EXTRA_PUSHLAB_ARGS --db $WORK/bench.db"
 
 # 250-byte APNs payload.
 body_prefix='{"aps":{"alert":{"title":"Pushlab benchmark","body":"Your order #1234 has shipped and will arrive tomorrow."},"sound":"default","badge":1},"custom":"'

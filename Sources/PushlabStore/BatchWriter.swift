@@ -61,6 +61,7 @@ final class BatchWriter: Sendable {
                 try ObservationRows.insert(writes.observations, into: db)
                 try NotificationCenterRows.apply(writes.observations, into: db)
                 try RequestRows.insert(writes.requests, into: db)
+                try BatchIndexRows.insert(observations: writes.observations, requests: writes.requests, into: db)
                 try DeviceRows.write(writes.devices, into: db)
             }
             return nil

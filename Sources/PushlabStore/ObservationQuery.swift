@@ -17,13 +17,28 @@ struct ObservationQuery {
             && (kind == nil || observation.kind == kind)
     }
 
-    var statement: (sql: String, arguments: StatementArguments) {
+    /// The saved rows that match, oldest first. One device's are found through the batch index.
+    func fetch(in db: Database) throws -> [Observation] {
+        guard let deviceID else {
+            let (sql, arguments) = scanStatement
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map(ObservationRows.observation)
+        }
+        let bySequence = try db.cachedStatement(sql: "SELECT \(ObservationRows.columns) FROM observations WHERE sequence = ?")
+        var found: [Observation] = []
+        for sequence in try BatchIndexRows.observationSequences(deviceID: deviceID, after: since, in: db) {
+            guard let row = try Row.fetchOne(bySequence, arguments: [sequence]) else { continue }
+            let observation = try ObservationRows.observation(from: row)
+            guard matches(observation) else { continue }
+            found.append(observation)
+            if found.count == limit { break }
+        }
+        return found
+    }
+
+    /// All devices: the table in sequence order.
+    private var scanStatement: (sql: String, arguments: StatementArguments) {
         var conditions = ["sequence > ?"]
         var arguments: StatementArguments = [since]
-        if let deviceID {
-            conditions.append("deviceId = ?")
-            arguments += [deviceID]
-        }
         if let bundleID {
             conditions.append("bundleId = ?")
             arguments += [bundleID]

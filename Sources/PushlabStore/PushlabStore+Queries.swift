@@ -16,10 +16,7 @@ extension PushlabStore {
         // The buffer before the file: an item committed in between is then seen twice (and
         // kept once) rather than not at all.
         let unwritten = buffer.unwritten.observations.filter(query.matches)
-        let (sql, arguments) = query.statement
-        let saved = try StoreDatabase.read(database, path: path) { db in
-            try Row.fetchAll(db, sql: sql, arguments: arguments).map(ObservationRows.observation)
-        }
+        let saved = try StoreDatabase.read(database, path: path) { db in try query.fetch(in: db) }
         let savedSequences = Set(saved.map(\.sequence))
         let merged = saved + unwritten.filter { !savedSequences.contains($0.sequence) }
         return Array(merged.sorted { $0.sequence < $1.sequence }.prefix(limit))
@@ -31,10 +28,7 @@ extension PushlabStore {
         guard limit > 0 else { return [] }
         let query = RequestQuery(deviceToken: deviceToken, status: status, reason: reason, limit: limit)
         let unwritten = buffer.unwritten.requests.filter(query.matches)
-        let (sql, arguments) = query.statement
-        let saved = try StoreDatabase.read(database, path: path) { db in
-            try Row.fetchAll(db, sql: sql, arguments: arguments).map(RequestRows.request)
-        }
+        let saved = try StoreDatabase.read(database, path: path) { db in try query.fetch(in: db) }
         let savedSequences = Set(saved.map(\.sequence))
         let merged = saved + unwritten.filter { !savedSequences.contains($0.sequence) }
         return Array(merged.sorted { $0.sequence > $1.sequence }.prefix(limit))

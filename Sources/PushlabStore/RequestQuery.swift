@@ -16,13 +16,28 @@ struct RequestQuery {
             && (reason == nil || request.reason?.rawValue == reason)
     }
 
-    var statement: (sql: String, arguments: StatementArguments) {
+    /// The saved rows that match, newest first. One token's are found through the batch index.
+    func fetch(in db: Database) throws -> [RequestLog.Entry] {
+        guard let deviceToken else {
+            let (sql, arguments) = scanStatement
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map(RequestRows.request)
+        }
+        let bySequence = try db.cachedStatement(sql: "SELECT \(RequestRows.columns) FROM requests WHERE sequence = ?")
+        var found: [RequestLog.Entry] = []
+        for sequence in try BatchIndexRows.requestSequences(deviceToken: deviceToken, in: db) {
+            guard let row = try Row.fetchOne(bySequence, arguments: [sequence]) else { continue }
+            let request = try RequestRows.request(from: row)
+            guard matches(request) else { continue }
+            found.append(request)
+            if found.count == limit { break }
+        }
+        return found
+    }
+
+    /// All tokens: the table newest first.
+    private var scanStatement: (sql: String, arguments: StatementArguments) {
         var conditions: [String] = []
         var arguments: StatementArguments = []
-        if let deviceToken {
-            conditions.append("deviceToken = ?")
-            arguments += [deviceToken]
-        }
         if let status {
             conditions.append("status = ?")
             arguments += [status]

@@ -32,18 +32,14 @@ public struct StoreReader: Sendable {
     /// As `PushlabStore.observations`, committed rows only.
     public func observations(deviceID: String? = nil, since: Int64 = 0, bundleID: String? = nil, kind: ObservationKind? = nil, limit: Int = 100) throws(StoreError) -> [Observation] {
         guard limit > 0 else { return [] }
-        let (sql, arguments) = ObservationQuery(deviceID: deviceID, since: since, bundleID: bundleID, kind: kind, limit: limit).statement
-        return try StoreDatabase.read(database, path: path) { db in
-            try Row.fetchAll(db, sql: sql, arguments: arguments).map(ObservationRows.observation)
-        }
+        let query = ObservationQuery(deviceID: deviceID, since: since, bundleID: bundleID, kind: kind, limit: limit)
+        return try StoreDatabase.read(database, path: path) { db in try query.fetch(in: db) }
     }
 
     /// As `PushlabStore.requests`, committed rows only.
     public func requests(deviceToken: String? = nil, status: Int? = nil, reason: String? = nil, limit: Int = 100) throws(StoreError) -> [RequestLog.Entry] {
         guard limit > 0 else { return [] }
-        let (sql, arguments) = RequestQuery(deviceToken: deviceToken, status: status, reason: reason, limit: limit).statement
-        return try StoreDatabase.read(database, path: path) { db in
-            try Row.fetchAll(db, sql: sql, arguments: arguments).map(RequestRows.request)
-        }
+        let query = RequestQuery(deviceToken: deviceToken, status: status, reason: reason, limit: limit)
+        return try StoreDatabase.read(database, path: path) { db in try query.fetch(in: db) }
     }
 }

@@ -100,12 +100,15 @@ public final class DeviceSimulator: PushSink, Sendable {
 
     // MARK: PushSink
 
-    public var needsPayload: Bool { true }
+    /// Parsed here, and only for a token a simulated device holds: a load test's bare tokens
+    /// never pay for it.
+    public var needsPayload: Bool { false }
 
     public func accept(_ push: AcceptedPush) {
         guard let deviceID = push.registration?.deviceID else { return }
         let expiresAt = Self.expiry(of: push, storage: settings.storageMilliseconds)
-        let content = push.payload.map(NotificationContent.init(payload:))
+        let payload = push.payload ?? (try? JSONParser.parse(push.rawPayload))
+        let content = payload.map(NotificationContent.init(payload:))
         try? withSession(deviceID) { session throws(SimulatorError) in
             guard let app = session.device.appIndex(token: push.deviceToken) else { return }
             guard let content, content.userInfo.isObject else {

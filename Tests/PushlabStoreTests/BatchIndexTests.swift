@@ -1,0 +1,104 @@
+import GRDB
+import PushlabCore
+import PushlabSimulator
+@testable import PushlabStore
+import Testing
+
+@Suite("The device index: one device's history and one token's requests, batch by batch")
+struct BatchIndexTests {
+    @Test func aDevicesObservationsAcrossBatchesComeBackInSequenceOrder() async throws {
+        let folder = try TemporaryDirectory()
+        let lab = TestPushlab()
+        let store = try PushlabStore(path: folder.path("store.db"), simulator: lab.simulator, requestLog: lab.requestLog, flushInterval: .seconds(3600))
+        // Sequences are numbered when observed and written when a batch is cut, so a batch may
+        // hold a lower number than the one before it.
+        let batches: [[Observation]] = [
+            [.badge(1, device: "a"), .badge(2, device: "b"), .badge(4, device: "a")],
+            [.badge(5, device: "c"), .badge(3, device: "a"), .badge(6, device: "a")],
+            [.badge(7, device: "b")],
+            [.badge(8, device: "a"), .badge(9, device: "a")],
+        ]
+        for batch in batches {
+            store.record(batch)
+            try await store.flush()
+        }
+        #expect(try store.observations(deviceID: "a", limit: 100).map(\.sequence) == [1, 3, 4, 6, 8, 9])
+        #expect(try store.observations(deviceID: "a", since: 3, limit: 3).map(\.sequence) == [4, 6, 8])
+        #expect(try store.observations(deviceID: "b", since: 2, limit: 100).map(\.sequence) == [7])
+        #expect(try store.observations(deviceID: "c", since: 5, limit: 100).isEmpty)
+        #expect(try store.observations(deviceID: "nobody", limit: 100).isEmpty)
+        let reader = try StoreReader(path: store.path)
+        #expect(try reader.observations(deviceID: "a", since: 1, limit: 2).map(\.sequence) == [3, 4])
+        try await store.close()
+    }
+
+    @Test func aTokensRequestsAcrossBatchesComeBackNewestFirst() async throws {
+        let folder = try TemporaryDirectory()
+        let lab = TestPushlab()
+        let store = try PushlabStore(path: folder.path("store.db"), simulator: lab.simulator, requestLog: lab.requestLog, flushInterval: .seconds(3600))
+        try lab.addPhone("phone-1")
+        let token = lab.token("phone-1")
+        for _ in 0..<3 {
+            lab.push(to: token)
+            lab.push(to: TestPushlab.unknownToken)
+            try await store.flush()
+        }
+        let mine = try store.requests(deviceToken: token, limit: 100)
+        #expect(mine.count == 3 && mine.allSatisfy { $0.deviceToken == token && $0.status == 200 })
+        #expect(mine.map(\.sequence) == mine.map(\.sequence).sorted(by: >))
+        #expect(try store.requests(deviceToken: token, limit: 2).map(\.sequence) == Array(mine.prefix(2).map(\.sequence)))
+        #expect(try store.requests(deviceToken: TestPushlab.unknownToken, status: 400, limit: 100).count == 3)
+        #expect(try store.requests(deviceToken: token, status: 400, limit: 100).isEmpty)
+        let reader = try StoreReader(path: store.path)
+        #expect(try reader.requests(deviceToken: token, limit: 100) == mine)
+        try await store.close()
+    }
+
+    /// A file written before the index existed is indexed when opened, as one batch.
+    @Test func aStoreFromBeforeTheIndexFindsItsOldRows() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("old.db")
+        let old = try DatabaseQueue(path: path)
+        try StoreSchema.migrator.migrate(old, upTo: "2-meta-notification-center")
+        try await old.write { db in
+            for (sequence, device) in [(1, "a"), (2, "b"), (3, "a")] {
+                try db.execute(
+                    sql: "INSERT INTO observations (sequence, time, deviceId, bundleId, kind, details) VALUES (?, 0, ?, 'com.example', 'badge', '{\"badge\":1}')",
+                    arguments: [sequence, device]
+                )
+            }
+            try db.execute(sql: "INSERT INTO requests (sequence, time, connectionId, environment, deviceToken, status, apnsId) VALUES (1, 0, 1, 'development', 'ab', 200, 'X')")
+        }
+        try old.close()
+
+        let lab = TestPushlab()
+        let store = try PushlabStore(path: path, simulator: lab.simulator, requestLog: lab.requestLog)
+        #expect(try store.observations(deviceID: "a", limit: 100).map(\.sequence) == [1, 3])
+        #expect(try store.requests(deviceToken: "ab").map(\.apnsID) == ["X"])
+        store.record([.badge(4, device: "a")])
+        try await store.flush()
+        #expect(try store.observations(deviceID: "a", since: 1, limit: 100).map(\.sequence) == [3, 4])
+        try await store.close()
+    }
+
+    @Test func findingADeviceProbesTheIndexAndNeverScansIt() async throws {
+        let lab = TestPushlab()
+        let store = try PushlabStore(path: ":memory:", simulator: lab.simulator, requestLog: lab.requestLog)
+        let lookups: [(String, StatementArguments)] = [
+            (BatchIndexRows.observationLookup, ["phone", 0]),
+            (BatchIndexRows.requestLookup, ["ab"]),
+        ]
+        let plans = try await store.database.read { db in
+            try lookups.map { sql, arguments in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments)
+                    .map { row -> String in row["detail"] }
+                    .joined(separator: "; ")
+            }
+        }
+        for plan in plans {
+            #expect(plan.contains("SEARCH i USING PRIMARY KEY (batch=? AND "), "\(plan)")
+            #expect(!plan.contains("SCAN i"), "\(plan)")
+        }
+        try await store.close()
+    }
+}
