@@ -39,6 +39,15 @@ struct RowInserter: ~Copyable {
         }
     }
 
+    /// Little-endian 8-byte integers, one after the other.
+    mutating func bind(sequences: [Int64]) {
+        index += 1
+        let littleEndian = sequences.map(\.littleEndian)
+        littleEndian.withUnsafeBytes { bytes in
+            _ = sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), Self.transient)
+        }
+    }
+
     /// Runs the statement with the values bound so far, then readies it for the next row.
     mutating func step() throws {
         let code = sqlite3_step(handle)

@@ -70,28 +70,21 @@ enum StoreSchema {
                 table.column("firstRequest", .integer)
                 table.column("lastRequest", .integer)
             }
+            // Keyed by a 64-bit hash of the device id or token: integer keys are cheap to group
+            // and compare, and a collision only means a row that the query's own filter drops.
             try db.create(table: "observationIndex", options: .withoutRowID) { table in
                 table.column("batch", .integer).notNull()
-                table.column("deviceId", .text).notNull()
-                table.column("sequences", .text).notNull()
-                table.primaryKey(["batch", "deviceId"])
+                table.column("deviceKey", .integer).notNull()
+                table.column("sequences", .blob).notNull()
+                table.primaryKey(["batch", "deviceKey"])
             }
             try db.create(table: "requestIndex", options: .withoutRowID) { table in
                 table.column("batch", .integer).notNull()
-                table.column("deviceToken", .text).notNull()
-                table.column("sequences", .text).notNull()
-                table.primaryKey(["batch", "deviceToken"])
+                table.column("tokenKey", .integer).notNull()
+                table.column("sequences", .blob).notNull()
+                table.primaryKey(["batch", "tokenKey"])
             }
-            // What an older Pushlab wrote becomes batch 0.
-            try db.execute(sql: """
-                INSERT INTO batches (batch, firstObservation, lastObservation, firstRequest, lastRequest)
-                SELECT 0, (SELECT MIN(sequence) FROM observations), (SELECT MAX(sequence) FROM observations),
-                       (SELECT MIN(sequence) FROM requests), (SELECT MAX(sequence) FROM requests);
-                INSERT INTO observationIndex (batch, deviceId, sequences)
-                SELECT 0, deviceId, group_concat(sequence) FROM observations GROUP BY deviceId;
-                INSERT INTO requestIndex (batch, deviceToken, sequences)
-                SELECT 0, deviceToken, group_concat(sequence) FROM requests WHERE deviceToken IS NOT NULL GROUP BY deviceToken;
-                """)
+            try BatchIndexRows.indexRowsFromBeforeTheIndex(in: db)
         }
         return migrator
     }

@@ -85,8 +85,8 @@ struct BatchIndexTests {
         let lab = TestPushlab()
         let store = try PushlabStore(path: ":memory:", simulator: lab.simulator, requestLog: lab.requestLog)
         let lookups: [(String, StatementArguments)] = [
-            (BatchIndexRows.observationLookup, ["phone", 0]),
-            (BatchIndexRows.requestLookup, ["ab"]),
+            (BatchIndexRows.observationLookup, [Int64(1), 0]),
+            (BatchIndexRows.requestLookup, [Int64(2)]),
         ]
         let plans = try await store.database.read { db in
             try lookups.map { sql, arguments in
