@@ -307,8 +307,10 @@ wait_ready() { # name
         -w '%{http_code}' -X POST --data-binary "@$WORK/body.json" \
         "${APNS_HEADERS[@]}" "https://127.0.0.1:$port$APNS_PATH" || true)
     local mcs
-    mcs=$(nghttp -nv "https://127.0.0.1:$port/" 2>/dev/null \
-        | awk '/recv SETTINGS frame/ { s = 1; next } s && /MAX_CONCURRENT_STREAMS/ { gsub(/.*\):|\]/, ""); print; exit } s && /frame </ { exit }')
+    # With the load's headers: pushlab announces 1 stream until a connection's first valid
+    # provider token (as APNs does), then its limit. The last value announced is what h2load meets.
+    mcs=$(nghttp -nv -d "$WORK/body.json" "${APNS_HEADERS[@]}" "https://127.0.0.1:$port$APNS_PATH" 2>/dev/null \
+        | awk '/recv SETTINGS frame/ { s = 1; next } s && /MAX_CONCURRENT_STREAMS/ { gsub(/.*\):|\]/, ""); v = $0 } /frame </ { s = 0 } END { print v }')
     MAX_STREAMS[$name]=${mcs:-unlimited}
     PROBE[$name]=$status
     log "$name ready on port $port: POST $APNS_PATH -> $status, SETTINGS_MAX_CONCURRENT_STREAMS=${MAX_STREAMS[$name]}"

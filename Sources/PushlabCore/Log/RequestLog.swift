@@ -42,6 +42,9 @@ public final class RequestLog: Sendable {
     private struct Ring {
         var entries: [Entry] = []
         var next = 0
+        /// Each shard holds its own copy, so recording takes one shard's lock and no lock that
+        /// every event loop shares.
+        var observers: [@Sendable (Entry) -> Void] = []
     }
 
     /// Each connection writes to one shard (by connection id), so event loops rarely contend;
@@ -49,7 +52,6 @@ public final class RequestLog: Sendable {
     public let capacity: Int
     private let shards: [LockedShard<Ring>]
     private let sequence = Atomic<Int64>(0)
-    private let observers = Mutex<[@Sendable (Entry) -> Void]>([])
     /// Lets `append` skip the observers' lock in the common case of none.
     private let hasObservers = Atomic<Bool>(false)
 
@@ -64,17 +66,17 @@ public final class RequestLog: Sendable {
         // Only copied out when someone listens: the common case moves the entry into the ring.
         let observed = hasObservers.load(ordering: .acquiring) ? entry : nil
         let shard = shards[Int(connectionID % UInt64(shards.count))]
-        shard.withLock { ring in
+        let observers = shard.withLock { ring in
             if ring.entries.count < capacity {
                 ring.entries.append(entry)
             } else {
                 ring.entries[ring.next] = entry
                 ring.next = (ring.next + 1) % capacity
             }
-            return ()
+            return observed == nil ? [] : ring.observers
         }
         guard let observed else { return }
-        for observer in observers.withLock({ $0 }) { observer(observed) }
+        for observer in observers { observer(observed) }
     }
 
     /// Newest first, optionally filtered; at most `capacity` of the newest entries are kept.
@@ -94,11 +96,16 @@ public final class RequestLog: Sendable {
 
     /// Called for every new entry (the control API's event stream, the store).
     public func observe(_ observer: @escaping @Sendable (Entry) -> Void) {
-        observers.withLock { $0.append(observer) }
+        for shard in shards { shard.withLock { $0.observers.append(observer) } }
         hasObservers.store(true, ordering: .releasing)
     }
 
     public func removeAll() {
-        for shard in shards { shard.withLock { $0 = Ring() } }
+        for shard in shards {
+            shard.withLock { ring in
+                ring.entries = []
+                ring.next = 0
+            }
+        }
     }
 }
