@@ -31,7 +31,8 @@ final class BatchWriter: Sendable {
 
     func start() {
         let thread = Thread { [self] in run() }
-        thread.name = "PushlabStore writer"
+        // Linux keeps at most 15 characters of a thread's name; a longer one is not set at all.
+        thread.name = "pushlab-store"
         thread.start()
     }
 
