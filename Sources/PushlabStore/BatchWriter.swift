@@ -30,9 +30,12 @@ final class BatchWriter: Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
-        // Linux keeps at most 15 characters of a thread's name; a longer one is not set at all.
-        thread.name = "pushlab-store"
+        let thread = Thread { [self] in
+            // Named from inside: on Linux a name given before `start()` never reaches the OS
+            // thread, and names over 15 characters are refused.
+            Thread.current.name = "pushlab-store"
+            run()
+        }
         thread.start()
     }
 
