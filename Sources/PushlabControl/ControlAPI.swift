@@ -13,17 +13,7 @@ import Synchronization
 /// log, which cannot be undone.
 public final class ControlAPI: Sendable {
     /// A listener of the APNs server, for `/v1/health`.
-    public struct Listener: Sendable, Equatable {
-        public var environment: APNsEnvironment
-        public var host: String
-        public var port: Int
-
-        public init(environment: APNsEnvironment, host: String, port: Int) {
-            self.environment = environment
-            self.host = host
-            self.port = port
-        }
-    }
+    public typealias Listener = APNsListener
 
     /// Puts the world, the devices, the policy and the clock back as the scenario had them
     /// (`POST /v1/reset`); the control API itself clears the fault rules and the request log.

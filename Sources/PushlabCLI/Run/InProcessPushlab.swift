@@ -38,7 +38,7 @@ struct InProcessPushlab {
             await server.shutdown()
             throw CLIFailure("Pushlab cannot listen on 127.0.0.1: \(error)")
         }
-        api.setListeners(bound.map { ControlAPI.Listener(environment: $0.environment, host: $0.host, port: $0.port) })
+        api.setListeners(bound)
         let control: ControlServer
         do {
             control = try await ControlServer.start(api: api, host: "127.0.0.1", port: 0, logger: logger)

@@ -118,7 +118,7 @@ struct Serve: AsyncParsableCommand {
         let control = assembly.controlAPI(store: store)
         let server = try PushlabServer(configuration: configuration, service: control.metrics.measuring(service), logger: logger)
         let bound = try await server.start()
-        control.setListeners(bound.map { ControlAPI.Listener(environment: $0.environment, host: $0.host, port: $0.port) })
+        control.setListeners(bound)
         let controlServer = try await startControlServer(control, file: file, logger: logger)
         let ticker = Self.tick(simulator)
         printBanner(bound, control: controlServer, configuration: configuration, scenario: scenario, simulator: simulator, store: store, reloaded: reloaded)

@@ -7,11 +7,8 @@ import PushlabOpenSSL
 
 /// The APNs look-alike: TLS + HTTP/2 listeners, one per environment, in front of an `APNsService`.
 public final class PushlabServer: Sendable {
-    public struct BoundListener: Sendable, Equatable {
-        public var host: String
-        public var port: Int
-        public var environment: APNsEnvironment
-    }
+    /// A listener with the port it actually got.
+    public typealias BoundListener = APNsListener
 
     public let configuration: ServerConfiguration
     public let connections = ConnectionRegistry()

@@ -3,18 +3,8 @@ import PushlabCore
 
 /// Everything `PushlabServer` needs to listen: addresses, certificates and HTTP/2 limits.
 public struct ServerConfiguration: Sendable {
-    public struct Listener: Sendable, Equatable {
-        public var host: String
-        /// 0 picks a free port (see `PushlabServer.boundListeners`).
-        public var port: Int
-        public var environment: APNsEnvironment
-
-        public init(host: String, port: Int, environment: APNsEnvironment) {
-            self.host = host
-            self.port = port
-            self.environment = environment
-        }
-    }
+    /// A port of 0 picks a free one (see `PushlabServer.boundListeners`).
+    public typealias Listener = APNsListener
 
     public var listeners: [Listener]
     public var certificateChainFile: String
