@@ -52,6 +52,24 @@ enum BatchIndexRows {
         try sequences(sql: requestLookup, arguments: [key(deviceToken)], in: db).sorted(by: >)
     }
 
+    /// The rows at `sequences`, in that order, that `include` keeps; at most `limit`. The filter
+    /// also drops another device's rows that share the hashed key.
+    static func rows<Item>(
+        _ sequences: [Int64], from table: String, columns: String, limit: Int, in db: Database,
+        decode: (Row) throws -> Item, where include: (Item) -> Bool
+    ) throws -> [Item] {
+        let bySequence = try db.cachedStatement(sql: "SELECT \(columns) FROM \(table) WHERE sequence = ?")
+        var found: [Item] = []
+        for sequence in sequences {
+            guard let row = try Row.fetchOne(bySequence, arguments: [sequence]) else { continue }
+            let item = try decode(row)
+            guard include(item) else { continue }
+            found.append(item)
+            if found.count == limit { break }
+        }
+        return found
+    }
+
     /// Batches outside, each probed by its primary key: the index is never scanned.
     static let observationLookup = """
         SELECT i.sequences FROM batches b CROSS JOIN observationIndex i ON i.batch = b.batch AND i.deviceKey = ?

@@ -23,16 +23,11 @@ struct ObservationQuery {
             let (sql, arguments) = scanStatement
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map(ObservationRows.observation)
         }
-        let bySequence = try db.cachedStatement(sql: "SELECT \(ObservationRows.columns) FROM observations WHERE sequence = ?")
-        var found: [Observation] = []
-        for sequence in try BatchIndexRows.observationSequences(deviceID: deviceID, after: since, in: db) {
-            guard let row = try Row.fetchOne(bySequence, arguments: [sequence]) else { continue }
-            let observation = try ObservationRows.observation(from: row)
-            guard matches(observation) else { continue }
-            found.append(observation)
-            if found.count == limit { break }
-        }
-        return found
+        return try BatchIndexRows.rows(
+            try BatchIndexRows.observationSequences(deviceID: deviceID, after: since, in: db),
+            from: "observations", columns: ObservationRows.columns, limit: limit, in: db,
+            decode: ObservationRows.observation, where: matches
+        )
     }
 
     /// All devices: the table in sequence order.

@@ -22,16 +22,11 @@ struct RequestQuery {
             let (sql, arguments) = scanStatement
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map(RequestRows.request)
         }
-        let bySequence = try db.cachedStatement(sql: "SELECT \(RequestRows.columns) FROM requests WHERE sequence = ?")
-        var found: [RequestLog.Entry] = []
-        for sequence in try BatchIndexRows.requestSequences(deviceToken: deviceToken, in: db) {
-            guard let row = try Row.fetchOne(bySequence, arguments: [sequence]) else { continue }
-            let request = try RequestRows.request(from: row)
-            guard matches(request) else { continue }
-            found.append(request)
-            if found.count == limit { break }
-        }
-        return found
+        return try BatchIndexRows.rows(
+            try BatchIndexRows.requestSequences(deviceToken: deviceToken, in: db),
+            from: "requests", columns: RequestRows.columns, limit: limit, in: db,
+            decode: RequestRows.request, where: matches
+        )
     }
 
     /// All tokens: the table newest first.

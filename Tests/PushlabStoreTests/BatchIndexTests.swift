@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import PushlabCore
 import PushlabSimulator
@@ -51,6 +52,24 @@ struct BatchIndexTests {
         #expect(try store.requests(deviceToken: token, status: 400, limit: 100).isEmpty)
         let reader = try StoreReader(path: store.path)
         #expect(try reader.requests(deviceToken: token, limit: 100) == mine)
+        try await store.close()
+    }
+
+    /// Keys are 64-bit hashes: a row another device's key points at is read and dropped.
+    @Test func anotherDevicesRowUnderTheSameKeyIsNotReturned() async throws {
+        let lab = TestPushlab()
+        let store = try PushlabStore(path: ":memory:", simulator: lab.simulator, requestLog: lab.requestLog)
+        store.record([.badge(1, device: "a"), .badge(2, device: "b")])
+        try await store.flush()
+        try await store.database.write { db in
+            let batch = try Int64.fetchOne(db, sql: "SELECT MAX(batch) FROM batches")
+            let aSequence = withUnsafeBytes(of: Int64(1).littleEndian) { Data($0) }
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO observationIndex (batch, deviceKey, sequences) VALUES (?, ?, ?)",
+                arguments: [batch, BatchIndexRows.key("b"), aSequence + withUnsafeBytes(of: Int64(2).littleEndian) { Data($0) }]
+            )
+        }
+        #expect(try store.observations(deviceID: "b", limit: 100).map(\.sequence) == [2])
         try await store.close()
     }
 
