@@ -11,7 +11,7 @@ struct RequestQuery {
     var limit: Int
 
     func matches(_ request: RequestLog.Entry) -> Bool {
-        (deviceToken == nil || request.deviceToken == deviceToken)
+        (deviceToken == nil || request.deviceTokenKey == deviceToken.map(DeviceTokenKey.init))
             && (status == nil || request.status == status)
             && (reason == nil || request.reason?.rawValue == reason)
     }
@@ -23,7 +23,7 @@ struct RequestQuery {
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map(RequestRows.request)
         }
         return try BatchIndexRows.rows(
-            try BatchIndexRows.requestSequences(deviceToken: deviceToken, in: db),
+            try BatchIndexRows.requestSequences(deviceToken: deviceToken.lowercased(), in: db),
             from: "requests", columns: RequestRows.columns, limit: limit, in: db,
             decode: RequestRows.request, where: matches
         )

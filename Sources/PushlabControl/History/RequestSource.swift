@@ -20,8 +20,9 @@ extension PushlabStore: RequestSource {
 
 extension RequestLog: RequestSource {
     func readRequests(deviceToken: String?, status: Int?, reason: APNsErrorReason?, limit: Int) throws(ControlError) -> [RequestLog.Entry] {
-        entries(limit: limit) { entry in
-            (deviceToken == nil || entry.deviceToken == deviceToken)
+        let wanted = deviceToken.map(DeviceTokenKey.init)
+        return entries(limit: limit) { entry in
+            (wanted == nil || entry.deviceTokenKey == wanted)
                 && (status == nil || entry.status == status)
                 && (reason == nil || entry.reason == reason)
         }

@@ -36,6 +36,12 @@ extension APNsProviderConnection {
         if !limiter.admit(token, now: attempt.receivedAt) { throw Rejection(.tooManyRequests) }
     }
 
+    static func isWellFormed(_ token: DeviceTokenKey, format: APNsPolicy.DeviceTokenFormat) -> Bool {
+        // 64 hex digits fit either format; only other lengths are read digit by digit.
+        guard let text = token.unpackedText else { return true }
+        return isWellFormed(text, format: format)
+    }
+
     static func isWellFormed(_ token: String, format: APNsPolicy.DeviceTokenFormat) -> Bool {
         let count = token.utf8.count
         switch format {

@@ -8,13 +8,11 @@ extension APNsProviderConnection {
 
     func checkPath(_ attempt: inout PushAttempt) throws(Rejection) {
         // Byte-wise: Character-based hasPrefix/dropFirst walk grapheme clusters on every request.
-        guard let path = attempt.request.path, path.utf8.starts(with: Self.devicePathPrefix.utf8) else { throw Rejection(.badPath) }
-        let utf8 = path.utf8
-        let tokenBytes = utf8[utf8.index(utf8.startIndex, offsetBy: Self.devicePathPrefix.utf8.count)...]
-        if tokenBytes.isEmpty { throw Rejection(.missingDeviceToken) }
-        let token = String(Substring(tokenBytes))
-        // Tokens are hex; compare them in lower case without copying the common, already-lower one.
-        attempt.deviceToken = tokenBytes.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) ? token.lowercased() : token
+        guard var path = attempt.request.path, path.utf8.starts(with: Self.devicePathPrefix.utf8) else { throw Rejection(.badPath) }
+        let prefixLength = Self.devicePathPrefix.utf8.count
+        if path.utf8.count == prefixLength { throw Rejection(.missingDeviceToken) }
+        // Read straight from the path's bytes: no string is made for the token.
+        attempt.deviceToken = path.withUTF8 { DeviceTokenKey(utf8: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: $0[prefixLength...]))) }
     }
 
     /// One pass over the headers: each APNs header's value, and whether any `apns-*` header or

@@ -168,7 +168,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
         } else {
             let uniqueID = attempt.environment == .development && policy.sendUniqueIDInDevelopment ? ids.next(lowercase: true) : nil
             response = .success(apnsID: attempt.apnsID, uniqueID: uniqueID)
-            service.sink.accept(acceptedPush(attempt))
+            if service.sink.takesPushes(to: attempt.registration) { service.sink.accept(acceptedPush(attempt)) }
         }
         if let limit = streamLimitChange(after: rejection) { actions.insert(.setMaxConcurrentStreams(limit), at: 0) }
         record(attempt, response)
@@ -201,8 +201,8 @@ final class APNsProviderConnection: APNsConnectionHandler {
 
     private func record(_ attempt: PushAttempt, _ response: APNsResponse) {
         let entry = RequestLog.Entry(
-            sequence: 0, time: attempt.receivedAt, connectionID: info.id, environment: attempt.environment,
-            deviceToken: attempt.deviceToken, topic: attempt.topic?.value ?? attempt.fields.topic,
+            time: attempt.receivedAt, connectionID: info.id, environment: attempt.environment,
+            deviceTokenKey: attempt.deviceToken, topic: attempt.topic?.value ?? attempt.fields.topic,
             pushType: attempt.pushType?.rawValue ?? attempt.fields.pushType,
             status: response.status, reason: response.reason, apnsID: response.apnsID
         )
@@ -212,7 +212,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
     private func acceptedPush(_ attempt: PushAttempt) -> AcceptedPush {
         AcceptedPush(
             apnsID: attempt.apnsID, receivedAt: attempt.receivedAt, environment: attempt.environment,
-            deviceToken: attempt.deviceToken ?? "", registration: attempt.registration,
+            deviceToken: attempt.deviceToken?.hex ?? "", registration: attempt.registration,
             topic: attempt.topic?.value ?? "", bundleID: attempt.topic?.bundleID ?? "",
             pushType: attempt.pushType ?? .alert, priority: attempt.priority, expiration: attempt.expiration,
             collapseID: attempt.collapseID, payload: attempt.payload, rawPayload: attempt.request.body,

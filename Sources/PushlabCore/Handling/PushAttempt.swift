@@ -5,7 +5,7 @@ struct PushAttempt {
     let receivedAt: EpochMilliseconds
     var apnsID: String
     var fields = APNsHeaderFields()
-    var deviceToken: String?
+    var deviceToken: DeviceTokenKey?
     var topic: APNsTopic?
     var pushType: APNsPushType?
     /// The push type demands a topic suffix the topic lacks: the token cannot be for that topic.

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Counts requests per device token in fixed windows, shared by every connection (reference 7.2).
-/// Sharded by the token's last hex digit, so event loops rarely wait for each other.
+/// Sharded by the token's low bits, so event loops rarely wait for each other.
 public final class DeviceTokenRateLimiter: Sendable {
     private struct Window {
         var start: EpochMilliseconds
@@ -9,7 +9,7 @@ public final class DeviceTokenRateLimiter: Sendable {
     }
 
     private let limit: APNsPolicy.RateLimit
-    private let shards: [LockedShard<[String: Window]>] = (0..<16).map { _ in LockedShard([:]) }
+    private let shards: [LockedShard<[DeviceTokenKey: Window]>] = (0..<16).map { _ in LockedShard([:]) }
 
     public init(_ limit: APNsPolicy.RateLimit) {
         self.limit = limit
@@ -17,8 +17,12 @@ public final class DeviceTokenRateLimiter: Sendable {
 
     /// Counts one request; false when the token is over its limit in the current window.
     public func admit(_ token: String, now: EpochMilliseconds) -> Bool {
+        admit(DeviceTokenKey(token), now: now)
+    }
+
+    public func admit(_ token: DeviceTokenKey, now: EpochMilliseconds) -> Bool {
         let length = EpochMilliseconds(limit.perSeconds * 1000)
-        let shard = Int((token.utf8.last ?? 0) & 0x0F)
+        let shard = token.shardBits & 0x0F
         let requests = limit.requests
         return shards[shard].withLock { windows in
             if windows.count > 50_000 { windows = windows.filter { now - $0.value.start < length } }

@@ -7,7 +7,8 @@ public final class RequestLog: Sendable {
         public var time: EpochMilliseconds
         public var connectionID: UInt64
         public var environment: APNsEnvironment
-        public var deviceToken: String?
+        /// Packed: the token's text is only made when someone reads it, off the event loop.
+        public var deviceTokenKey: DeviceTokenKey?
         public var topic: String?
         public var pushType: String?
         public var status: Int
@@ -22,12 +23,34 @@ public final class RequestLog: Sendable {
             self.time = time
             self.connectionID = connectionID
             self.environment = environment
-            self.deviceToken = deviceToken
+            self.deviceTokenKey = deviceToken.map(DeviceTokenKey.init)
             self.topic = topic
             self.pushType = pushType
             self.status = status
             self.reason = reason
             self.apnsID = apnsID
+        }
+
+        init(
+            time: EpochMilliseconds, connectionID: UInt64, environment: APNsEnvironment, deviceTokenKey: DeviceTokenKey?,
+            topic: String?, pushType: String?, status: Int, reason: APNsErrorReason?, apnsID: String
+        ) {
+            self.sequence = 0
+            self.time = time
+            self.connectionID = connectionID
+            self.environment = environment
+            self.deviceTokenKey = deviceTokenKey
+            self.topic = topic
+            self.pushType = pushType
+            self.status = status
+            self.reason = reason
+            self.apnsID = apnsID
+        }
+
+        /// Lower-case hex, as the request carried it.
+        public var deviceToken: String? {
+            get { deviceTokenKey?.hex }
+            set { deviceTokenKey = newValue.map(DeviceTokenKey.init) }
         }
 
         /// The same entry numbered after `base`: a store's numbering goes on across runs, while

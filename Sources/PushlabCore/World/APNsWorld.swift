@@ -6,10 +6,11 @@ public final class APNsWorld: Sendable {
     private struct Contents {
         var keys: [String: SigningKey] = [:]
         var apps: [String: AppRecord] = [:]
-        var tokens: [String: DeviceTokenRecord] = [:]
     }
 
     private let contents = Mutex(Contents())
+    /// Read on every request from every event loop: sharded by token, so loops rarely meet.
+    private let tokenShards: [LockedShard<[DeviceTokenKey: DeviceTokenRecord]>] = (0..<16).map { _ in LockedShard([:]) }
     private let keyChanges = Atomic<UInt64>(0)
     private let appsAdded = Atomic<UInt64>(0)
 
@@ -27,20 +28,27 @@ public final class APNsWorld: Sendable {
         contents.withLock { contents in
             for key in keys { contents.keys[key.keyID] = key }
             for app in apps { contents.apps[app.bundleID] = app }
-            for token in tokens { contents.tokens[token.token] = token }
         }
+        register(tokens)
+    }
+
+    private func shard(_ key: DeviceTokenKey) -> LockedShard<[DeviceTokenKey: DeviceTokenRecord]> {
+        tokenShards[key.shardBits & 15]
     }
 
     // MARK: Reads (the hot path)
 
     public func key(_ keyID: String) -> SigningKey? { contents.withLock { $0.keys[keyID] } }
     public func app(_ bundleID: String) -> AppRecord? { contents.withLock { $0.apps[bundleID] } }
-    public func token(_ hex: String) -> DeviceTokenRecord? { contents.withLock { $0.tokens[hex] } }
+    public func token(_ hex: String) -> DeviceTokenRecord? { token(DeviceTokenKey(hex)) }
+    public func token(_ key: DeviceTokenKey) -> DeviceTokenRecord? { shard(key).withLock { $0[key] } }
 
     public var keys: [SigningKey] { contents.withLock { $0.keys.values.sorted { $0.keyID < $1.keyID } } }
     public var apps: [AppRecord] { contents.withLock { $0.apps.values.sorted { $0.bundleID < $1.bundleID } } }
-    public var tokens: [DeviceTokenRecord] { contents.withLock { $0.tokens.values.sorted { $0.token < $1.token } } }
-    public var tokenCount: Int { contents.withLock { $0.tokens.count } }
+    public var tokens: [DeviceTokenRecord] {
+        tokenShards.flatMap { shard in shard.withLock { Array($0.values) } }.sorted { $0.token < $1.token }
+    }
+    public var tokenCount: Int { tokenShards.reduce(0) { count, shard in count + shard.withLock { $0.count } } }
 
     // MARK: Changes
 
@@ -59,16 +67,29 @@ public final class APNsWorld: Sendable {
         contents.withLock { $0.apps[app.bundleID] = added }
         appChanges.add(1, ordering: .releasing)
     }
-    public func register(_ token: DeviceTokenRecord) { contents.withLock { $0.tokens[token.token] = token } }
+    public func register(_ token: DeviceTokenRecord) {
+        let key = DeviceTokenKey(token.token)
+        shard(key).withLock { $0[key] = token }
+    }
 
     public func register(_ tokens: [DeviceTokenRecord]) {
-        contents.withLock { contents in
-            contents.tokens.reserveCapacity(contents.tokens.count + tokens.count)
-            for token in tokens { contents.tokens[token.token] = token }
+        var byShard = [[(DeviceTokenKey, DeviceTokenRecord)]](repeating: [], count: tokenShards.count)
+        for token in tokens {
+            let key = DeviceTokenKey(token.token)
+            byShard[key.shardBits & 15].append((key, token))
+        }
+        for (shard, entries) in zip(tokenShards, byShard) where !entries.isEmpty {
+            shard.withLock { tokens in
+                tokens.reserveCapacity(tokens.count + entries.count)
+                for (key, token) in entries { tokens[key] = token }
+            }
         }
     }
 
-    public func forget(token hex: String) { _ = contents.withLock { $0.tokens.removeValue(forKey: hex.lowercased()) } }
+    public func forget(token hex: String) {
+        let key = DeviceTokenKey(hex)
+        _ = shard(key).withLock { $0.removeValue(forKey: key) }
+    }
 
     /// Marks a token `Unregistered` (uninstall, reinstall) from `time` on; false if unknown.
     @discardableResult
@@ -90,15 +111,19 @@ public final class APNsWorld: Sendable {
         let fresh = APNsWorld(keys: keys, apps: apps, tokens: tokens)
         let replacement = fresh.contents.withLock { $0 }
         contents.withLock { $0 = replacement }
+        for (shard, freshShard) in zip(tokenShards, fresh.tokenShards) {
+            let replacement = freshShard.withLock { $0 }
+            shard.withLock { $0 = replacement }
+        }
         keyChanges.add(1, ordering: .releasing)
         appChanges.add(1, ordering: .releasing)
     }
 
     private func setState(_ state: DeviceTokenRecord.State, of hex: String) -> Bool {
-        contents.withLock { contents in
-            let key = hex.lowercased()
-            guard contents.tokens[key] != nil else { return false }
-            contents.tokens[key]!.state = state
+        let key = DeviceTokenKey(hex)
+        return shard(key).withLock { tokens in
+            guard tokens[key] != nil else { return false }
+            tokens[key]!.state = state
             return true
         }
     }

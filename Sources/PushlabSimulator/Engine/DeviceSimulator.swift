@@ -104,6 +104,9 @@ public final class DeviceSimulator: PushSink, Sendable {
     /// never pay for it.
     public var needsPayload: Bool { false }
 
+    /// Only tokens a simulated device holds lead anywhere.
+    public func takesPushes(to registration: DeviceTokenRecord?) -> Bool { registration?.deviceID != nil }
+
     public func accept(_ push: AcceptedPush) {
         guard let deviceID = push.registration?.deviceID else { return }
         let expiresAt = Self.expiry(of: push, storage: settings.storageMilliseconds)

@@ -1,0 +1,104 @@
+/// A device token as the hot path compares it. The 64 hex digits Apple issues are packed into four
+/// words, so a lookup hashes 32 bytes and compares four integers instead of hashing and comparing
+/// a heap string. Any other text (the variable-length format, a malformed token) is kept as it
+/// is. Case-insensitive, as APNs reads tokens.
+public struct DeviceTokenKey: Hashable, Sendable {
+    private let words: SIMD4<UInt64>
+    /// Set only for a token that is not 64 hex digits: lower-cased.
+    private let text: String?
+
+    public init(_ token: String) {
+        var token = token
+        if let words = token.withUTF8({ Self.pack(UnsafeRawBufferPointer($0)) }) {
+            self.words = words
+            text = nil
+        } else {
+            words = .zero
+            text = token.lowercased()
+        }
+    }
+
+    /// From the bytes of a request's path, without making a string first.
+    public init(utf8 bytes: UnsafeRawBufferPointer) {
+        if let words = Self.pack(bytes) {
+            self.words = words
+            text = nil
+        } else {
+            words = .zero
+            text = String(decoding: bytes, as: UTF8.self).lowercased()
+        }
+    }
+
+    /// Lower-case hex, as the world and the request log print tokens.
+    public var hex: String {
+        if let text { return text }
+        return String(unsafeUninitializedCapacity: 64) { buffer in
+            let digits: StaticString = "0123456789abcdef"
+            for word in 0..<4 {
+                let value = words[word]
+                for nibble in 0..<16 {
+                    let shift = UInt64(60 - nibble * 4)
+                    buffer[word * 16 + nibble] = digits.utf8Start[Int((value >> shift) & 0xF)]
+                }
+            }
+            return 64
+        }
+    }
+
+    /// The bytes of `hex`, one by one, without making the string.
+    public func forEachHexDigit(_ body: (UInt8) -> Void) {
+        if let text {
+            for byte in text.utf8 { body(byte) }
+            return
+        }
+        let digits: StaticString = "0123456789abcdef"
+        for word in 0..<4 {
+            let value = words[word]
+            for nibble in 0..<16 { body(digits.utf8Start[Int((value >> UInt64(60 - nibble * 4)) & 0xF)]) }
+        }
+    }
+
+    /// Whether the token is 64 hex digits (the packed form).
+    public var isSixtyFourHexDigits: Bool { text == nil }
+
+    /// The token's text when it is not 64 hex digits.
+    var unpackedText: String? { text }
+
+    /// Spreads tokens over lock shards: the low bits of a random token are random.
+    public var shardBits: Int {
+        if let text { return Int(text.utf8.last ?? 0) }
+        return Int(truncatingIfNeeded: words[3])
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        if let text {
+            hasher.combine(text)
+        } else {
+            hasher.combine(words[0] ^ words[2])
+            hasher.combine(words[1] ^ words[3])
+        }
+    }
+
+    private static func pack(_ bytes: UnsafeRawBufferPointer) -> SIMD4<UInt64>? {
+        guard bytes.count == 64 else { return nil }
+        var words = SIMD4<UInt64>.zero
+        for word in 0..<4 {
+            var value: UInt64 = 0
+            for index in (word * 16)..<(word * 16 + 16) {
+                guard let nibble = nibble(bytes[index]) else { return nil }
+                value = value << 4 | UInt64(nibble)
+            }
+            words[word] = value
+        }
+        return words
+    }
+
+    private static func nibble(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
