@@ -108,6 +108,10 @@ let package = Package(
             resources: [.copy("Resources/Certificates")]
         ),
         .executableTarget(name: "pushlab-device-load", dependencies: ["PushlabCore", "PushlabSimulator"], path: "Benchmarks/DeviceLoad"),
+        .executableTarget(
+            name: "pushlab-core-bench", dependencies: ["PushlabCore", "PushlabSimulator", "PushlabScenario", "PushlabStore"],
+            path: "Benchmarks/CorePath"
+        ),
         .testTarget(name: "PushlabTestingTests", dependencies: ["PushlabTesting", "PushlabClient"]),
         .testTarget(name: "PushlabNGHTTP2Tests", dependencies: ["PushlabNGHTTP2"]),
         .testTarget(name: "PushlabScenarioTests", dependencies: ["PushlabScenario", "PushlabCore"]),

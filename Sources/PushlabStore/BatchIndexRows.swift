@@ -5,51 +5,71 @@ import PushlabSimulator
 
 /// Finds one device's observations and one device token's requests without an index keyed by
 /// device, whose random inserts made the writer slow down as the file grew. Every committed
-/// batch gets a number (`batches`) and one index row per device (and per token) it touched,
-/// listing that device's sequences in the batch: rows that only ever go at the end of the index.
+/// batch gets a number (`batches`); its sequences are indexed by a 64-bit hash of the device id
+/// (or token), in one row per hash bucket it touched: (key, sequence) pairs, sorted. Rows only
+/// ever go at the end of the index, and a batch of ten thousand pushes to ten thousand tokens
+/// writes 256 rows, not ten thousand.
 enum BatchIndexRows {
+    /// The top byte of the key picks the bucket.
+    static func bucket(_ key: Int64) -> Int64 { Int64(UInt64(bitPattern: key) >> 56) }
+
     /// Numbers the batch and indexes its observations by device and its requests by token.
     static func insert(observations: some Sequence<Observation>, requests: [RequestLog.Entry], into db: Database) throws {
-        var byDevice = Grouping()
-        for observation in observations { byDevice.add(observation.sequence, key: observation.deviceID) }
-        var byToken = Grouping()
-        for request in requests { byToken.add(request.sequence, key: request.deviceToken) }
+        var byDevice = KeyedSequences()
+        for observation in observations { byDevice.add(observation.sequence, key: key(observation.deviceID)) }
+        var byToken = KeyedSequences()
+        byToken.reserve(requests.count)
+        for request in requests { byToken.add(request.sequence, key: request.deviceTokenKey.map(key)) }
         guard !byDevice.isEmpty || !byToken.isEmpty else { return }
         try insert(byDevice, byToken, batch: nil, into: db)
     }
 
-    private static func insert(_ byDevice: Grouping, _ byToken: Grouping, batch: Int64?, into db: Database) throws {
+    private static func insert(_ byDevice: KeyedSequences, _ byToken: KeyedSequences, batch: Int64?, into db: Database) throws {
         try db.execute(
             sql: "INSERT INTO batches (batch, firstObservation, lastObservation, firstRequest, lastRequest) VALUES (?, ?, ?, ?, ?)",
             arguments: [batch, byDevice.first, byDevice.last, byToken.first, byToken.last]
         )
         let batch = db.lastInsertedRowID
-        try insert(byDevice.sequences, batch: batch, into: "observationIndex", keyColumn: "deviceKey", db: db)
-        try insert(byToken.sequences, batch: batch, into: "requestIndex", keyColumn: "tokenKey", db: db)
+        try insert(byDevice, batch: batch, into: "observationBuckets", db: db)
+        try insert(byToken, batch: batch, into: "requestBuckets", db: db)
     }
 
-    /// Sorted by key, so the rows of one batch go into the index in its order.
-    private static func insert(_ sequences: [Int64: [Int64]], batch: Int64, into table: String, keyColumn: String, db: Database) throws {
-        guard !sequences.isEmpty else { return }
-        let statement = try db.cachedStatement(sql: "INSERT INTO \(table) (batch, \(keyColumn), sequences) VALUES (?, ?, ?)")
+    /// One row per bucket, in bucket order, so a batch's rows go into the index in its order.
+    private static func insert(_ keyed: KeyedSequences, batch: Int64, into table: String, db: Database) throws {
+        guard !keyed.pairs.isEmpty else { return }
+        let statement = try db.cachedStatement(sql: "INSERT INTO \(table) (batch, bucket, entries) VALUES (?, ?, ?)")
         var row = RowInserter(statement, in: db)
-        for key in sequences.keys.sorted() {
+        let pairs = keyed.pairs.sorted { (UInt64(bitPattern: $0.key), $0.sequence) < (UInt64(bitPattern: $1.key), $1.sequence) }
+        var entries: [Int64] = []
+        var start = pairs.startIndex
+        while start < pairs.endIndex {
+            let current = bucket(pairs[start].key)
+            entries.removeAll(keepingCapacity: true)
+            var end = start
+            while end < pairs.endIndex, bucket(pairs[end].key) == current {
+                entries.append(pairs[end].key)
+                entries.append(pairs[end].sequence)
+                end += 1
+            }
             row.bind(batch)
-            row.bind(key)
-            row.bind(sequences: sequences[key] ?? [])
+            row.bind(current)
+            row.bind(sequences: entries)
             try row.step()
+            start = end
         }
     }
 
     /// The sequences of one device's observations after `since`, ascending. Rows of another
     /// device with the same key come back too; the caller's filter drops them.
     static func observationSequences(deviceID: String, after since: Int64, in db: Database) throws -> [Int64] {
-        try sequences(sql: observationLookup, arguments: [key(deviceID), since], in: db).filter { $0 > since }.sorted()
+        let key = key(deviceID)
+        return try sequences(for: key, sql: observationLookup, arguments: [bucket(key), since], in: db).filter { $0 > since }.sorted()
     }
 
     /// The sequences of one device token's requests, newest first (with the same caveat).
     static func requestSequences(deviceToken: String, in db: Database) throws -> [Int64] {
-        try sequences(sql: requestLookup, arguments: [key(deviceToken)], in: db).sorted(by: >)
+        let key = key(DeviceTokenKey(deviceToken))
+        return try sequences(for: key, sql: requestLookup, arguments: [bucket(key)], in: db).sorted(by: >)
     }
 
     /// The rows at `sequences`, in that order, that `include` keeps; at most `limit`. The filter
@@ -72,20 +92,21 @@ enum BatchIndexRows {
 
     /// Batches outside, each probed by its primary key: the index is never scanned.
     static let observationLookup = """
-        SELECT i.sequences FROM batches b CROSS JOIN observationIndex i ON i.batch = b.batch AND i.deviceKey = ?
+        SELECT i.entries FROM batches b CROSS JOIN observationBuckets i ON i.batch = b.batch AND i.bucket = ?
         WHERE b.lastObservation > ?
         """
-    static let requestLookup = "SELECT i.sequences FROM batches b CROSS JOIN requestIndex i ON i.batch = b.batch AND i.tokenKey = ?"
+    static let requestLookup = "SELECT i.entries FROM batches b CROSS JOIN requestBuckets i ON i.batch = b.batch AND i.bucket = ?"
 
-    private static func sequences(sql: String, arguments: StatementArguments, in db: Database) throws -> Set<Int64> {
+    private static func sequences(for key: Int64, sql: String, arguments: StatementArguments, in db: Database) throws -> Set<Int64> {
         var result = Set<Int64>()
         for blob in try Data.fetchAll(db, sql: sql, arguments: arguments) {
-            guard blob.count % 8 == 0 else {
-                throw StoreError(.unreadable, "the store's device index holds \(blob.count) bytes, not a list of 8-byte sequence numbers")
+            guard blob.count % 16 == 0 else {
+                throw StoreError(.unreadable, "the store's device index holds \(blob.count) bytes, not a list of (key, sequence) pairs")
             }
             blob.withUnsafeBytes { bytes in
-                for offset in stride(from: 0, to: bytes.count, by: 8) {
-                    result.insert(Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Int64.self)))
+                for offset in stride(from: 0, to: bytes.count, by: 16)
+                where Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Int64.self)) == key {
+                    result.insert(Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: Int64.self)))
                 }
             }
         }
@@ -94,39 +115,77 @@ enum BatchIndexRows {
 
     /// FNV-1a: stable across processes, unlike `Hasher`, and cheap for 64-character tokens.
     static func key(_ text: String) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01b3
-        }
-        return Int64(bitPattern: hash)
+        var hash = FNV1a()
+        for byte in text.utf8 { hash.add(byte) }
+        return hash.value
     }
 
-    /// Indexes what a Pushlab from before the index wrote, as batch 0 (run once, by migration).
-    static func indexRowsFromBeforeTheIndex(in db: Database) throws {
-        var byDevice = Grouping()
-        let observations = try Row.fetchCursor(db, sql: "SELECT sequence, deviceId FROM observations")
-        while let row = try observations.next() { byDevice.add(row[0], key: row[1] as String) }
-        var byToken = Grouping()
-        let requests = try Row.fetchCursor(db, sql: "SELECT sequence, deviceToken FROM requests")
-        while let row = try requests.next() { byToken.add(row[0], key: row[1] as String?) }
-        guard !byDevice.isEmpty || !byToken.isEmpty else { return }
-        try insert(byDevice, byToken, batch: 0, into: db)
+    /// The key of the token's lower-case hex text, without making the text.
+    static func key(_ token: DeviceTokenKey) -> Int64 {
+        var hash = FNV1a()
+        token.forEachHexDigit { hash.add($0) }
+        return hash.value
+    }
+
+    /// Indexes a store's rows from before the bucketed index (run once, by migration 4): what a
+    /// Pushlab from before any index wrote becomes batch 0; a store indexed by migration 3 has
+    /// its (batch, key) rows regrouped by bucket.
+    static func indexRowsFromBeforeTheBuckets(in db: Database) throws {
+        let hasBatches = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM batches)") ?? false
+        guard hasBatches else {
+            var byDevice = KeyedSequences()
+            let observations = try Row.fetchCursor(db, sql: "SELECT sequence, deviceId FROM observations")
+            while let row = try observations.next() { byDevice.add(row[0], key: key(row[1] as String)) }
+            var byToken = KeyedSequences()
+            let requests = try Row.fetchCursor(db, sql: "SELECT sequence, deviceToken FROM requests")
+            while let row = try requests.next() { byToken.add(row[0], key: (row[1] as String?).map { key(DeviceTokenKey($0)) }) }
+            guard !byDevice.isEmpty || !byToken.isEmpty else { return }
+            try insert(byDevice, byToken, batch: 0, into: db)
+            return
+        }
+        for (old, new, keyColumn) in [("observationIndex", "observationBuckets", "deviceKey"), ("requestIndex", "requestBuckets", "tokenKey")] {
+            var batch: Int64?
+            var keyed = KeyedSequences()
+            let rows = try Row.fetchCursor(db, sql: "SELECT batch, \(keyColumn), sequences FROM \(old) ORDER BY batch")
+            while let row = try rows.next() {
+                let rowBatch: Int64 = row[0]
+                if let batch, batch != rowBatch { try insert(keyed, batch: batch, into: new, db: db); keyed = KeyedSequences() }
+                batch = rowBatch
+                let blob: Data = row[2]
+                blob.withUnsafeBytes { bytes in
+                    for offset in stride(from: 0, to: bytes.count - bytes.count % 8, by: 8) {
+                        keyed.add(Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Int64.self)), key: row[1])
+                    }
+                }
+            }
+            if let batch { try insert(keyed, batch: batch, into: new, db: db) }
+        }
     }
 }
 
-/// One batch's sequences by key, and the lowest and highest of them.
-private struct Grouping {
-    var sequences: [Int64: [Int64]] = [:]
-    var first: Int64?
-    var last: Int64?
+private struct FNV1a {
+    private(set) var state: UInt64 = 0xcbf2_9ce4_8422_2325
+    mutating func add(_ byte: UInt8) {
+        state ^= UInt64(byte)
+        state &*= 0x0000_0100_0000_01b3
+    }
+    var value: Int64 { Int64(bitPattern: state) }
+}
+
+/// One batch's (key, sequence) pairs, and the lowest and highest sequence.
+private struct KeyedSequences {
+    private(set) var pairs: [(key: Int64, sequence: Int64)] = []
+    private(set) var first: Int64?
+    private(set) var last: Int64?
 
     var isEmpty: Bool { first == nil }
 
-    mutating func add(_ sequence: Int64, key text: String?) {
+    mutating func reserve(_ count: Int) { pairs.reserveCapacity(count) }
+
+    /// A sequence without a key (a request with no token) still counts for the batch's range.
+    mutating func add(_ sequence: Int64, key: Int64?) {
         first = min(first ?? sequence, sequence)
         last = max(last ?? sequence, sequence)
-        guard let text else { return }
-        sequences[BatchIndexRows.key(text), default: []].append(sequence)
+        if let key { pairs.append((key, sequence)) }
     }
 }

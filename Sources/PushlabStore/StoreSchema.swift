@@ -84,7 +84,22 @@ enum StoreSchema {
                 table.column("sequences", .blob).notNull()
                 table.primaryKey(["batch", "tokenKey"])
             }
-            try BatchIndexRows.indexRowsFromBeforeTheIndex(in: db)
+        }
+        migrator.registerMigration("4-index-buckets") { db in
+            // One row per (batch, device) made the index as many rows as a load test has
+            // pushes; one row per (batch, hash bucket) of sorted (key, sequence) pairs is at most
+            // 256 rows a batch, probed the same way.
+            for table in ["observationBuckets", "requestBuckets"] {
+                try db.create(table: table, options: .withoutRowID) { table in
+                    table.column("batch", .integer).notNull()
+                    table.column("bucket", .integer).notNull()
+                    table.column("entries", .blob).notNull()
+                    table.primaryKey(["batch", "bucket"])
+                }
+            }
+            try BatchIndexRows.indexRowsFromBeforeTheBuckets(in: db)
+            try db.drop(table: "observationIndex")
+            try db.drop(table: "requestIndex")
         }
         return migrator
     }

@@ -63,10 +63,11 @@ struct BatchIndexTests {
         try await store.flush()
         try await store.database.write { db in
             let batch = try Int64.fetchOne(db, sql: "SELECT MAX(batch) FROM batches")
-            let aSequence = withUnsafeBytes(of: Int64(1).littleEndian) { Data($0) }
+            let key = BatchIndexRows.key("b")
+            let pairs: [Int64] = [key, 1, key, 2]
             try db.execute(
-                sql: "INSERT OR REPLACE INTO observationIndex (batch, deviceKey, sequences) VALUES (?, ?, ?)",
-                arguments: [batch, BatchIndexRows.key("b"), aSequence + withUnsafeBytes(of: Int64(2).littleEndian) { Data($0) }]
+                sql: "INSERT OR REPLACE INTO observationBuckets (batch, bucket, entries) VALUES (?, ?, ?)",
+                arguments: [batch, BatchIndexRows.bucket(key), pairs.withUnsafeBytes { Data($0) }]
             )
         }
         #expect(try store.observations(deviceID: "b", limit: 100).map(\.sequence) == [2])
@@ -97,6 +98,45 @@ struct BatchIndexTests {
         store.record([.badge(4, device: "a")])
         try await store.flush()
         #expect(try store.observations(deviceID: "a", since: 1, limit: 100).map(\.sequence) == [3, 4])
+        try await store.close()
+    }
+
+    /// A store indexed by (batch, key) rows, as Pushlab wrote them before the buckets, is
+    /// regrouped when opened: its old batches are still found, and new ones join them.
+    @Test func aStoreIndexedByKeyRowsFindsItsRowsInBuckets() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("v3.db")
+        let old = try DatabaseQueue(path: path)
+        try StoreSchema.migrator.migrate(old, upTo: "3-device-index-by-batch")
+        let token = String(repeating: "ab", count: 32)
+        try await old.write { db in
+            for (sequence, device) in [(1, "a"), (2, "b"), (3, "a")] {
+                try db.execute(
+                    sql: "INSERT INTO observations (sequence, time, deviceId, bundleId, kind, details) VALUES (?, 0, ?, 'com.example', 'badge', '{\"badge\":1}')",
+                    arguments: [sequence, device]
+                )
+            }
+            try db.execute(sql: "INSERT INTO requests (sequence, time, connectionId, environment, deviceToken, status, apnsId) VALUES (1, 0, 1, 'development', ?, 200, 'X')", arguments: [token])
+            try db.execute(sql: "INSERT INTO batches (batch, firstObservation, lastObservation, firstRequest, lastRequest) VALUES (1, 1, 2, 1, 1), (2, 3, 3, NULL, NULL)")
+            func blob(_ sequences: [Int64]) -> Data { sequences.map(\.littleEndian).withUnsafeBytes { Data($0) } }
+            for (batch, device, sequences) in [(1, "a", [Int64(1)]), (1, "b", [2]), (2, "a", [3])] {
+                try db.execute(sql: "INSERT INTO observationIndex (batch, deviceKey, sequences) VALUES (?, ?, ?)", arguments: [batch, BatchIndexRows.key(device), blob(sequences)])
+            }
+            try db.execute(sql: "INSERT INTO requestIndex (batch, tokenKey, sequences) VALUES (1, ?, ?)", arguments: [BatchIndexRows.key(token), blob([1])])
+        }
+        try old.close()
+
+        let lab = TestPushlab()
+        let store = try PushlabStore(path: path, simulator: lab.simulator, requestLog: lab.requestLog)
+        #expect(try store.observations(deviceID: "a", limit: 100).map(\.sequence) == [1, 3])
+        #expect(try store.observations(deviceID: "b", limit: 100).map(\.sequence) == [2])
+        #expect(try store.requests(deviceToken: token).map(\.apnsID) == ["X"])
+        #expect(try store.requests(deviceToken: token.uppercased()).map(\.apnsID) == ["X"])
+        store.record([.badge(4, device: "a")])
+        try await store.flush()
+        #expect(try store.observations(deviceID: "a", since: 1, limit: 100).map(\.sequence) == [3, 4])
+        let tables = try await store.database.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") }
+        #expect(!tables.contains("observationIndex") && !tables.contains("requestIndex"))
         try await store.close()
     }
 

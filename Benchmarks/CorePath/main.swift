@@ -1,0 +1,80 @@
+// The cost of Pushlab's APNs core per request, without sockets, TLS or HTTP/2: what a request
+// costs once the transport has parsed it. Runs requests shaped like Benchmarks/run.sh's through
+// `APNsConnectionHandler.handle` on one thread and prints nanoseconds per request, with and
+// without the store, and the transport-free floor (building the request alone) as reference.
+//
+//   pushlab-core-bench SCENARIO.yaml JWT [REQUESTS] [--store PATH]
+//
+// SCENARIO is Benchmarks/.work/scenario.yaml (tokens "be" + 62 hex digits); JWT from mint-jwt.sh.
+import Foundation
+import PushlabCore
+import PushlabScenario
+import PushlabSimulator
+import PushlabStore
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+var storePath: String?
+if let flag = arguments.firstIndex(of: "--store"), flag + 1 < arguments.count {
+    storePath = arguments[flag + 1]
+    arguments.removeSubrange(flag...(flag + 1))
+}
+guard arguments.count >= 2 else {
+    FileHandle.standardError.write(Data("usage: pushlab-core-bench SCENARIO.yaml JWT [REQUESTS] [--store PATH]\n".utf8))
+    exit(2)
+}
+let scenario = try Scenario.load(path: arguments[0])
+let jwt = arguments[1]
+let total = arguments.count > 2 ? Int(arguments[2]) ?? 1_000_000 : 1_000_000
+
+let world = APNsWorld()
+let clock = SystemClock()
+let simulator = DeviceSimulator(world: world, clock: clock, settings: scenario.simulatorSettings)
+try scenario.install(into: world, simulator: simulator)
+let log = RequestLog()
+let service = APNsProviderService(world: world, policy: scenario.policy, clock: clock, log: log, sink: simulator)
+nonisolated(unsafe) var store: PushlabStore?
+if let storePath { store = try PushlabStore(path: storePath, simulator: simulator, requestLog: log) }
+
+let tokens = world.tokens.map(\.token)
+let body = Array(repeating: UInt8(ascii: "x"), count: 200)
+let payload = Array(#"{"aps":{"alert":{"title":"Benchmark","body":"#.utf8) + body.prefix(180) + Array(#""}}}"#.utf8)
+let connection = service.makeConnectionHandler(for: ConnectionInfo(id: 1, listenerEnvironment: .development))
+
+func request(_ index: Int) -> APNsRequest {
+    APNsRequest(
+        method: "POST", path: "/3/device/" + tokens[index % tokens.count], authority: "127.0.0.1:28444",
+        headers: [("apns-topic", "com.pushlab.demo"), ("apns-push-type", "alert"), ("apns-priority", "10"), ("authorization", "bearer " + jwt)],
+        body: payload
+    )
+}
+
+/// CPU time of every thread of the process (the store's writer included), in nanoseconds.
+func processCPU() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    func nanoseconds(_ time: timeval) -> Double { Double(time.tv_sec) * 1e9 + Double(time.tv_usec) * 1e3 }
+    return nanoseconds(usage.ru_utime) + nanoseconds(usage.ru_stime)
+}
+
+func measure(_ label: String, _ count: Int, _ body: (Int) -> Void) -> Double {
+    let start = ContinuousClock.now
+    let cpuStart = processCPU()
+    for index in 0..<count { body(index) }
+    if store != nil { Thread.sleep(forTimeInterval: 0.3) }  // the writer's last batch
+    let elapsed = ContinuousClock.now - start
+    let cpu = processCPU() - cpuStart
+    let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
+    let perRequest = nanoseconds / Double(count)
+    print(String(format: "%@: %.0f ns/request on the calling thread, %.0f ns CPU/request in all threads", label, perRequest, cpu / Double(count)))
+    return perRequest
+}
+
+var statuses = [Int: Int]()
+_ = connection.handle(request(0))
+let floor = measure("building the request", total) { index in _ = request(index) }
+let core = measure("building and handling it", total) { index in
+    let outcome = connection.handle(request(index))
+    statuses[outcome.response?.status ?? 0, default: 0] += 1
+}
+print(String(format: "core alone: %.0f ns/request; statuses %@", core - floor, statuses.description))
+try await store?.close()
