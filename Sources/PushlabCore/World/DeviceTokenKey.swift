@@ -3,7 +3,8 @@
 /// a heap string. Any other text (the variable-length format, a malformed token) is kept as it
 /// is. Case-insensitive, as APNs reads tokens.
 public struct DeviceTokenKey: Hashable, Sendable {
-    private let words: SIMD4<UInt64>
+    /// Four words, not a `SIMD4`: its 32-byte alignment would pad every key to 64 bytes.
+    private let words: Words
     /// Set only for a token that is not 64 hex digits: lower-cased.
     private let text: String?
 
@@ -13,7 +14,7 @@ public struct DeviceTokenKey: Hashable, Sendable {
             self.words = words
             text = nil
         } else {
-            words = .zero
+            words = Words()
             text = token.lowercased()
         }
     }
@@ -24,7 +25,7 @@ public struct DeviceTokenKey: Hashable, Sendable {
             self.words = words
             text = nil
         } else {
-            words = .zero
+            words = Words()
             text = String(decoding: bytes, as: UTF8.self).lowercased()
         }
     }
@@ -79,9 +80,9 @@ public struct DeviceTokenKey: Hashable, Sendable {
         }
     }
 
-    private static func pack(_ bytes: UnsafeRawBufferPointer) -> SIMD4<UInt64>? {
+    private static func pack(_ bytes: UnsafeRawBufferPointer) -> Words? {
         guard bytes.count == 64 else { return nil }
-        var words = SIMD4<UInt64>.zero
+        var words = Words()
         for word in 0..<4 {
             var value: UInt64 = 0
             for index in (word * 16)..<(word * 16 + 16) {
@@ -91,6 +92,22 @@ public struct DeviceTokenKey: Hashable, Sendable {
             words[word] = value
         }
         return words
+    }
+
+    struct Words: Hashable, Sendable {
+        private var a: UInt64 = 0, b: UInt64 = 0, c: UInt64 = 0, d: UInt64 = 0
+
+        subscript(index: Int) -> UInt64 {
+            get { index == 0 ? a : index == 1 ? b : index == 2 ? c : d }
+            set {
+                switch index {
+                case 0: a = newValue
+                case 1: b = newValue
+                case 2: c = newValue
+                default: d = newValue
+                }
+            }
+        }
     }
 
     private static func nibble(_ byte: UInt8) -> UInt8? {

@@ -1,0 +1,43 @@
+@testable import PushlabCore
+import Testing
+
+@Suite("Device tokens as packed keys")
+struct DeviceTokenKeyTests {
+    static let token = "0123456789abcdef" + "fedcba9876543210" + "00ff00ff00ff00ff" + "a1b2c3d4e5f60718"
+
+    @Test func sixtyFourHexDigitsPackAndPrintBackInLowerCase() {
+        let key = DeviceTokenKey(Self.token)
+        #expect(key.isSixtyFourHexDigits)
+        #expect(key.hex == Self.token)
+        #expect(DeviceTokenKey(Self.token.uppercased()) == key)
+        #expect(DeviceTokenKey(Self.token.uppercased()).hex == Self.token)
+        var digits: [UInt8] = []
+        key.forEachHexDigit { digits.append($0) }
+        #expect(digits == Array(Self.token.utf8))
+    }
+
+    @Test func theBytesOfAPathGiveTheSameKeyAsTheText() {
+        var path = "/3/device/" + Self.token
+        let fromBytes = path.withUTF8 { DeviceTokenKey(utf8: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: $0[10...]))) }
+        #expect(fromBytes == DeviceTokenKey(Self.token))
+        #expect(Set([fromBytes, DeviceTokenKey(Self.token)]).count == 1)
+    }
+
+    /// The variable-length format and malformed tokens are kept as text, lower-cased.
+    @Test(arguments: [String(repeating: "ab", count: 40), "not-hex", "", String(repeating: "g", count: 64), String(repeating: "a", count: 63)])
+    func anythingElseIsKeptAsText(_ token: String) {
+        let key = DeviceTokenKey(token)
+        #expect(!key.isSixtyFourHexDigits)
+        #expect(key.hex == token.lowercased())
+        #expect(DeviceTokenKey(token.uppercased()) == key)
+        #expect(key != DeviceTokenKey(Self.token))
+    }
+
+    @Test func tokensThatDifferInOneDigitDiffer() {
+        var changed = Array(Self.token.utf8)
+        changed[63] = UInt8(ascii: "9")
+        let other = DeviceTokenKey(String(decoding: changed, as: UTF8.self))
+        #expect(other != DeviceTokenKey(Self.token))
+        #expect(APNsWorld(tokens: [DeviceTokenRecord(token: Self.token, bundleID: "com.example", environment: .development)]).token(other.hex) == nil)
+    }
+}
