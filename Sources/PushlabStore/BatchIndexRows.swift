@@ -53,7 +53,7 @@ enum BatchIndexRows {
             }
             row.bind(batch)
             row.bind(current)
-            row.bind(sequences: entries)
+            row.bind(integers: entries)
             try row.step()
             start = end
         }

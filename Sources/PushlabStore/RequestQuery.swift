@@ -4,14 +4,24 @@ import GRDB
 /// The filters of `PushlabStore.requests(...)`, as SQL for saved rows and as a test for
 /// buffered ones.
 struct RequestQuery {
-    var deviceToken: String?
+    let deviceToken: String?
     var status: Int?
     /// APNs's reason text, e.g. `BadDeviceToken`.
     var reason: String?
     var limit: Int
+    /// `deviceToken` packed once, not for every entry compared.
+    private let tokenKey: DeviceTokenKey?
+
+    init(deviceToken: String?, status: Int?, reason: String?, limit: Int) {
+        self.deviceToken = deviceToken
+        self.status = status
+        self.reason = reason
+        self.limit = limit
+        tokenKey = deviceToken.map(DeviceTokenKey.init)
+    }
 
     func matches(_ request: RequestLog.Entry) -> Bool {
-        (deviceToken == nil || request.deviceTokenKey == deviceToken.map(DeviceTokenKey.init))
+        (tokenKey == nil || request.deviceTokenKey == tokenKey)
             && (status == nil || request.status == status)
             && (reason == nil || request.reason?.rawValue == reason)
     }
@@ -23,7 +33,7 @@ struct RequestQuery {
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map(RequestRows.request)
         }
         return try BatchIndexRows.rows(
-            try BatchIndexRows.requestSequences(deviceToken: deviceToken.lowercased(), in: db),
+            try BatchIndexRows.requestSequences(deviceToken: deviceToken, in: db),
             from: "requests", columns: RequestRows.columns, limit: limit, in: db,
             decode: RequestRows.request, where: matches
         )

@@ -39,10 +39,10 @@ struct RowInserter: ~Copyable {
         }
     }
 
-    /// Little-endian 8-byte integers, one after the other.
-    mutating func bind(sequences: [Int64]) {
+    /// Little-endian 8-byte integers, one after the other, as one blob.
+    mutating func bind(integers: [Int64]) {
         index += 1
-        let littleEndian = sequences.map(\.littleEndian)
+        let littleEndian = integers.map(\.littleEndian)
         littleEndian.withUnsafeBytes { bytes in
             _ = sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), Self.transient)
         }

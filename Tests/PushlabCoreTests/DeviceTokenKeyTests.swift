@@ -7,7 +7,7 @@ struct DeviceTokenKeyTests {
 
     @Test func sixtyFourHexDigitsPackAndPrintBackInLowerCase() {
         let key = DeviceTokenKey(Self.token)
-        #expect(key.isSixtyFourHexDigits)
+        #expect(key.unpackedText == nil)
         #expect(key.hex == Self.token)
         #expect(DeviceTokenKey(Self.token.uppercased()) == key)
         #expect(DeviceTokenKey(Self.token.uppercased()).hex == Self.token)
@@ -27,7 +27,7 @@ struct DeviceTokenKeyTests {
     @Test(arguments: [String(repeating: "ab", count: 40), "not-hex", "", String(repeating: "g", count: 64), String(repeating: "a", count: 63)])
     func anythingElseIsKeptAsText(_ token: String) {
         let key = DeviceTokenKey(token)
-        #expect(!key.isSixtyFourHexDigits)
+        #expect(key.unpackedText != nil)
         #expect(key.hex == token.lowercased())
         #expect(DeviceTokenKey(token.uppercased()) == key)
         #expect(key != DeviceTokenKey(Self.token))

@@ -81,12 +81,7 @@ struct BatchIndexTests {
         let old = try DatabaseQueue(path: path)
         try StoreSchema.migrator.migrate(old, upTo: "2-meta-notification-center")
         try await old.write { db in
-            for (sequence, device) in [(1, "a"), (2, "b"), (3, "a")] {
-                try db.execute(
-                    sql: "INSERT INTO observations (sequence, time, deviceId, bundleId, kind, details) VALUES (?, 0, ?, 'com.example', 'badge', '{\"badge\":1}')",
-                    arguments: [sequence, device]
-                )
-            }
+            try Self.insertOldObservations(into: db)
             try db.execute(sql: "INSERT INTO requests (sequence, time, connectionId, environment, deviceToken, status, apnsId) VALUES (1, 0, 1, 'development', 'ab', 200, 'X')")
         }
         try old.close()
@@ -110,12 +105,7 @@ struct BatchIndexTests {
         try StoreSchema.migrator.migrate(old, upTo: "3-device-index-by-batch")
         let token = String(repeating: "ab", count: 32)
         try await old.write { db in
-            for (sequence, device) in [(1, "a"), (2, "b"), (3, "a")] {
-                try db.execute(
-                    sql: "INSERT INTO observations (sequence, time, deviceId, bundleId, kind, details) VALUES (?, 0, ?, 'com.example', 'badge', '{\"badge\":1}')",
-                    arguments: [sequence, device]
-                )
-            }
+            try Self.insertOldObservations(into: db)
             try db.execute(sql: "INSERT INTO requests (sequence, time, connectionId, environment, deviceToken, status, apnsId) VALUES (1, 0, 1, 'development', ?, 200, 'X')", arguments: [token])
             try db.execute(sql: "INSERT INTO batches (batch, firstObservation, lastObservation, firstRequest, lastRequest) VALUES (1, 1, 2, 1, 1), (2, 3, 3, NULL, NULL)")
             func blob(_ sequences: [Int64]) -> Data { sequences.map(\.littleEndian).withUnsafeBytes { Data($0) } }
@@ -159,5 +149,15 @@ struct BatchIndexTests {
             #expect(!plan.contains("SCAN i"), "\(plan)")
         }
         try await store.close()
+    }
+
+    /// Observations 1 and 3 of device "a" and 2 of "b", as an older Pushlab wrote them.
+    static func insertOldObservations(into db: Database) throws {
+        for (sequence, device) in [(1, "a"), (2, "b"), (3, "a")] {
+            try db.execute(
+                sql: "INSERT INTO observations (sequence, time, deviceId, bundleId, kind, details) VALUES (?, 0, ?, 'com.example', 'badge', '{\"badge\":1}')",
+                arguments: [sequence, device]
+            )
+        }
     }
 }

@@ -16,13 +16,9 @@ public final class DeviceTokenRateLimiter: Sendable {
     }
 
     /// Counts one request; false when the token is over its limit in the current window.
-    public func admit(_ token: String, now: EpochMilliseconds) -> Bool {
-        admit(DeviceTokenKey(token), now: now)
-    }
-
     public func admit(_ token: DeviceTokenKey, now: EpochMilliseconds) -> Bool {
         let length = EpochMilliseconds(limit.perSeconds * 1000)
-        let shard = token.shardBits & 0x0F
+        let shard = token.shard(among: shards.count)
         let requests = limit.requests
         return shards[shard].withLock { windows in
             if windows.count > 50_000 { windows = windows.filter { now - $0.value.start < length } }

@@ -19,16 +19,11 @@ public final class RequestLog: Sendable {
             sequence: Int64, time: EpochMilliseconds, connectionID: UInt64, environment: APNsEnvironment,
             deviceToken: String?, topic: String?, pushType: String?, status: Int, reason: APNsErrorReason?, apnsID: String
         ) {
+            self.init(
+                time: time, connectionID: connectionID, environment: environment, deviceTokenKey: deviceToken.map(DeviceTokenKey.init),
+                topic: topic, pushType: pushType, status: status, reason: reason, apnsID: apnsID
+            )
             self.sequence = sequence
-            self.time = time
-            self.connectionID = connectionID
-            self.environment = environment
-            self.deviceTokenKey = deviceToken.map(DeviceTokenKey.init)
-            self.topic = topic
-            self.pushType = pushType
-            self.status = status
-            self.reason = reason
-            self.apnsID = apnsID
         }
 
         init(

@@ -33,7 +33,7 @@ public final class APNsWorld: Sendable {
     }
 
     private func shard(_ key: DeviceTokenKey) -> LockedShard<[DeviceTokenKey: DeviceTokenRecord]> {
-        tokenShards[key.shardBits & 15]
+        tokenShards[key.shard(among: tokenShards.count)]
     }
 
     // MARK: Reads (the hot path)
@@ -76,7 +76,7 @@ public final class APNsWorld: Sendable {
         var byShard = [[(DeviceTokenKey, DeviceTokenRecord)]](repeating: [], count: tokenShards.count)
         for token in tokens {
             let key = DeviceTokenKey(token.token)
-            byShard[key.shardBits & 15].append((key, token))
+            byShard[key.shard(among: tokenShards.count)].append((key, token))
         }
         for (shard, entries) in zip(tokenShards, byShard) where !entries.isEmpty {
             shard.withLock { tokens in

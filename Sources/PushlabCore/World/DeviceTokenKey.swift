@@ -10,13 +10,7 @@ public struct DeviceTokenKey: Hashable, Sendable {
 
     public init(_ token: String) {
         var token = token
-        if let words = token.withUTF8({ Self.pack(UnsafeRawBufferPointer($0)) }) {
-            self.words = words
-            text = nil
-        } else {
-            words = Words()
-            text = token.lowercased()
-        }
+        self = token.withUTF8 { DeviceTokenKey(utf8: UnsafeRawBufferPointer($0)) }
     }
 
     /// From the bytes of a request's path, without making a string first.
@@ -34,15 +28,12 @@ public struct DeviceTokenKey: Hashable, Sendable {
     public var hex: String {
         if let text { return text }
         return String(unsafeUninitializedCapacity: 64) { buffer in
-            let digits: StaticString = "0123456789abcdef"
-            for word in 0..<4 {
-                let value = words[word]
-                for nibble in 0..<16 {
-                    let shift = UInt64(60 - nibble * 4)
-                    buffer[word * 16 + nibble] = digits.utf8Start[Int((value >> shift) & 0xF)]
-                }
+            var index = 0
+            forEachHexDigit { digit in
+                buffer[index] = digit
+                index += 1
             }
-            return 64
+            return index
         }
     }
 
@@ -59,16 +50,13 @@ public struct DeviceTokenKey: Hashable, Sendable {
         }
     }
 
-    /// Whether the token is 64 hex digits (the packed form).
-    public var isSixtyFourHexDigits: Bool { text == nil }
-
     /// The token's text when it is not 64 hex digits.
     var unpackedText: String? { text }
 
-    /// Spreads tokens over lock shards: the low bits of a random token are random.
-    public var shardBits: Int {
-        if let text { return Int(text.utf8.last ?? 0) }
-        return Int(truncatingIfNeeded: words[3])
+    /// Which of `count` lock shards holds the token: the low bits of a random token are random.
+    public func shard(among count: Int) -> Int {
+        let bits = text.map { UInt64($0.utf8.last ?? 0) } ?? words[3]
+        return Int(bits % UInt64(count))
     }
 
     public func hash(into hasher: inout Hasher) {
