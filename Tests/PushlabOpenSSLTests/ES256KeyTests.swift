@@ -27,4 +27,24 @@ dW0bvgiIutoAytyOwIcRV368nSiiADgarlKUOAPEA1UFOd+Ao+KFSESBFyS1WwbU
         #expect(key.isValidSignature(signature, for: Array("message".utf8)))
         #expect(!key.isValidSignature(signature, for: Array("massage".utf8)))
     }
+
+    /// The PEM bytes must stay pinned while OpenSSL reads them: a reader that let them go
+    /// failed about one load in ten in an optimised build (a debug build keeps the bytes alive
+    /// to the end of the scope, which hid it), more often when other allocations reused the memory.
+    @Test func aPEMKeyReadsEveryTime() throws {
+        let pem = """
+-----BEGIN PUBLIC KEY-----
+MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEpKOgtEKbJYCHHHxMZvUJyIH8hZ/b
+F/nHg1vmRYnpKM13C5kGNvzKTiGVwbbHost7yBAPyt4I7iVso9RSJnWOLw==
+-----END PUBLIC KEY-----
+"""
+        var failures = 0
+        var churn: [[UInt8]] = []
+        for round in 0..<500 {
+            churn.append([UInt8](repeating: UInt8(truncatingIfNeeded: round), count: pem.utf8.count))
+            if churn.count > 8 { churn.removeFirst() }
+            if (try? ES256Key(pem: pem)) == nil { failures += 1 }
+        }
+        #expect(failures == 0)
+    }
 }
