@@ -38,11 +38,17 @@ public struct HTTP2HeaderList: Sendable {
     public mutating func append(name: String, value: String, neverIndex: Bool = false) {
         // A response is built from a few Strings many thousands of times a second: copy their
         // UTF-8 in one memcpy each instead of iterating a generic view.
-        var name = name, value = value
+        var value = value
+        value.withUTF8 { append(name: name, utf8Value: UnsafeRawBufferPointer($0), neverIndex: neverIndex) }
+    }
+
+    /// A value given as its bytes (formatted on the caller's stack, with no String made).
+    public mutating func append(name: String, utf8Value value: UnsafeRawBufferPointer, neverIndex: Bool = false) {
+        var name = name
         let nameStart = storage.count
         name.withUTF8 { storage.append(contentsOf: $0) }
         let valueStart = storage.count
-        value.withUTF8 { storage.append(contentsOf: $0) }
+        storage.append(contentsOf: value)
         entries.append(Entry(
             nameStart: nameStart, nameLength: valueStart - nameStart,
             valueStart: valueStart, valueLength: storage.count - valueStart,

@@ -103,20 +103,14 @@ extension APNsProviderConnection {
 
     /// `8-4-4-4-12` hex digits.
     static func isCanonicalUUID(_ text: String, lowerCaseOnly: Bool) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return false }
-        for (index, byte) in bytes.enumerated() {
-            if [8, 13, 18, 23].contains(index) {
-                if byte != UInt8(ascii: "-") { return false }
-                continue
-            }
+        text.utf8.count == 36 && text.utf8.enumerated().allSatisfy { index, byte in
+            if index == 8 || index == 13 || index == 18 || index == 23 { return byte == UInt8(ascii: "-") }
             switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): continue
-            case UInt8(ascii: "A")...UInt8(ascii: "F") where !lowerCaseOnly: continue
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): return true
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): return !lowerCaseOnly
             default: return false
             }
         }
-        return true
     }
 }
 

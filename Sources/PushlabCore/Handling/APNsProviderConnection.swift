@@ -83,10 +83,10 @@ final class APNsProviderConnection: APNsConnectionHandler {
         lastActivity = now
         let fields = Self.collectHeaders(request)
         // An unusable apns-id is never echoed, whichever check answers first: a fresh one replaces it.
-        let requestedID = fields.apnsID.flatMap { Self.isCanonicalUUID($0, lowerCaseOnly: policy.strictApnsIDCase) ? $0 : nil }
+        let requestedID = fields.apnsID.flatMap { Self.isCanonicalUUID($0, lowerCaseOnly: policy.strictApnsIDCase) ? APNsID($0) : nil }
         var attempt = PushAttempt(
             request: request, environment: environment(for: request), receivedAt: now,
-            apnsID: requestedID ?? ids.next(), fields: fields
+            apnsID: requestedID ?? APNsID(ids.nextUUID()), fields: fields
         )
         var delay: Int64 = 0
         if let fault = service.faults?.fault(for: request, connection: info, now: now) {
@@ -166,7 +166,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
             if rejection.goAway { actions.append(.goAway(rejection.reason)) }
             if let goAway = chargeError(rejection.reason) { actions.append(goAway) }
         } else {
-            let uniqueID = attempt.environment == .development && policy.sendUniqueIDInDevelopment ? ids.next(lowercase: true) : nil
+            let uniqueID = attempt.environment == .development && policy.sendUniqueIDInDevelopment ? APNsID(ids.nextUUID(lowercase: true)) : nil
             response = .success(apnsID: attempt.apnsID, uniqueID: uniqueID)
             if service.sink.takesPushes(to: attempt.registration) { service.sink.accept(acceptedPush(attempt)) }
         }
@@ -204,14 +204,14 @@ final class APNsProviderConnection: APNsConnectionHandler {
             time: attempt.receivedAt, connectionID: info.id, environment: attempt.environment,
             deviceTokenKey: attempt.deviceToken, topic: attempt.topic?.value ?? attempt.fields.topic,
             pushType: attempt.pushType?.rawValue ?? attempt.fields.pushType,
-            status: response.status, reason: response.reason, apnsID: response.apnsID
+            status: response.status, reason: response.reason, apnsID: response.apnsIDValue
         )
         service.log.append(entry, connectionID: info.id)
     }
 
     private func acceptedPush(_ attempt: PushAttempt) -> AcceptedPush {
         AcceptedPush(
-            apnsID: attempt.apnsID, receivedAt: attempt.receivedAt, environment: attempt.environment,
+            apnsID: attempt.apnsID.text, receivedAt: attempt.receivedAt, environment: attempt.environment,
             deviceToken: attempt.deviceToken?.hex ?? "", registration: attempt.registration,
             topic: attempt.topic?.value ?? "", bundleID: attempt.topic?.bundleID ?? "",
             pushType: attempt.pushType ?? .alert, priority: attempt.priority, expiration: attempt.expiration,

@@ -13,7 +13,8 @@ public final class RequestLog: Sendable {
         public var pushType: String?
         public var status: Int
         public var reason: APNsErrorReason?
-        public var apnsID: String
+        /// Packed, as the answer carried it: its text is only made when someone reads it.
+        public var apnsIDValue: APNsID
 
         public init(
             sequence: Int64, time: EpochMilliseconds, connectionID: UInt64, environment: APNsEnvironment,
@@ -21,14 +22,14 @@ public final class RequestLog: Sendable {
         ) {
             self.init(
                 time: time, connectionID: connectionID, environment: environment, deviceTokenKey: deviceToken.map(DeviceTokenKey.init),
-                topic: topic, pushType: pushType, status: status, reason: reason, apnsID: apnsID
+                topic: topic, pushType: pushType, status: status, reason: reason, apnsID: APNsID(apnsID)
             )
             self.sequence = sequence
         }
 
         init(
             time: EpochMilliseconds, connectionID: UInt64, environment: APNsEnvironment, deviceTokenKey: DeviceTokenKey?,
-            topic: String?, pushType: String?, status: Int, reason: APNsErrorReason?, apnsID: String
+            topic: String?, pushType: String?, status: Int, reason: APNsErrorReason?, apnsID: APNsID
         ) {
             self.sequence = 0
             self.time = time
@@ -39,7 +40,12 @@ public final class RequestLog: Sendable {
             self.pushType = pushType
             self.status = status
             self.reason = reason
-            self.apnsID = apnsID
+            self.apnsIDValue = apnsID
+        }
+
+        public var apnsID: String {
+            get { apnsIDValue.text }
+            set { apnsIDValue = APNsID(newValue) }
         }
 
         /// Lower-case hex, as the request carried it.

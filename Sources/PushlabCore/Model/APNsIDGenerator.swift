@@ -45,24 +45,14 @@ public struct APNsIDGenerator: Sendable {
 
     /// A random (version 4) UUID, upper case.
     public mutating func next(lowercase: Bool = false) -> String {
+        nextUUID(lowercase: lowercase).text
+    }
+
+    public mutating func nextUUID(lowercase: Bool = false) -> CanonicalUUID {
         // Version 4 in the high word's nibble 12, the RFC 4122 variant in the low word's top bits.
         let high = nextWord() & 0xFFFF_FFFF_FFFF_0FFF | 0x0000_0000_0000_4000
         let low = nextWord() & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000
-        let digits: StaticString = lowercase ? "0123456789abcdef" : "0123456789ABCDEF"
-        return String(unsafeUninitializedCapacity: 36) { output in
-            var position = 0
-            for nibbleIndex in 0..<32 {
-                if nibbleIndex == 8 || nibbleIndex == 12 || nibbleIndex == 16 || nibbleIndex == 20 {
-                    output[position] = UInt8(ascii: "-")
-                    position += 1
-                }
-                let word = nibbleIndex < 16 ? high : low
-                let shift = UInt64(60 - 4 * (nibbleIndex % 16))
-                output[position] = digits.utf8Start[Int((word >> shift) & 0xF)]
-                position += 1
-            }
-            return 36
-        }
+        return CanonicalUUID(high: high, low: low, isLowercase: lowercase)
     }
 
     /// xoshiro256** (Blackman and Vigna).

@@ -345,8 +345,8 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         responseHeaders.append(name: ":status", value: StatusText.of(response.status))
         let body = response.body
         if body != nil { responseHeaders.append(name: "content-type", value: "application/json") }
-        responseHeaders.append(name: "apns-id", value: response.apnsID)
-        if let uniqueID = response.uniqueID { responseHeaders.append(name: "apns-unique-id", value: uniqueID) }
+        response.apnsIDValue.withUTF8 { responseHeaders.append(name: "apns-id", utf8Value: $0) }
+        response.uniqueIDValue?.withUTF8 { responseHeaders.append(name: "apns-unique-id", utf8Value: $0) }
         do {
             // A HEAD answer has the headers a GET would have, and no content (RFC 9110 9.3.2).
             try session.submitResponse(streamID: streamID, headers: responseHeaders, body: omitBody ? nil : body)

@@ -1,0 +1,40 @@
+/// An `apns-id` as the hot path carries it: a canonical UUID as 128 bits (what Pushlab makes and
+/// what well-behaved providers send), or, rarely, text kept as the request sent it. Answers and
+/// log entries hold it without making a 36-byte string per request.
+public struct APNsID: Sendable, Hashable, CustomStringConvertible {
+    private let uuid: CanonicalUUID?
+    private let other: String?
+
+    public init(_ text: String) {
+        uuid = CanonicalUUID(text)
+        other = uuid == nil ? text : nil
+    }
+
+    public init(_ uuid: CanonicalUUID) {
+        self.uuid = uuid
+        other = nil
+    }
+
+    /// Set when the id is a canonical UUID in one case.
+    public var canonical: CanonicalUUID? { uuid }
+
+    public var text: String { uuid?.text ?? other ?? "" }
+
+    public var description: String { text }
+
+    /// The id's text as bytes, formatted on the stack.
+    public func withUTF8<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        guard let uuid else {
+            var text = other ?? ""
+            return try text.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
+        }
+        // 40 bytes in five words: a fixed-size value stays on the stack, where a temporary
+        // allocation in a generic context may not.
+        var storage: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+        return try withUnsafeMutableBytes(of: &storage) { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            uuid.write(into: bytes)
+            return try body(UnsafeRawBufferPointer(rebasing: raw[0..<CanonicalUUID.textLength]))
+        }
+    }
+}

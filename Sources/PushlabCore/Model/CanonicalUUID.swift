@@ -1,0 +1,84 @@
+/// A UUID in its canonical 8-4-4-4-12 hex form, held as 128 bits and the case of its letters:
+/// an `apns-id` without its 36 bytes of text. Text in mixed case has no such form.
+public struct CanonicalUUID: Hashable, Sendable {
+    public let high: UInt64
+    public let low: UInt64
+    public let isLowercase: Bool
+
+    public init(high: UInt64, low: UInt64, isLowercase: Bool) {
+        self.high = high
+        self.low = low
+        self.isLowercase = isLowercase
+    }
+
+    /// Nil unless `text` is 32 hex digits in the canonical groups, letters all of one case (a
+    /// UUID of digits only reads as upper case: its text is the same).
+    public init?(_ text: String) {
+        var text = text
+        guard let parsed = text.withUTF8({ Self.parse($0) }) else { return nil }
+        self = parsed
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> CanonicalUUID? {
+        guard bytes.count == 36 else { return nil }
+        var high: UInt64 = 0, low: UInt64 = 0
+        var digits = 0
+        var sawUpper = false, sawLower = false
+        for (index, byte) in bytes.enumerated() {
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            let nibble: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10; sawLower = true
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte - UInt8(ascii: "A") + 10; sawUpper = true
+            default: return nil
+            }
+            if digits < 16 { high = high << 4 | UInt64(nibble) } else { low = low << 4 | UInt64(nibble) }
+            digits += 1
+        }
+        guard !(sawUpper && sawLower) else { return nil }
+        return CanonicalUUID(high: high, low: low, isLowercase: sawLower)
+    }
+
+    public static let textLength = 36
+
+    public var text: String {
+        String(unsafeUninitializedCapacity: Self.textLength) { output in
+            write(into: output)
+            return Self.textLength
+        }
+    }
+
+    /// Writes the 36 bytes of `text` to the start of `output`: a byte (two digits) at a time,
+    /// from a table, because every answer carries one or two of these.
+    func write(into output: UnsafeMutableBufferPointer<UInt8>) {
+        precondition(output.count >= Self.textLength)
+        let pairs = isLowercase ? Self.lowerCasePairs : Self.upperCasePairs
+        pairs.withUnsafeBufferPointer { pairs in
+            var position = 0
+            for byteIndex in 0..<16 {
+                if byteIndex == 4 || byteIndex == 6 || byteIndex == 8 || byteIndex == 10 {
+                    output[position] = UInt8(ascii: "-")
+                    position += 1
+                }
+                let word = byteIndex < 8 ? high : low
+                let byte = Int(truncatingIfNeeded: word >> UInt64(56 - 8 * (byteIndex % 8))) & 0xFF
+                output[position] = UInt8(truncatingIfNeeded: pairs[byte] >> 8)
+                output[position + 1] = UInt8(truncatingIfNeeded: pairs[byte])
+                position += 2
+            }
+        }
+    }
+
+    /// Each byte's two hex digits, the first in the high half.
+    private static let lowerCasePairs = digitPairs("0123456789abcdef")
+    private static let upperCasePairs = digitPairs("0123456789ABCDEF")
+
+    private static func digitPairs(_ digits: String) -> [UInt16] {
+        let digits = Array(digits.utf8)
+        return (0..<256).map { UInt16(digits[$0 >> 4]) << 8 | UInt16(digits[$0 & 0xF]) }
+    }
+}
