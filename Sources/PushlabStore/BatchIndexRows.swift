@@ -13,18 +13,21 @@ enum BatchIndexRows {
     /// The top byte of the key picks the bucket.
     static func bucket(_ key: Int64) -> Int64 { Int64(UInt64(bitPattern: key) >> 56) }
 
-    /// Numbers the batch and indexes its observations by device and its requests by token.
-    static func insert(observations: some Sequence<Observation>, requests: [RequestLog.Entry], into db: Database) throws {
+    /// Numbers the batch and indexes its observations by device and its requests by token; the
+    /// batch's number, or nil when there was nothing to index.
+    @discardableResult
+    static func insert(observations: some Sequence<Observation>, requests: some Collection<RequestLog.Entry>, into db: Database) throws -> Int64? {
         var byDevice = KeyedSequences()
         for observation in observations { byDevice.add(observation.sequence, key: key(observation.deviceID)) }
         var byToken = KeyedSequences()
         byToken.reserve(requests.count)
         for request in requests { byToken.add(request.sequence, key: request.deviceTokenKey.map(key)) }
-        guard !byDevice.isEmpty || !byToken.isEmpty else { return }
-        try insert(byDevice, byToken, batch: nil, into: db)
+        guard !byDevice.isEmpty || !byToken.isEmpty else { return nil }
+        return try insert(byDevice, byToken, batch: nil, into: db)
     }
 
-    private static func insert(_ byDevice: KeyedSequences, _ byToken: KeyedSequences, batch: Int64?, into db: Database) throws {
+    @discardableResult
+    private static func insert(_ byDevice: KeyedSequences, _ byToken: KeyedSequences, batch: Int64?, into db: Database) throws -> Int64 {
         try db.execute(
             sql: "INSERT INTO batches (batch, firstObservation, lastObservation, firstRequest, lastRequest) VALUES (?, ?, ?, ?, ?)",
             arguments: [batch, byDevice.first, byDevice.last, byToken.first, byToken.last]
@@ -32,6 +35,7 @@ enum BatchIndexRows {
         let batch = db.lastInsertedRowID
         try insert(byDevice, batch: batch, into: "observationBuckets", db: db)
         try insert(byToken, batch: batch, into: "requestBuckets", db: db)
+        return batch
     }
 
     /// One row per bucket, in bucket order, so a batch's rows go into the index in its order.
@@ -66,10 +70,18 @@ enum BatchIndexRows {
         return try sequences(for: key, sql: observationLookup, arguments: [bucket(key), since], in: db).filter { $0 > since }.sorted()
     }
 
-    /// The sequences of one device token's requests, newest first (with the same caveat).
-    static func requestSequences(deviceToken: String, in db: Database) throws -> [Int64] {
-        let key = key(DeviceTokenKey(deviceToken))
-        return try sequences(for: key, sql: requestLookup, arguments: [bucket(key)], in: db).sorted(by: >)
+    /// Where one device token's requests are: (batch, sequence), newest first (with the same
+    /// caveat).
+    static func requestLocations(deviceToken: DeviceTokenKey, in db: Database) throws -> [(batch: Int64, sequence: Int64)] {
+        let key = key(deviceToken)
+        var found: [(batch: Int64, sequence: Int64)] = []
+        for row in try Row.fetchAll(db, sql: requestLookup, arguments: [bucket(key)]) {
+            let batch: Int64 = row[0]
+            try forEachPair(in: row[1]) { pairKey, sequence in
+                if pairKey == key { found.append((batch, sequence)) }
+            }
+        }
+        return found.sorted { $0.sequence > $1.sequence }
     }
 
     /// The rows at `sequences`, in that order, that `include` keeps; at most `limit`. The filter
@@ -95,22 +107,30 @@ enum BatchIndexRows {
         SELECT i.entries FROM batches b CROSS JOIN observationBuckets i ON i.batch = b.batch AND i.bucket = ?
         WHERE b.lastObservation > ?
         """
-    static let requestLookup = "SELECT i.entries FROM batches b CROSS JOIN requestBuckets i ON i.batch = b.batch AND i.bucket = ?"
+    static let requestLookup = "SELECT i.batch, i.entries FROM batches b CROSS JOIN requestBuckets i ON i.batch = b.batch AND i.bucket = ?"
 
     private static func sequences(for key: Int64, sql: String, arguments: StatementArguments, in db: Database) throws -> Set<Int64> {
         var result = Set<Int64>()
         for blob in try Data.fetchAll(db, sql: sql, arguments: arguments) {
-            guard blob.count % 16 == 0 else {
-                throw StoreError(.unreadable, "the store's device index holds \(blob.count) bytes, not a list of (key, sequence) pairs")
-            }
-            blob.withUnsafeBytes { bytes in
-                for offset in stride(from: 0, to: bytes.count, by: 16)
-                where Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Int64.self)) == key {
-                    result.insert(Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: Int64.self)))
-                }
+            try forEachPair(in: blob) { pairKey, sequence in
+                if pairKey == key { result.insert(sequence) }
             }
         }
         return result
+    }
+
+    private static func forEachPair(in blob: Data, _ body: (_ key: Int64, _ sequence: Int64) -> Void) throws {
+        guard blob.count % 16 == 0 else {
+            throw StoreError(.unreadable, "the store's device index holds \(blob.count) bytes, not a list of (key, sequence) pairs")
+        }
+        blob.withUnsafeBytes { bytes in
+            for offset in stride(from: 0, to: bytes.count, by: 16) {
+                body(
+                    Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Int64.self)),
+                    Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: Int64.self))
+                )
+            }
+        }
     }
 
     /// FNV-1a: stable across processes, unlike `Hasher`, and cheap for 64-character tokens.
@@ -122,8 +142,14 @@ enum BatchIndexRows {
 
     /// The key of the token's lower-case hex text, without making the text.
     static func key(_ token: DeviceTokenKey) -> Int64 {
+        guard let words = token.packedWords else { return key(token.hex) }
         var hash = FNV1a()
-        token.forEachHexDigit { hash.add($0) }
+        for word in [words.0, words.1, words.2, words.3] {
+            for shift in stride(from: 60, through: 0, by: -4) {
+                let nibble = UInt8(truncatingIfNeeded: word >> UInt64(shift)) & 0xF
+                hash.add(nibble < 10 ? nibble + UInt8(ascii: "0") : nibble - 10 + UInt8(ascii: "a"))
+            }
+        }
         return hash.value
     }
 

@@ -64,8 +64,8 @@ final class BatchWriter: Sendable {
             try database.write { db in
                 try ObservationRows.insert(writes.observations, into: db)
                 try NotificationCenterRows.apply(writes.observations, into: db)
-                try RequestRows.insert(writes.requests, into: db)
-                try BatchIndexRows.insert(observations: writes.observations, requests: writes.requests, into: db)
+                let batch = try BatchIndexRows.insert(observations: writes.observations, requests: writes.requests, into: db)
+                if let batch, !writes.requests.isEmpty { try RequestRows.insert(writes.requests, batch: batch, into: db) }
                 try DeviceRows.write(writes.devices, into: db)
             }
             return nil

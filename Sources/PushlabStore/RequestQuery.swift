@@ -1,8 +1,8 @@
 import PushlabCore
 import GRDB
 
-/// The filters of `PushlabStore.requests(...)`, as SQL for saved rows and as a test for
-/// buffered ones.
+/// The filters of `PushlabStore.requests(...)`: one test for buffered entries and for those
+/// decoded from saved chunks.
 struct RequestQuery {
     let deviceToken: String?
     var status: Int?
@@ -26,33 +26,62 @@ struct RequestQuery {
             && (reason == nil || request.reason?.rawValue == reason)
     }
 
-    /// The saved rows that match, newest first. One token's are found through the batch index.
+    /// The saved requests that match, newest first. One token's are found through the batch
+    /// index; otherwise chunks are read newest first until no older one can hold a newer match.
     func fetch(in db: Database) throws -> [RequestLog.Entry] {
-        guard let deviceToken else {
-            let (sql, arguments) = scanStatement
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).map(RequestRows.request)
+        var found = NewestMatches(limit: limit)
+        if let tokenKey {
+            var decoded: [Int64: [Int64: RequestLog.Entry]] = [:]
+            for location in try BatchIndexRows.requestLocations(deviceToken: tokenKey, in: db) {
+                if decoded[location.batch] == nil {
+                    let entries = try RequestRows.requests(inBatch: location.batch, in: db)
+                    decoded[location.batch] = Dictionary(entries.map { ($0.sequence, $0) }) { first, _ in first }
+                }
+                // The index key is a hash: another token's request under it is dropped here.
+                guard let entry = decoded[location.batch]?[location.sequence], matches(entry) else { continue }
+                found.add(entry)
+                if found.isFull { break }
+            }
+            return found.newestFirst
         }
-        return try BatchIndexRows.rows(
-            try BatchIndexRows.requestSequences(deviceToken: deviceToken, in: db),
-            from: "requests", columns: RequestRows.columns, limit: limit, in: db,
-            decode: RequestRows.request, where: matches
-        )
+        let chunks = try RequestRows.newestChunksFirst(in: db)
+        while let row = try chunks.next() {
+            let lastSequence: Int64 = row[0]
+            if let oldestKept = found.oldestIfFull, lastSequence < oldestKept { break }
+            for entry in try RequestRows.decode(row[1]) where matches(entry) { found.add(entry) }
+        }
+        return found.newestFirst
+    }
+}
+
+/// The `limit` newest entries seen, each sequence once (two stores writing one file could both
+/// have saved it).
+private struct NewestMatches {
+    let limit: Int
+    private var entries: [RequestLog.Entry] = []
+    private var sequences = Set<Int64>()
+
+    init(limit: Int) { self.limit = limit }
+
+    var isFull: Bool { entries.count >= limit }
+
+    /// The lowest sequence kept, once there are `limit`: nothing older can make the cut.
+    var oldestIfFull: Int64? {
+        guard isFull else { return nil }
+        return newestFirst.last?.sequence
     }
 
-    /// All tokens: the table newest first.
-    private var scanStatement: (sql: String, arguments: StatementArguments) {
-        var conditions: [String] = []
-        var arguments: StatementArguments = []
-        if let status {
-            conditions.append("status = ?")
-            arguments += [status]
+    var newestFirst: [RequestLog.Entry] {
+        Array(entries.sorted { $0.sequence > $1.sequence }.prefix(limit))
+    }
+
+    mutating func add(_ entry: RequestLog.Entry) {
+        guard sequences.insert(entry.sequence).inserted else { return }
+        entries.append(entry)
+        // Keeps the work bounded on a long scan: trim back to `limit` once it doubles.
+        if entries.count >= 2 * max(limit, 64) {
+            entries = newestFirst
+            sequences = Set(entries.map(\.sequence))
         }
-        if let reason {
-            conditions.append("reason = ?")
-            arguments += [reason]
-        }
-        arguments += [Int64(limit)]
-        let filter = conditions.isEmpty ? "" : "WHERE \(conditions.joined(separator: " AND ")) "
-        return ("SELECT \(RequestRows.columns) FROM requests \(filter)ORDER BY sequence DESC LIMIT ?", arguments)
     }
 }

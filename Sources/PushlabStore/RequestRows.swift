@@ -1,34 +1,83 @@
+import Foundation
 import GRDB
 import PushlabCore
+import PushlabSimulator
 
-/// How APNs requests are written to and read back from the `requests` table.
+/// How APNs requests are written to and read back from the `requestChunks` table: each batch's
+/// requests as `RequestChunk` blobs of up to `RequestChunk.maximumCount`, numbered by the batch
+/// that indexed them.
 enum RequestRows {
-    static let columns = "sequence, time, connectionId, environment, deviceToken, topic, pushType, status, reason, apnsId"
-
-    static func insert(_ requests: [RequestLog.Entry], into db: Database) throws {
-        let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO requests (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-        var row = RowInserter(statement, in: db)
-        for request in requests {
-            row.bind(request.sequence)
-            row.bind(request.time)
-            // SQLite integers are signed; connection ids are small counters, the bit pattern round-trips.
-            row.bind(Int64(bitPattern: request.connectionID))
-            row.bind(request.environment.rawValue)
-            row.bind(request.deviceToken)
-            row.bind(request.topic)
-            row.bind(request.pushType)
-            row.bind(request.status)
-            row.bind(request.reason?.rawValue)
-            row.bind(request.apnsID)
+    static func insert(_ requests: [RequestLog.Entry], batch: Int64, into db: Database) throws {
+        let statement = try db.cachedStatement(sql: "INSERT INTO requestChunks (batch, firstSequence, lastSequence, records) VALUES (?, ?, ?, ?)")
+        var start = requests.startIndex
+        while start < requests.endIndex {
+            let end = min(start + RequestChunk.maximumCount, requests.endIndex)
+            let chunk = requests[start..<end]
+            var row = RowInserter(statement, in: db)
+            row.bind(batch)
+            var first = Int64.max, last = Int64.min
+            for entry in chunk {
+                first = min(first, entry.sequence)
+                last = max(last, entry.sequence)
+            }
+            row.bind(first)
+            row.bind(last)
+            row.bind(blob: RequestChunk.encode(chunk))
             try row.step()
+            start = end
         }
     }
 
     static func maximumSequence(in db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM requests") ?? 0
+        try Int64.fetchOne(db, sql: "SELECT MAX(lastSequence) FROM requestChunks") ?? 0
     }
 
-    static func request(from row: Row) throws -> RequestLog.Entry {
+    /// Every request a batch saved.
+    static func requests(inBatch batch: Int64, in db: Database) throws -> [RequestLog.Entry] {
+        var found: [RequestLog.Entry] = []
+        for blob in try Data.fetchAll(db, sql: "SELECT records FROM requestChunks WHERE batch = ?", arguments: [batch]) {
+            found += try decode(blob)
+        }
+        return found
+    }
+
+    /// Chunks newest first: by their highest sequence, so a scan for the newest N can stop at the
+    /// first chunk whose highest sequence is below all N found.
+    static func newestChunksFirst(in db: Database) throws -> RowCursor {
+        try Row.fetchCursor(db, sql: "SELECT lastSequence, records FROM requestChunks ORDER BY lastSequence DESC")
+    }
+
+    static func decode(_ blob: Data) throws(StoreError) -> [RequestLog.Entry] {
+        do {
+            return try blob.withUnsafeBytes { bytes in try RequestChunk.decode(bytes) }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.unreadable, "a chunk of saved requests cannot be read: \(error)")
+        }
+    }
+
+    /// Moves the rows an older Pushlab wrote one per request into chunks (run once, by migration
+    /// 5). Their index entries are rebuilt with them, in new batches: a token's requests are
+    /// found by batch, and the old batches' request ranges no longer say where rows are.
+    static func chunksFromRequestRows(in db: Database) throws {
+        try db.execute(sql: "DELETE FROM requestBuckets")
+        try db.execute(sql: "UPDATE batches SET firstRequest = NULL, lastRequest = NULL")
+        let rows = try Row.fetchCursor(db, sql: "SELECT sequence, time, connectionId, environment, deviceToken, topic, pushType, status, reason, apnsId FROM requests ORDER BY sequence")
+        var group: [RequestLog.Entry] = []
+        func flush() throws {
+            guard let batch = try BatchIndexRows.insert(observations: [Observation](), requests: group, into: db) else { return }
+            try insert(group, batch: batch, into: db)
+            group.removeAll(keepingCapacity: true)
+        }
+        while let row = try rows.next() {
+            group.append(try request(fromRowBeforeChunks: row))
+            if group.count == RequestChunk.maximumCount { try flush() }
+        }
+        try flush()
+    }
+
+    private static func request(fromRowBeforeChunks row: Row) throws -> RequestLog.Entry {
         let sequence: Int64 = try row.decode(forColumn: "sequence")
         let environmentText: String = try row.decode(forColumn: "environment")
         guard let environment = APNsEnvironment(rawValue: environmentText) else {

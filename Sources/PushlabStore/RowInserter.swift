@@ -42,9 +42,21 @@ struct RowInserter: ~Copyable {
     /// Little-endian 8-byte integers, one after the other, as one blob.
     mutating func bind(integers: [Int64]) {
         index += 1
-        let littleEndian = integers.map(\.littleEndian)
-        littleEndian.withUnsafeBytes { bytes in
+        #if _endian(little)
+        integers.withUnsafeBytes { bytes in
             _ = sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), Self.transient)
+        }
+        #else
+        integers.map(\.littleEndian).withUnsafeBytes { bytes in
+            _ = sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), Self.transient)
+        }
+        #endif
+    }
+
+    mutating func bind(blob: [UInt8]) {
+        index += 1
+        blob.withUnsafeBytes { bytes in
+            _ = sqlite3_bind_blob(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), Self.transient)
         }
     }
 

@@ -24,6 +24,20 @@ public struct DeviceTokenKey: Hashable, Sendable {
         }
     }
 
+    /// The four words of a 64-hex-digit token, first digit in the top nibble of the first word;
+    /// nil for any other token. What a store keeps instead of the text.
+    public var packedWords: (UInt64, UInt64, UInt64, UInt64)? {
+        text == nil ? (words[0], words[1], words[2], words[3]) : nil
+    }
+
+    /// The token `packedWords` came from.
+    public init(packedWords: (UInt64, UInt64, UInt64, UInt64)) {
+        var words = Words()
+        (words[0], words[1], words[2], words[3]) = packedWords
+        self.words = words
+        text = nil
+    }
+
     /// Lower-case hex, as the world and the request log print tokens.
     public var hex: String {
         if let text { return text }

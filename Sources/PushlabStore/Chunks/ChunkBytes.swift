@@ -1,0 +1,137 @@
+/// Appends the pieces a chunk is made of: LEB128 varints (zig-zag for signed values), raw words
+/// and length-prefixed text.
+struct ChunkWriter {
+    private(set) var bytes: [UInt8] = []
+
+    init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
+    mutating func byte(_ value: UInt8) { bytes.append(value) }
+
+    mutating func unsigned(_ value: UInt64) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
+    mutating func signed(_ value: Int64) {
+        unsigned(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
+    }
+
+    mutating func word(_ value: UInt64) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func text(_ value: String) {
+        var value = value
+        value.withUTF8 { utf8 in
+            unsigned(UInt64(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
+    }
+}
+
+/// Reads what `ChunkWriter` wrote; every read is bounds-checked, so a damaged blob is reported,
+/// never read past its end.
+struct ChunkReader {
+    private let bytes: UnsafeRawBufferPointer
+    private var offset = 0
+    /// What the blob is, for error messages.
+    private let what: String
+
+    init(_ bytes: UnsafeRawBufferPointer, what: String) {
+        self.bytes = bytes
+        self.what = what
+    }
+
+    var isAtEnd: Bool { offset == bytes.count }
+
+    mutating func byte() throws(StoreError) -> UInt8 {
+        guard offset < bytes.count else { throw damaged("ends early") }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    mutating func unsigned() throws(StoreError) -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let next = try byte()
+            guard shift < 64 else { throw damaged("holds a number longer than 64 bits") }
+            value |= UInt64(next & 0x7F) << shift
+            if next < 0x80 { return value }
+            shift += 7
+        }
+    }
+
+    mutating func signed() throws(StoreError) -> Int64 {
+        let zigZag = try unsigned()
+        return Int64(bitPattern: zigZag >> 1) ^ -Int64(bitPattern: zigZag & 1)
+    }
+
+    /// A count or length, which must fit in what is left of the blob.
+    mutating func count() throws(StoreError) -> Int {
+        let value = try unsigned()
+        guard value <= UInt64(bytes.count - offset) else { throw damaged("claims \(value) items or bytes with \(bytes.count - offset) bytes left") }
+        return Int(value)
+    }
+
+    mutating func word() throws(StoreError) -> UInt64 {
+        guard bytes.count - offset >= 8 else { throw damaged("ends early") }
+        defer { offset += 8 }
+        return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
+    mutating func text() throws(StoreError) -> String {
+        let length = try count()
+        defer { offset += length }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)]), as: UTF8.self)
+    }
+
+    func damaged(_ problem: String) -> StoreError {
+        StoreError(.unreadable, "\(what) \(problem) (at byte \(offset) of \(bytes.count))")
+    }
+}
+
+/// Repeated strings (topics, push types, reasons) written once per chunk: the first time as text,
+/// after that as their index.
+struct ChunkStringTable {
+    private var indexes: [String: UInt64] = [:]
+    private var lastText: String?
+    private var lastIndex: UInt64 = 0
+
+    mutating func write(_ text: String, to writer: inout ChunkWriter) {
+        // Consecutive records mostly repeat the same value; a comparison of identical strings is
+        // a pointer check, cheaper than hashing.
+        if text == lastText {
+            writer.unsigned(lastIndex)
+            return
+        }
+        if let index = indexes[text] {
+            writer.unsigned(index)
+            (lastText, lastIndex) = (text, index)
+            return
+        }
+        let index = UInt64(indexes.count)
+        indexes[text] = index
+        writer.unsigned(index)
+        writer.text(text)
+        (lastText, lastIndex) = (text, index)
+    }
+}
+
+/// The reading side of `ChunkStringTable`.
+struct ChunkStrings {
+    private var texts: [String] = []
+
+    mutating func read(from reader: inout ChunkReader) throws(StoreError) -> String {
+        let index = try reader.unsigned()
+        if index < UInt64(texts.count) { return texts[Int(index)] }
+        guard index == UInt64(texts.count) else { throw reader.damaged("refers to string \(index) of \(texts.count)") }
+        let text = try reader.text()
+        texts.append(text)
+        return text
+    }
+}

@@ -1,0 +1,122 @@
+import PushlabCore
+
+/// Up to `maximumCount` request-log entries of one batch as one blob, instead of one SQLite row
+/// each: under load a row per request cost the writer more CPU than the request cost the server.
+///
+/// Layout (all numbers LEB128 varints): format version, entry count, then per entry
+/// sequence and time as zig-zag deltas from the entry before, connection id, a flags byte,
+/// environment, device token (four words when it is 64 hex digits, else text), topic, push type,
+/// status, reason, and `apns-id` (two words when canonical, else text). Environment, topic, push
+/// type and reason are each written once per chunk and then referred to by index (a table per
+/// field); absent fields are only a flag.
+enum RequestChunk {
+    static let formatVersion: UInt8 = 1
+    /// Bounds the work of a query that needs one entry of a chunk.
+    static let maximumCount = 2048
+
+    private enum Flag {
+        static let packedToken: UInt8 = 1 << 0
+        static let textToken: UInt8 = 1 << 1
+        static let topic: UInt8 = 1 << 2
+        static let pushType: UInt8 = 1 << 3
+        static let reason: UInt8 = 1 << 4
+        static let upperCaseUUID: UInt8 = 1 << 5
+        static let lowerCaseUUID: UInt8 = 1 << 6
+    }
+
+    static func encode(_ entries: ArraySlice<RequestLog.Entry>) -> [UInt8] {
+        var writer = ChunkWriter(capacity: 16 + entries.count * 72)
+        // One table per field: each remembers its last value, which the next entry mostly repeats.
+        var environments = ChunkStringTable(), topics = ChunkStringTable(), pushTypes = ChunkStringTable(), reasons = ChunkStringTable()
+        writer.byte(formatVersion)
+        writer.unsigned(UInt64(entries.count))
+        var previousSequence: Int64 = 0
+        var previousTime: Int64 = 0
+        for entry in entries {
+            writer.signed(entry.sequence &- previousSequence)
+            writer.signed(entry.time &- previousTime)
+            (previousSequence, previousTime) = (entry.sequence, entry.time)
+            writer.unsigned(entry.connectionID)
+
+            let words = entry.deviceTokenKey?.packedWords
+            let uuid = entry.apnsIDValue.canonical
+            var flags: UInt8 = 0
+            if words != nil { flags |= Flag.packedToken } else if entry.deviceTokenKey != nil { flags |= Flag.textToken }
+            if entry.topic != nil { flags |= Flag.topic }
+            if entry.pushType != nil { flags |= Flag.pushType }
+            if entry.reason != nil { flags |= Flag.reason }
+            if let uuid { flags |= uuid.isLowercase ? Flag.lowerCaseUUID : Flag.upperCaseUUID }
+            writer.byte(flags)
+
+            environments.write(entry.environment.rawValue, to: &writer)
+            if let words {
+                for word in [words.0, words.1, words.2, words.3] { writer.word(word) }
+            } else if let token = entry.deviceToken {
+                writer.text(token)
+            }
+            if let topic = entry.topic { topics.write(topic, to: &writer) }
+            if let pushType = entry.pushType { pushTypes.write(pushType, to: &writer) }
+            writer.signed(Int64(entry.status))
+            if let reason = entry.reason { reasons.write(reason.rawValue, to: &writer) }
+            if let uuid {
+                writer.word(uuid.high)
+                writer.word(uuid.low)
+            } else {
+                writer.text(entry.apnsID)
+            }
+        }
+        return writer.bytes
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer) throws(StoreError) -> [RequestLog.Entry] {
+        var reader = ChunkReader(bytes, what: "a chunk of saved requests")
+        let version = try reader.byte()
+        guard version == formatVersion else { throw reader.damaged("has format \(version); this Pushlab reads format \(formatVersion)") }
+        let count = try reader.count()
+        var environments = ChunkStrings(), topics = ChunkStrings(), pushTypes = ChunkStrings(), reasons = ChunkStrings()
+        var entries: [RequestLog.Entry] = []
+        entries.reserveCapacity(count)
+        var sequence: Int64 = 0
+        var time: Int64 = 0
+        for _ in 0..<count {
+            sequence &+= try reader.signed()
+            time &+= try reader.signed()
+            let connectionID = try reader.unsigned()
+            let flags = try reader.byte()
+            let environmentText = try environments.read(from: &reader)
+            guard let environment = APNsEnvironment(rawValue: environmentText) else {
+                throw reader.damaged("holds request \(sequence) with an unknown environment \(environmentText)")
+            }
+            var token: DeviceTokenKey?
+            if flags & Flag.packedToken != 0 {
+                token = DeviceTokenKey(packedWords: (try reader.word(), try reader.word(), try reader.word(), try reader.word()))
+            } else if flags & Flag.textToken != 0 {
+                token = DeviceTokenKey(try reader.text())
+            }
+            let topic = flags & Flag.topic != 0 ? try topics.read(from: &reader) : nil
+            let pushType = flags & Flag.pushType != 0 ? try pushTypes.read(from: &reader) : nil
+            let status = try reader.signed()
+            var reason: APNsErrorReason?
+            if flags & Flag.reason != 0 {
+                let text = try reasons.read(from: &reader)
+                guard let known = APNsErrorReason(rawValue: text) else { throw reader.damaged("holds request \(sequence) with an unknown reason \(text)") }
+                reason = known
+            }
+            let apnsID: APNsID
+            if flags & (Flag.upperCaseUUID | Flag.lowerCaseUUID) != 0 {
+                apnsID = APNsID(CanonicalUUID(high: try reader.word(), low: try reader.word(), isLowercase: flags & Flag.lowerCaseUUID != 0))
+            } else {
+                apnsID = APNsID(try reader.text())
+            }
+            var entry = RequestLog.Entry(
+                sequence: sequence, time: time, connectionID: connectionID, environment: environment, deviceToken: nil,
+                topic: topic, pushType: pushType, status: Int(truncatingIfNeeded: status), reason: reason, apnsID: ""
+            )
+            entry.deviceTokenKey = token
+            entry.apnsIDValue = apnsID
+            entries.append(entry)
+        }
+        guard reader.isAtEnd else { throw reader.damaged("has bytes after its \(count) requests") }
+        return entries
+    }
+}
