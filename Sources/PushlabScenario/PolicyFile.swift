@@ -81,6 +81,3 @@ public struct OptionalNumber<Value: Decodable & Sendable>: Decodable, Sendable {
         }
     }
 }
-
-extension APNsPolicy.CheckOrder: Decodable {}
-extension APNsPolicy.DeviceTokenFormat: Decodable {}

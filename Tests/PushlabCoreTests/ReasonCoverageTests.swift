@@ -154,6 +154,30 @@ struct ReasonCoverageTests {
         #expect(harness.reason(harness.send()) == nil, "the window has passed")
     }
 
+    /// A registered token's window lives beside it in the world; a token APNs does not know
+    /// (accepted by policy) is counted by the limiter's own table. Both are per token, across
+    /// connections.
+    @Test(arguments: AuthMode.allCases)
+    func theWindowIsTheTokensAcrossConnectionsAndSurvivesARegistration(mode: AuthMode) throws {
+        var policy = APNsPolicy()
+        policy.deviceTokenRateLimit = .init(requests: 2, perSeconds: 10)
+        policy.acceptUnknownDeviceTokens = true
+        let harness = try Harness(mode, policy: policy)
+        let unknown = String(repeating: "9c", count: 32)
+        for token in [TestWorld.devToken, unknown] {
+            #expect(harness.reason(harness.send(token: token)) == nil)
+            harness.reconnect()
+            #expect(harness.reason(harness.send(token: token)) == nil)
+            #expect(harness.reason(harness.send(token: token)) == .tooManyRequests, "\(token)")
+        }
+        let record = try #require(harness.world.world.token(TestWorld.devToken))
+        harness.world.world.register(record)
+        #expect(harness.reason(harness.send()) == .tooManyRequests, "registering the token again does not reset its window")
+        harness.clock.advance(seconds: 10)
+        #expect(harness.reason(harness.send()) == nil)
+        #expect(harness.reason(harness.send(token: unknown)) == nil)
+    }
+
     @Test(arguments: AuthMode.allCases)
     func faultsAnswerServerErrors(mode: AuthMode) throws {
         for reason in [APNsErrorReason.internalServerError, .serviceUnavailable, .shutdown] {

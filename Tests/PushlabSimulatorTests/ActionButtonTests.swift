@@ -172,7 +172,7 @@ struct ActionButtonTests {
     func authenticationRequired() throws {
         let h = try SimulatorHarness(Self.app(.userNotifications, state: .background)) { $0.locked = true }
         let id = try h.push(Actions.payload)
-        let seen = try h.during {
+        let seen = h.during {
             let error = #expect(throws: SimulatorError.self) { try h.tapAction("secure", on: id) }
             #expect(error?.kind == .conflict)
         }

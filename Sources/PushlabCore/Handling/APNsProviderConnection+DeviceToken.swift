@@ -4,13 +4,14 @@ extension APNsProviderConnection {
     func checkDeviceTokenFormat(_ attempt: inout PushAttempt) throws(Rejection) {
         guard let token = attempt.deviceToken else { throw Rejection(.missingDeviceToken) }
         guard Self.isWellFormed(token, format: policy.deviceTokenFormat) else { throw Rejection(.badDeviceToken) }
-        guard let registration = service.world.token(token) else {
+        guard let registration = service.world.registration(token) else {
             if policy.acceptUnknownDeviceTokens { return }
             throw Rejection(.badDeviceToken)
         }
         // "Verify … that the token matches the environment."
-        if registration.environment != attempt.environment { throw Rejection(.badDeviceToken) }
-        attempt.registration = registration
+        if registration.record.environment != attempt.environment { throw Rejection(.badDeviceToken) }
+        attempt.registration = registration.record
+        attempt.rateWindow = registration.rateWindow
     }
 
     /// The token against the topic (O13) and its state; pushy answers 410 before the topic match.
@@ -33,7 +34,8 @@ extension APNsProviderConnection {
 
     func checkRateLimit(_ attempt: PushAttempt) throws(Rejection) {
         guard let limiter = service.deviceTokenRateLimiter, let token = attempt.deviceToken else { return }
-        if !limiter.admit(token, now: attempt.receivedAt) { throw Rejection(.tooManyRequests) }
+        let admitted = attempt.rateWindow.map { limiter.admit($0, now: attempt.receivedAt) } ?? limiter.admit(token, now: attempt.receivedAt)
+        if !admitted { throw Rejection(.tooManyRequests) }
     }
 
     static func isWellFormed(_ token: DeviceTokenKey, format: APNsPolicy.DeviceTokenFormat) -> Bool {

@@ -3,7 +3,7 @@ struct PushAttempt {
     let request: APNsRequest
     let environment: APNsEnvironment
     let receivedAt: EpochMilliseconds
-    var apnsID: String
+    var apnsID: APNsID
     var fields = APNsHeaderFields()
     var deviceToken: DeviceTokenKey?
     var topic: APNsTopic?
@@ -14,6 +14,8 @@ struct PushAttempt {
     var expiration: Int64?
     var collapseID: String?
     var registration: DeviceTokenRecord?
+    /// The registered token's window, found with it: counting needs no second lookup.
+    var rateWindow: RateWindow?
     var payload: JSONValue?
     var isDeliverable = true
 }

@@ -3,7 +3,7 @@ import Synchronization
 /// Counts requests per device token in fixed windows, shared by every connection (reference 7.2).
 /// Sharded by the token's low bits, so event loops rarely wait for each other.
 public final class DeviceTokenRateLimiter: Sendable {
-    private struct Window {
+    struct Window {
         var start: EpochMilliseconds
         var count: Int
     }
@@ -26,11 +26,27 @@ public final class DeviceTokenRateLimiter: Sendable {
         }
     }
 
+    /// Counts one request in a registered token's own window (kept by the world beside the
+    /// token): no lookup at all.
+    func admit(_ window: RateWindow, now: EpochMilliseconds) -> Bool {
+        let length = EpochMilliseconds(limit.perSeconds * 1000)
+        let requests = limit.requests
+        return window.state.withLock { window in
+            Self.count(in: &window, now: now, length: length, limit: requests)
+        }
+    }
+
     /// One hash lookup per request: the window is updated in place.
     private static func count(in window: inout Window, now: EpochMilliseconds, length: EpochMilliseconds, limit: Int) -> Bool {
-        if now - window.start >= length { window = Window(start: now, count: 0) }
+        // A window nothing was counted in yet (a new token's) starts now.
+        if window.count == 0 || now - window.start >= length { window = Window(start: now, count: 0) }
         guard window.count < limit else { return false }
         window.count += 1
         return true
     }
+}
+
+/// One registered token's rate-limit window, counted by `DeviceTokenRateLimiter`.
+final class RateWindow: Sendable {
+    let state = Mutex(DeviceTokenRateLimiter.Window(start: .min, count: 0))
 }

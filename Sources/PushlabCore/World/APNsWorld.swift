@@ -9,8 +9,15 @@ public final class APNsWorld: Sendable {
     }
 
     private let contents = Mutex(Contents())
+    /// A token and its rate-limit window side by side: the request that looks the token up
+    /// counts against its window without a second lookup in another large table.
+    struct Registration: Sendable {
+        var record: DeviceTokenRecord
+        let rateWindow = RateWindow()
+    }
+
     /// Read on every request from every event loop: sharded by token, so loops rarely meet.
-    private let tokenShards: [LockedShard<[DeviceTokenKey: DeviceTokenRecord]>] = (0..<16).map { _ in LockedShard([:]) }
+    private let tokenShards: [LockedShard<[DeviceTokenKey: Registration]>] = (0..<16).map { _ in LockedShard([:]) }
     private let keyChanges = Atomic<UInt64>(0)
     private let appsAdded = Atomic<UInt64>(0)
 
@@ -32,7 +39,7 @@ public final class APNsWorld: Sendable {
         register(tokens)
     }
 
-    private func shard(_ key: DeviceTokenKey) -> LockedShard<[DeviceTokenKey: DeviceTokenRecord]> {
+    private func shard(_ key: DeviceTokenKey) -> LockedShard<[DeviceTokenKey: Registration]> {
         tokenShards[key.shard(among: tokenShards.count)]
     }
 
@@ -41,12 +48,13 @@ public final class APNsWorld: Sendable {
     public func key(_ keyID: String) -> SigningKey? { contents.withLock { $0.keys[keyID] } }
     public func app(_ bundleID: String) -> AppRecord? { contents.withLock { $0.apps[bundleID] } }
     public func token(_ hex: String) -> DeviceTokenRecord? { token(DeviceTokenKey(hex)) }
-    public func token(_ key: DeviceTokenKey) -> DeviceTokenRecord? { shard(key).withLock { $0[key] } }
+    public func token(_ key: DeviceTokenKey) -> DeviceTokenRecord? { shard(key).withLock { $0[key]?.record } }
+    func registration(_ key: DeviceTokenKey) -> Registration? { shard(key).withLock { $0[key] } }
 
     public var keys: [SigningKey] { contents.withLock { $0.keys.values.sorted { $0.keyID < $1.keyID } } }
     public var apps: [AppRecord] { contents.withLock { $0.apps.values.sorted { $0.bundleID < $1.bundleID } } }
     public var tokens: [DeviceTokenRecord] {
-        tokenShards.flatMap { shard in shard.withLock { Array($0.values) } }.sorted { $0.token < $1.token }
+        tokenShards.flatMap { shard in shard.withLock { $0.values.map(\.record) } }.sorted { $0.token < $1.token }
     }
     public var tokenCount: Int { tokenShards.reduce(0) { count, shard in count + shard.withLock { $0.count } } }
 
@@ -67,9 +75,11 @@ public final class APNsWorld: Sendable {
         contents.withLock { $0.apps[app.bundleID] = added }
         appChanges.add(1, ordering: .releasing)
     }
+
+    /// Adds or replaces a token; one registered again keeps its rate-limit window.
     public func register(_ token: DeviceTokenRecord) {
         let key = DeviceTokenKey(token.token)
-        shard(key).withLock { $0[key] = token }
+        shard(key).withLock { Self.store(token, at: key, in: &$0) }
     }
 
     public func register(_ tokens: [DeviceTokenRecord]) {
@@ -81,8 +91,16 @@ public final class APNsWorld: Sendable {
         for (shard, entries) in zip(tokenShards, byShard) where !entries.isEmpty {
             shard.withLock { tokens in
                 tokens.reserveCapacity(tokens.count + entries.count)
-                for (key, token) in entries { tokens[key] = token }
+                for (key, token) in entries { Self.store(token, at: key, in: &tokens) }
             }
+        }
+    }
+
+    private static func store(_ token: DeviceTokenRecord, at key: DeviceTokenKey, in tokens: inout [DeviceTokenKey: Registration]) {
+        if tokens[key] != nil {
+            tokens[key]!.record = token
+        } else {
+            tokens[key] = Registration(record: token)
         }
     }
 
@@ -123,7 +141,7 @@ public final class APNsWorld: Sendable {
         let key = DeviceTokenKey(hex)
         return shard(key).withLock { tokens in
             guard tokens[key] != nil else { return false }
-            tokens[key]!.state = state
+            tokens[key]!.record.state = state
             return true
         }
     }
