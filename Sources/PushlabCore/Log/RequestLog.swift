@@ -21,17 +21,18 @@ public final class RequestLog: Sendable {
             deviceToken: String?, topic: String?, pushType: String?, status: Int, reason: APNsErrorReason?, apnsID: String
         ) {
             self.init(
-                time: time, connectionID: connectionID, environment: environment, deviceTokenKey: deviceToken.map(DeviceTokenKey.init),
-                topic: topic, pushType: pushType, status: status, reason: reason, apnsID: APNsID(apnsID)
+                sequence: sequence, time: time, connectionID: connectionID, environment: environment,
+                deviceTokenKey: deviceToken.map(DeviceTokenKey.init), topic: topic, pushType: pushType, status: status,
+                reason: reason, apnsID: APNsID(apnsID)
             )
-            self.sequence = sequence
         }
 
-        init(
-            time: EpochMilliseconds, connectionID: UInt64, environment: APNsEnvironment, deviceTokenKey: DeviceTokenKey?,
+        /// With the token and the id already packed (the connection's answer, a saved chunk).
+        public init(
+            sequence: Int64 = 0, time: EpochMilliseconds, connectionID: UInt64, environment: APNsEnvironment, deviceTokenKey: DeviceTokenKey?,
             topic: String?, pushType: String?, status: Int, reason: APNsErrorReason?, apnsID: APNsID
         ) {
-            self.sequence = 0
+            self.sequence = sequence
             self.time = time
             self.connectionID = connectionID
             self.environment = environment

@@ -108,13 +108,10 @@ enum RequestChunk {
             } else {
                 apnsID = APNsID(try reader.text())
             }
-            var entry = RequestLog.Entry(
-                sequence: sequence, time: time, connectionID: connectionID, environment: environment, deviceToken: nil,
-                topic: topic, pushType: pushType, status: Int(truncatingIfNeeded: status), reason: reason, apnsID: ""
-            )
-            entry.deviceTokenKey = token
-            entry.apnsIDValue = apnsID
-            entries.append(entry)
+            entries.append(RequestLog.Entry(
+                sequence: sequence, time: time, connectionID: connectionID, environment: environment, deviceTokenKey: token,
+                topic: topic, pushType: pushType, status: Int(truncatingIfNeeded: status), reason: reason, apnsID: apnsID
+            ))
         }
         guard reader.isAtEnd else { throw reader.damaged("has bytes after its \(count) requests") }
         return entries
