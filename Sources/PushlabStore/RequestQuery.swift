@@ -31,14 +31,18 @@ struct RequestQuery {
     func fetch(in db: Database) throws -> [RequestLog.Entry] {
         var found = NewestMatches(limit: limit)
         if let tokenKey {
-            var decoded: [Int64: [Int64: RequestLog.Entry]] = [:]
+            // Only the chunks that hold a match are decoded, each once.
+            var decoded: [Int64: RequestLog.Entry] = [:]
+            var decodedChunks = Set<Int64>()
             for location in try BatchIndexRows.requestLocations(deviceToken: tokenKey, in: db) {
-                if decoded[location.batch] == nil {
-                    let entries = try RequestRows.requests(inBatch: location.batch, in: db)
-                    decoded[location.batch] = Dictionary(entries.map { ($0.sequence, $0) }) { first, _ in first }
+                if decoded[location.sequence] == nil {
+                    for chunk in try RequestRows.chunks(covering: location.sequence, inBatch: location.batch, in: db)
+                    where decodedChunks.insert(chunk.id).inserted {
+                        for entry in try RequestRows.decode(chunk.records) where decoded[entry.sequence] == nil { decoded[entry.sequence] = entry }
+                    }
                 }
                 // The index key is a hash: another token's request under it is dropped here.
-                guard let entry = decoded[location.batch]?[location.sequence], matches(entry) else { continue }
+                guard let entry = decoded[location.sequence], matches(entry) else { continue }
                 found.add(entry)
                 if found.isFull { break }
             }

@@ -32,13 +32,11 @@ enum RequestRows {
         try Int64.fetchOne(db, sql: "SELECT MAX(lastSequence) FROM requestChunks") ?? 0
     }
 
-    /// Every request a batch saved.
-    static func requests(inBatch batch: Int64, in db: Database) throws -> [RequestLog.Entry] {
-        var found: [RequestLog.Entry] = []
-        for blob in try Data.fetchAll(db, sql: "SELECT records FROM requestChunks WHERE batch = ?", arguments: [batch]) {
-            found += try decode(blob)
-        }
-        return found
+    /// The chunks of `batch` whose range covers `sequence` (usually one: a late request can make
+    /// two of a batch overlap), by row id, still encoded.
+    static func chunks(covering sequence: Int64, inBatch batch: Int64, in db: Database) throws -> [(id: Int64, records: Data)] {
+        let statement = try db.cachedStatement(sql: "SELECT id, records FROM requestChunks WHERE batch = ? AND firstSequence <= ? AND lastSequence >= ?")
+        return try Row.fetchAll(statement, arguments: [batch, sequence, sequence]).map { ($0[0], $0[1]) }
     }
 
     /// Chunks newest first: by their highest sequence, so a scan for the newest N can stop at the

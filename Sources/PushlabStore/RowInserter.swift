@@ -41,23 +41,21 @@ struct RowInserter: ~Copyable {
 
     /// Little-endian 8-byte integers, one after the other, as one blob.
     mutating func bind(integers: [Int64]) {
-        index += 1
         #if _endian(little)
-        integers.withUnsafeBytes { bytes in
-            _ = sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), Self.transient)
-        }
+        integers.withUnsafeBytes { bind(blob: $0) }
         #else
-        integers.map(\.littleEndian).withUnsafeBytes { bytes in
-            _ = sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), Self.transient)
-        }
+        integers.map(\.littleEndian).withUnsafeBytes { bind(blob: $0) }
         #endif
     }
 
     mutating func bind(blob: [UInt8]) {
+        blob.withUnsafeBytes { bind(blob: $0) }
+    }
+
+    /// SQLite reads a null pointer as NULL, even for zero bytes: an empty blob needs an address.
+    private mutating func bind(blob bytes: UnsafeRawBufferPointer) {
         index += 1
-        blob.withUnsafeBytes { bytes in
-            _ = sqlite3_bind_blob(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), Self.transient)
-        }
+        _ = sqlite3_bind_blob(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), Self.transient)
     }
 
     /// Runs the statement with the values bound so far, then readies it for the next row.

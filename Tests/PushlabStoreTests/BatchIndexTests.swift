@@ -77,14 +77,10 @@ struct BatchIndexTests {
     /// A file written before the index existed is indexed when opened, as one batch.
     @Test func aStoreFromBeforeTheIndexFindsItsOldRows() async throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("old.db")
-        let old = try DatabaseQueue(path: path)
-        try StoreSchema.migrator.migrate(old, upTo: "2-meta-notification-center")
-        try await old.write { db in
+        let path = try await folder.olderStore(upTo: "2-meta-notification-center") { db in
             try Self.insertOldObservations(into: db)
             try db.execute(sql: "INSERT INTO requests (sequence, time, connectionId, environment, deviceToken, status, apnsId) VALUES (1, 0, 1, 'development', 'ab', 200, 'X')")
         }
-        try old.close()
 
         let lab = TestPushlab()
         let store = try PushlabStore(path: path, simulator: lab.simulator, requestLog: lab.requestLog)
@@ -100,11 +96,8 @@ struct BatchIndexTests {
     /// regrouped when opened: its old batches are still found, and new ones join them.
     @Test func aStoreIndexedByKeyRowsFindsItsRowsInBuckets() async throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("v3.db")
-        let old = try DatabaseQueue(path: path)
-        try StoreSchema.migrator.migrate(old, upTo: "3-device-index-by-batch")
         let token = String(repeating: "ab", count: 32)
-        try await old.write { db in
+        let path = try await folder.olderStore(upTo: "3-device-index-by-batch") { db in
             try Self.insertOldObservations(into: db)
             try db.execute(sql: "INSERT INTO requests (sequence, time, connectionId, environment, deviceToken, status, apnsId) VALUES (1, 0, 1, 'development', ?, 200, 'X')", arguments: [token])
             try db.execute(sql: "INSERT INTO batches (batch, firstObservation, lastObservation, firstRequest, lastRequest) VALUES (1, 1, 2, 1, 1), (2, 3, 3, NULL, NULL)")
@@ -114,7 +107,6 @@ struct BatchIndexTests {
             }
             try db.execute(sql: "INSERT INTO requestIndex (batch, tokenKey, sequences) VALUES (1, ?, ?)", arguments: [BatchIndexRows.key(token), blob([1])])
         }
-        try old.close()
 
         let lab = TestPushlab()
         let store = try PushlabStore(path: path, simulator: lab.simulator, requestLog: lab.requestLog)

@@ -78,6 +78,10 @@ struct RequestChunkTests {
             entries.append(Self.entry(Int64(sequence), status: rejected ? 400 : 200, reason: rejected ? .badDeviceToken : nil))
         }
         entries.swapAt(100, 101)
+        // A late request across the chunk boundary: the first two chunks' ranges overlap.
+        entries.swapAt(RequestChunk.maximumCount - 1, RequestChunk.maximumCount)
+        let straggler = String(repeating: "5a", count: 32)
+        entries[RequestChunk.maximumCount].deviceToken = straggler
         let batchEntries = entries
         try await store.database.write { db in
             let batch = try #require(try BatchIndexRows.insert(observations: [], requests: batchEntries, into: db))
@@ -88,7 +92,8 @@ struct RequestChunkTests {
         #expect(try store.requests(limit: 3).map(\.sequence) == [Int64(count), Int64(count - 1), Int64(count - 2)])
         #expect(try store.requests(status: 400, limit: 2).map(\.sequence) == [Int64(count - count % 3), Int64(count - count % 3 - 3)])
         #expect(try store.requests(limit: count + 10).count == count)
-        #expect(try store.requests(deviceToken: Self.packedToken, limit: 5000).count == count)
+        #expect(try store.requests(deviceToken: Self.packedToken, limit: 5000).count == count - 1)
+        #expect(try store.requests(deviceToken: straggler).map(\.sequence) == [Int64(RequestChunk.maximumCount)], "found in the second of two chunks whose ranges cover it")
         try await store.close()
     }
 
@@ -96,11 +101,8 @@ struct RequestChunkTests {
     /// are found by token and without one, before and after new requests join them.
     @Test func aStoreFromBeforeTheChunksFindsItsOldRequests() async throws {
         let folder = try TemporaryDirectory()
-        let path = folder.path("v4.db")
-        let old = try DatabaseQueue(path: path)
-        try StoreSchema.migrator.migrate(old, upTo: "4-index-buckets")
         let token = String(repeating: "cd", count: 32)
-        try await old.write { db in
+        let path = try await folder.olderStore(upTo: "4-index-buckets") { db in
             for sequence in 1...3 {
                 try db.execute(
                     sql: "INSERT INTO requests (sequence, time, connectionId, environment, deviceToken, topic, pushType, status, reason, apnsId) VALUES (?, 5, 2, 'production', ?, 'com.example', 'alert', ?, ?, ?)",
@@ -108,7 +110,6 @@ struct RequestChunkTests {
                 )
             }
         }
-        try old.close()
 
         let lab = TestPushlab()
         let store = try PushlabStore(path: path, simulator: lab.simulator, requestLog: lab.requestLog)

@@ -52,9 +52,7 @@ extension APNsProviderConnection {
     }
 
     func checkApnsID(_ attempt: PushAttempt) throws(Rejection) {
-        if let apnsID = attempt.fields.apnsID, !Self.isCanonicalUUID(apnsID, lowerCaseOnly: policy.strictApnsIDCase) {
-            throw Rejection(.badMessageId)
-        }
+        if attempt.fields.apnsID != nil && !attempt.echoesRequestedID { throw Rejection(.badMessageId) }
     }
 
     func parsePriority(_ attempt: inout PushAttempt) throws(Rejection) {
@@ -98,18 +96,6 @@ extension APNsProviderConnection {
     func notePushTypeSuffix(_ attempt: inout PushAttempt) {
         if let topic = attempt.topic, topic.suffixType == nil, let declared = attempt.pushType, declared.topicSuffix != nil {
             attempt.topicLacksPushTypeSuffix = true
-        }
-    }
-
-    /// `8-4-4-4-12` hex digits.
-    static func isCanonicalUUID(_ text: String, lowerCaseOnly: Bool) -> Bool {
-        text.utf8.count == 36 && text.utf8.enumerated().allSatisfy { index, byte in
-            if index == 8 || index == 13 || index == 18 || index == 23 { return byte == UInt8(ascii: "-") }
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): return true
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): return !lowerCaseOnly
-            default: return false
-            }
         }
     }
 }

@@ -83,10 +83,10 @@ final class APNsProviderConnection: APNsConnectionHandler {
         lastActivity = now
         let fields = Self.collectHeaders(request)
         // An unusable apns-id is never echoed, whichever check answers first: a fresh one replaces it.
-        let requestedID = fields.apnsID.flatMap { Self.isCanonicalUUID($0, lowerCaseOnly: policy.strictApnsIDCase) ? APNsID($0) : nil }
+        let requestedID = fields.apnsID.flatMap { APNsID(requested: $0, lowerCaseOnly: policy.strictApnsIDCase) }
         var attempt = PushAttempt(
             request: request, environment: environment(for: request), receivedAt: now,
-            apnsID: requestedID ?? APNsID(ids.nextUUID()), fields: fields
+            apnsID: requestedID ?? APNsID(ids.nextUUID()), echoesRequestedID: requestedID != nil, fields: fields
         )
         var delay: Int64 = 0
         if let fault = service.faults?.fault(for: request, connection: info, now: now) {

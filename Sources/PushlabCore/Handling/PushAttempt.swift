@@ -4,6 +4,8 @@ struct PushAttempt {
     let environment: APNsEnvironment
     let receivedAt: EpochMilliseconds
     var apnsID: APNsID
+    /// The request's own `apns-id` was usable and is the answer's; false when one was made.
+    let echoesRequestedID: Bool
     var fields = APNsHeaderFields()
     var deviceToken: DeviceTokenKey?
     var topic: APNsTopic?

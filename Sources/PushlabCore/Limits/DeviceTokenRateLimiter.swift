@@ -31,15 +31,17 @@ public final class DeviceTokenRateLimiter: Sendable {
     func admit(_ window: RateWindow, now: EpochMilliseconds) -> Bool {
         let length = EpochMilliseconds(limit.perSeconds * 1000)
         let requests = limit.requests
-        return window.state.withLock { window in
-            Self.count(in: &window, now: now, length: length, limit: requests)
+        return window.state.withLock { state in
+            // A token nothing was counted for yet gets its first window now.
+            var current = state ?? Window(start: now, count: 0)
+            defer { state = current }
+            return Self.count(in: &current, now: now, length: length, limit: requests)
         }
     }
 
     /// One hash lookup per request: the window is updated in place.
     private static func count(in window: inout Window, now: EpochMilliseconds, length: EpochMilliseconds, limit: Int) -> Bool {
-        // A window nothing was counted in yet (a new token's) starts now.
-        if window.count == 0 || now - window.start >= length { window = Window(start: now, count: 0) }
+        if now - window.start >= length { window = Window(start: now, count: 0) }
         guard window.count < limit else { return false }
         window.count += 1
         return true
@@ -48,5 +50,5 @@ public final class DeviceTokenRateLimiter: Sendable {
 
 /// One registered token's rate-limit window, counted by `DeviceTokenRateLimiter`.
 final class RateWindow: Sendable {
-    let state = Mutex(DeviceTokenRateLimiter.Window(start: .min, count: 0))
+    let state = Mutex<DeviceTokenRateLimiter.Window?>(nil)
 }

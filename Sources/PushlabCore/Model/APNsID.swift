@@ -10,6 +10,17 @@ public struct APNsID: Sendable, Hashable, CustomStringConvertible {
         other = uuid == nil ? text : nil
     }
 
+    /// A provider's `apns-id` if APNs takes it (8-4-4-4-12 hex digits; with `lowerCaseOnly`, no
+    /// upper-case letters), else nil. Mixed case is kept as the text it came as.
+    public init?(requested text: String, lowerCaseOnly: Bool) {
+        guard let scan = CanonicalUUID.scan(text), !(lowerCaseOnly && scan.hasUpper) else { return nil }
+        if scan.hasUpper && scan.hasLower {
+            self.init(text)
+        } else {
+            self.init(CanonicalUUID(high: scan.high, low: scan.low, isLowercase: scan.hasLower))
+        }
+    }
+
     public init(_ uuid: CanonicalUUID) {
         self.uuid = uuid
         other = nil

@@ -14,33 +14,35 @@ public struct CanonicalUUID: Hashable, Sendable {
     /// Nil unless `text` is 32 hex digits in the canonical groups, letters all of one case (a
     /// UUID of digits only reads as upper case: its text is the same).
     public init?(_ text: String) {
-        var text = text
-        guard let parsed = text.withUTF8({ Self.parse($0) }) else { return nil }
-        self = parsed
+        guard let scan = Self.scan(text), !(scan.hasUpper && scan.hasLower) else { return nil }
+        self.init(high: scan.high, low: scan.low, isLowercase: scan.hasLower)
     }
 
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> CanonicalUUID? {
-        guard bytes.count == 36 else { return nil }
-        var high: UInt64 = 0, low: UInt64 = 0
-        var digits = 0
-        var sawUpper = false, sawLower = false
-        for (index, byte) in bytes.enumerated() {
-            if index == 8 || index == 13 || index == 18 || index == 23 {
-                guard byte == UInt8(ascii: "-") else { return nil }
-                continue
+    /// The bits of 8-4-4-4-12 hex digits and which letter cases they use; nil for other text.
+    static func scan(_ text: String) -> (high: UInt64, low: UInt64, hasUpper: Bool, hasLower: Bool)? {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.count == textLength else { return nil }
+            var high: UInt64 = 0, low: UInt64 = 0
+            var digits = 0
+            var hasUpper = false, hasLower = false
+            for (index, byte) in bytes.enumerated() {
+                if index == 8 || index == 13 || index == 18 || index == 23 {
+                    guard byte == UInt8(ascii: "-") else { return nil }
+                    continue
+                }
+                let nibble: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10; hasLower = true
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte - UInt8(ascii: "A") + 10; hasUpper = true
+                default: return nil
+                }
+                if digits < 16 { high = high << 4 | UInt64(nibble) } else { low = low << 4 | UInt64(nibble) }
+                digits += 1
             }
-            let nibble: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10; sawLower = true
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte - UInt8(ascii: "A") + 10; sawUpper = true
-            default: return nil
-            }
-            if digits < 16 { high = high << 4 | UInt64(nibble) } else { low = low << 4 | UInt64(nibble) }
-            digits += 1
+            return (high, low, hasUpper, hasLower)
         }
-        guard !(sawUpper && sawLower) else { return nil }
-        return CanonicalUUID(high: high, low: low, isLowercase: sawLower)
     }
 
     public static let textLength = 36
