@@ -20,14 +20,15 @@
 #
 # Environment: PUSHLAB_BIN (use this binary, skip the build), PUSHLAB_ARGS
 # (extra pushlab arguments), PUSHLAB_CERT_DIR (default: <repo>/certs),
-# NGHTTPD_PORT / PUSHLAB_PORT / PUSHLAB_PRODUCTION_PORT, READY_TIMEOUT.
+# NGHTTPD_PORT / PUSHLAB_PORT / PUSHLAB_PRODUCTION_PORT / PUSHLAB_CONTROL_PORT,
+# READY_TIMEOUT, CATCH_UP_TIMEOUT.
 set -euo pipefail
 
 # ---------------------------------------------------------------------------
 # The pushlab command line. Placeholders in {BRACES} are filled in per word
 # (so paths with spaces survive); PUSHLAB_ARGS and --extra-pushlab-args are
 # appended after it. Adjust here when the CLI changes.
-PUSHLAB_SERVE='serve --host 127.0.0.1 --development-port {PORT} --production-port {PRODUCTION_PORT} --tls-cert {CERT} --tls-key {KEY} --threads {THREADS} --scenario {SCENARIO}'
+PUSHLAB_SERVE='serve --host 127.0.0.1 --development-port {PORT} --production-port {PRODUCTION_PORT} --control-port {CONTROL_PORT} --tls-cert {CERT} --tls-key {KEY} --threads {THREADS} --scenario {SCENARIO}'
 # ---------------------------------------------------------------------------
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -46,6 +47,8 @@ CERT_DIR=${PUSHLAB_CERT_DIR:-$REPO_ROOT/certs}
 NGHTTPD_PORT=${NGHTTPD_PORT:-28443}
 PUSHLAB_PORT=${PUSHLAB_PORT:-28444}
 PUSHLAB_PRODUCTION_PORT=${PUSHLAB_PRODUCTION_PORT:-28445}
+PUSHLAB_CONTROL_PORT=${PUSHLAB_CONTROL_PORT:-28446}
+CATCH_UP_TIMEOUT=${CATCH_UP_TIMEOUT:-600}
 READY_TIMEOUT=${READY_TIMEOUT:-60}
 
 THREADS=2
@@ -258,17 +261,18 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-for p in "$NGHTTPD_PORT" "$PUSHLAB_PORT" "$PUSHLAB_PRODUCTION_PORT"; do
-    port_in_use "$p" && die "port $p on 127.0.0.1 is already in use (set NGHTTPD_PORT / PUSHLAB_PORT / PUSHLAB_PRODUCTION_PORT)"
+for p in "$NGHTTPD_PORT" "$PUSHLAB_PORT" "$PUSHLAB_PRODUCTION_PORT" "$PUSHLAB_CONTROL_PORT"; do
+    port_in_use "$p" && die "port $p on 127.0.0.1 is already in use (set NGHTTPD_PORT / PUSHLAB_PORT / PUSHLAB_PRODUCTION_PORT / PUSHLAB_CONTROL_PORT)"
 done
-[[ $(printf '%s\n' "$NGHTTPD_PORT" "$PUSHLAB_PORT" "$PUSHLAB_PRODUCTION_PORT" | sort -u | wc -l) == 3 ]] \
-    || die "the three ports must differ"
+[[ $(printf '%s\n' "$NGHTTPD_PORT" "$PUSHLAB_PORT" "$PUSHLAB_PRODUCTION_PORT" "$PUSHLAB_CONTROL_PORT" | sort -u | wc -l) == 4 ]] \
+    || die "the four ports must differ"
 
 read -ra serve_words <<<"$PUSHLAB_SERVE"
 PUSHLAB_CMD=("$PUSHLAB_BIN")
 for w in "${serve_words[@]}"; do
     w=${w//\{PORT\}/$PUSHLAB_PORT}
     w=${w//\{PRODUCTION_PORT\}/$PUSHLAB_PRODUCTION_PORT}
+    w=${w//\{CONTROL_PORT\}/$PUSHLAB_CONTROL_PORT}
     w=${w//\{CERT\}/$CERT}
     w=${w//\{KEY\}/$KEY}
     w=${w//\{THREADS\}/$THREADS}
@@ -408,6 +412,45 @@ run_point() { # round point server
     log "  -> $rps req/s, $ok 2xx, $non2xx non-2xx, $nostatus without status, p50 ${p50}us p99 ${p99}us"
 }
 
+# --devices: APNs answers before the phones are simulated (pushlab serve queues accepted pushes
+# for a worker below the event loops' priority, as APNs itself answers before the phone gets
+# anything), and the store holds off while the server is busy. After each pushlab run, wait
+# until both have caught up, so every run starts from nothing left over, and record how long
+# that took: the work a run leaves behind.
+CATCH_UPS=$WORK/catch-up.tsv
+: >"$CATCH_UPS"
+# Accepted pushes not yet simulated, records not yet committed, devices not yet saved: the work
+# a run left behind.
+unfinished_work() {
+    { curl -s --max-time 5 "http://127.0.0.1:$PUSHLAB_CONTROL_PORT/v1/health" || true; } | awk '
+        function number(key,   v) {
+            if (!match($0, "\"" key "\" *: *[0-9]+")) return -1
+            v = substr($0, RSTART, RLENGTH); sub(/.*: */, "", v); return v + 0
+        }
+        { q = number("queuedDeliveries"); b = number("storeBacklog"); d = number("unsavedDevices")
+          if (q >= 0 && b >= 0 && d >= 0) print q, b, d }'
+}
+catch_up() { # round point
+    local start work queued backlog devices took
+    start=$(date +%s.%N)
+    work=$(unfinished_work)
+    [[ -n $work ]] || die "cannot read queuedDeliveries, storeBacklog and unsavedDevices from pushlab's control API on port $PUSHLAB_CONTROL_PORT"
+    read -r queued backlog devices <<<"$work"
+    local first_queued=$queued first_backlog=$backlog
+    while ((queued + backlog + devices > 0)); do
+        sleep 0.2
+        work=$(unfinished_work)
+        [[ -n $work ]] || die "pushlab's control API stopped answering while it caught up"
+        read -r queued backlog devices <<<"$work"
+        if awk -v a="$start" -v b="$(date +%s.%N)" -v t="$CATCH_UP_TIMEOUT" 'BEGIN { exit !(b - a > t) }'; then
+            die "pushlab did not catch up within ${CATCH_UP_TIMEOUT}s ($queued pushes queued, $backlog records and $devices devices not stored)"
+        fi
+    done
+    took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+    printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$first_queued" "$took" "$first_backlog" >>"$CATCH_UPS"
+    log "  caught up: $first_queued queued pushes simulated, $first_backlog records and the changed devices stored in ${took}s"
+}
+
 START=$SECONDS
 for ((round = 1; round <= ROUNDS; round++)); do
     # Alternate which server goes first so neither always runs on a
@@ -416,6 +459,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
     for point in "${POINT_LIST[@]}"; do
         for name in "${order[@]}"; do
             run_point "$round" "$point" "$name"
+            if [[ $name == pushlab ]]; then catch_up "$round" "$point"; fi
             sleep 0.5
         done
     done
@@ -486,6 +530,32 @@ awk '/^\|---/ { next }
      { print }' <<<"$TABLE"
 if ((ROUNDS > 1)); then echo; echo "round-to-round spread (1 - min/max req/s): $SPREAD"; fi
 
+# --devices: what the simulator did with the load. Every accepted push must have reached its
+# phone (a "delivered" observation each), and the catch-up times give the rate pushlab sustains
+# when every push is simulated and stored, for a load longer than the queue holds.
+SIMULATED=""
+if ((DEVICES > 0)); then
+    metrics=$(curl -s --max-time 10 "http://127.0.0.1:$PUSHLAB_CONTROL_PORT/metrics" || true)
+    accepted=$(awk '/^pushlab_apns_accepted_total[ {]/ { s += $NF } END { printf "%d", s }' <<<"$metrics")
+    delivered=$(awk '/^pushlab_observations_total\{.*kind="delivered"/ { s += $NF } END { printf "%d", s }' <<<"$metrics")
+    SIMULATED="$accepted pushes accepted, $delivered delivered to simulated phones"
+    if ((accepted == 0 || accepted != delivered)); then
+        SIMULATED+=" (MISMATCH)"
+        echo "not every accepted push reached the simulator"
+        VERDICT="target ${TARGET}: FAIL"
+    fi
+    echo "simulator: $SIMULATED"
+fi
+SUSTAINED=$(awk -F'\t' -v window="$((WARMUP + DURATION))" '
+    FNR == NR { took[$1 SUBSEP $2] = $4; queued[$1 SUBSEP $2] = $3; backlog[$1 SUBSEP $2] = $5; next }
+    $3 == "pushlab" {
+        k = $1 SUBSEP $2; t = took[k] + 0
+        printf "%s%s: %.0f req/s answered, %d pushes and %d records left over, caught up in %.1fs, %.0f req/s sustained", \
+            sep, $2, $4, queued[k], backlog[k], t, $4 * window / (window + t)
+        sep = "; "
+    }' "$CATCH_UPS" "$BEST")
+echo "catch-up (best rounds): $SUSTAINED"
+
 # Memory per simulated device and the time to load a million (--devices only): the
 # pushlab-device-load benchmark built beside the pushlab binary.
 DEVICE_LOAD=""
@@ -521,6 +591,8 @@ tls_used=$(awk -F'\t' 'NR > 1 { print $3 ": " $13 " " $14 " " $15 }' "$RESULTS" 
     echo "- pushlab: \`$(printf '%q ' "${PUSHLAB_CMD[@]:1}" | sed "s|$REPO_ROOT/||g; s/ $//")\`"
     echo "- probe POST status: nghttpd ${PROBE[nghttpd]}, pushlab ${PROBE[pushlab]}; SETTINGS_MAX_CONCURRENT_STREAMS: nghttpd ${MAX_STREAMS[nghttpd]}, pushlab ${MAX_STREAMS[pushlab]}"
     echo "- TLS: $tls_used"
+    if [[ -n $SIMULATED ]]; then echo "- simulator: $SIMULATED"; fi
+    echo "- catch-up after each best pushlab run (APNs answers first; the phones are simulated from a queue and the store holds off while busy; sustained = answered req/s x run time / (run time + catch-up)): $SUSTAINED"
     if [[ -n $DEVICE_LOAD ]]; then echo "- simulated devices (\`pushlab-device-load\`: resident bytes per device, seconds to load them): \`$DEVICE_LOAD\`"; fi
     if ((ROUNDS > 1)); then echo "- round-to-round spread (1 - min/max req/s): $SPREAD"; fi
     echo

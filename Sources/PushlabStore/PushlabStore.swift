@@ -33,9 +33,13 @@ public final class PushlabStore: ObservationSink, Sendable {
     ///     `statistics.largeBatches`.
     ///   - backlogLimit: at most this many observations and requests wait in memory; past it new
     ///     ones are dropped and counted, so a stalled disk cannot exhaust memory.
+    ///   - busyRate: while more than this many observations and requests a second are recorded
+    ///     (a load test), the writer holds off, so the CPU goes to answering: until half the
+    ///     backlog limit waits, a flush asks, or `longestHold` has passed (queries see what
+    ///     waits). Nil: never.
     public init(
         path: String, simulator: DeviceSimulator, requestLog: RequestLog, flushInterval: Duration = .milliseconds(100),
-        largeBatchSize: Int = 50_000, backlogLimit: Int = 2_000_000
+        largeBatchSize: Int = 50_000, backlogLimit: Int = 2_000_000, busyRate: Int? = 10_000, longestHold: Duration = .seconds(10)
     ) throws(StoreError) {
         let database = try StoreDatabase.open(path)
         let (lastObservation, lastRequest) = try StoreDatabase.read(database, path: path) { db in
@@ -46,7 +50,10 @@ public final class PushlabStore: ObservationSink, Sendable {
         self.database = database
         self.buffer = buffer
         self.simulator = simulator
-        writer = BatchWriter(database: database, path: path, buffer: buffer, simulator: simulator, interval: flushInterval)
+        let holding = busyRate.map { rate in
+            WriteBuffer.HoldingPolicy(busyItems: max(1, Int(Double(rate) * (flushInterval / .seconds(1)))), longest: longestHold)
+        }
+        writer = BatchWriter(database: database, path: path, buffer: buffer, simulator: simulator, interval: flushInterval, holding: holding)
 
         // Numbering goes on after the saved observations even if `load()` is never called: a
         // new observation must not reuse the sequence (the primary key) of a saved one.

@@ -13,6 +13,8 @@ final class WriteBuffer: Sendable {
         var waiters: [Waiter]
         /// `close()` was called: the writer stops after this batch.
         var isLast: Bool
+        /// Nothing was recorded since the writer's previous look.
+        var isQuiet = false
     }
 
     private struct State {
@@ -23,6 +25,11 @@ final class WriteBuffer: Sendable {
         var isClosing = false
         var isClosed = false
         var statistics = StoreStatistics()
+        /// Items recorded since the start, and at the writer's last look: its intake rate.
+        var recorded = 0
+        var recordedAtLastLook = 0
+        /// When the writer first held off in the current busy spell.
+        var holdingSince: ContinuousClock.Instant?
 
         var backlog: Int { pending.count + inFlight.count }
     }
@@ -42,6 +49,7 @@ final class WriteBuffer: Sendable {
         state.withLock { state in
             guard !state.isClosing else { return }
             let room = max(0, backlogLimit - state.backlog)
+            state.recorded += observations.count
             if observations.count <= room {
                 state.pending.append(observations)
             } else {
@@ -54,6 +62,7 @@ final class WriteBuffer: Sendable {
     func append(_ request: RequestLog.Entry) {
         state.withLock { state in
             guard !state.isClosing else { return }
+            state.recorded += 1
             if state.backlog < backlogLimit {
                 state.pending.requests.append(request)
             } else {
@@ -102,13 +111,31 @@ final class WriteBuffer: Sendable {
 
     // MARK: The writer's side
 
-    func takeBatch() -> Batch {
+    /// When the writer holds off: a load test's CPU goes to answering it, and the store catches
+    /// up in the pauses (or when the backlog, a reader or the time limit says so).
+    struct HoldingPolicy: Sendable {
+        var busyItems: Int
+        var longest: Duration
+    }
+
+    /// The next batch, or nil while `holding` says to wait: the server is busy (at least
+    /// `busyItems` recorded since the last look), nobody waits for a commit, the backlog is under
+    /// half its limit and the writer has not held off for `holding.longest` yet.
+    func takeBatch(holding: HoldingPolicy? = nil, now: ContinuousClock.Instant = .now) -> Batch? {
         state.withLock { state in
+            let intake = state.recorded - state.recordedAtLastLook
+            state.recordedAtLastLook = state.recorded
+            if let holding, state.waiters.isEmpty, !state.isClosing, intake >= holding.busyItems,
+               state.pending.count < backlogLimit / 2, now - (state.holdingSince ?? now) < holding.longest {
+                if state.holdingSince == nil { state.holdingSince = now }
+                return nil
+            }
+            state.holdingSince = nil
             state.inFlight = state.pending
             state.pending = PendingWrites()
             let waiters = state.waiters
             state.waiters = []
-            return Batch(writes: state.inFlight, waiters: waiters, isLast: state.isClosing)
+            return Batch(writes: state.inFlight, waiters: waiters, isLast: state.isClosing, isQuiet: intake == 0)
         }
     }
 

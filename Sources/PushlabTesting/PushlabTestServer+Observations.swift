@@ -5,12 +5,16 @@ import PushlabSimulator
 extension PushlabTestServer {
     /// A device's observations after sequence `since`, oldest first, optionally filtered.
     public func observations(device: String, kind: ObservationKind? = nil, bundleID: String? = nil, since: Int64 = 0) -> [Observation] {
-        observationLog.observations(device: device, since: since, bundleID: bundleID, kind: kind)
+        simulator.settle()
+        return observationLog.observations(device: device, since: since, bundleID: bundleID, kind: kind)
     }
 
     /// The sequence number of the newest observation on any device: pass it as `since` to wait
     /// only for what happens after this point.
-    public var lastObservationSequence: Int64 { simulator.lastSequence }
+    public var lastObservationSequence: Int64 {
+        simulator.settle()
+        return simulator.lastSequence
+    }
 
     /// Returns the first observation of `device` (after `since`) of `kind` that `matching`
     /// accepts, as soon as it exists; throws `ObservationWaitTimeout`, listing what the device

@@ -2,6 +2,7 @@
 // initializer; the tests otherwise use the simulator's public API.
 @testable import PushlabCore
 @testable import PushlabSimulator
+import Synchronization
 import Testing
 
 /// Names and times every test shares.
@@ -108,6 +109,12 @@ extension Array where Element == Observation {
     }
 }
 
+final class Counter: Sendable {
+    private let count = Atomic<Int>(0)
+    func add() { count.add(1, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
+}
+
 /// One simulator with a manual clock, one device and an in-memory log.
 final class SimulatorHarness {
     let clock = ManualClock(Fixture.start)
@@ -117,18 +124,24 @@ final class SimulatorHarness {
     let deviceID: String
     private var pushCount = 0
 
-    init(apps: [AppInstall], settings: SimulatorSettings = SimulatorSettings(), deviceID: String = Fixture.deviceID, configure: (inout SimulatedDevice) -> Void = { _ in }) throws {
+    /// With `queue`, pushes wait in a delivery queue of that capacity (as `pushlab serve` runs
+    /// it) and `wakes` counts the calls that would wake a worker.
+    init(apps: [AppInstall], settings: SimulatorSettings = SimulatorSettings(), deviceID: String = Fixture.deviceID, queue: Int? = nil, configure: (inout SimulatedDevice) -> Void = { _ in }) throws {
         simulator = DeviceSimulator(world: world, clock: clock, settings: settings, tokenSeed: 7)
         simulator.addSink(log)
+        if let queue { simulator.queueDeliveries(capacity: queue) { [wakeCount] in wakeCount.add() } }
         self.deviceID = deviceID
         var device = SimulatedDevice(id: deviceID, apps: apps)
         configure(&device)
         try simulator.addDevice(device)
     }
 
-    convenience init(_ app: AppInstall = .testApp(), settings: SimulatorSettings = SimulatorSettings(), configure: (inout SimulatedDevice) -> Void = { _ in }) throws {
-        try self.init(apps: [app], settings: settings, configure: configure)
+    convenience init(_ app: AppInstall = .testApp(), settings: SimulatorSettings = SimulatorSettings(), queue: Int? = nil, configure: (inout SimulatedDevice) -> Void = { _ in }) throws {
+        try self.init(apps: [app], settings: settings, queue: queue, configure: configure)
     }
+
+    private let wakeCount = Counter()
+    var wakes: Int { wakeCount.value }
 
     // MARK: State
 
@@ -149,12 +162,21 @@ final class SimulatorHarness {
     /// The observations made while `body` ran.
     @discardableResult
     func during(_ body: () throws -> Void) rethrows -> [Observation] {
+        simulator.settle()
         let mark = simulator.lastSequence
         try body()
+        simulator.settle()
         return log.observations(device: deviceID, since: mark)
     }
 
-    var all: [Observation] { log.observations(device: deviceID) }
+    /// Everything observed, after delivering what is queued.
+    var all: [Observation] {
+        simulator.settle()
+        return log.observations(device: deviceID)
+    }
+
+    /// What the sinks have seen so far, without delivering anything.
+    var recorded: [Observation] { log.observations(device: deviceID) }
 
     // MARK: APNs
 
@@ -171,7 +193,7 @@ final class SimulatorHarness {
         let app = try app(bundleID)
         let priority = priority ?? (type == .background ? 5 : 10)
         let push = AcceptedPush(
-            apnsID: apnsID, receivedAt: now, environment: app.environment, deviceToken: app.deviceToken,
+            apnsID: APNsID(apnsID), receivedAt: now, environment: app.environment, deviceToken: app.deviceToken,
             registration: world.token(app.deviceToken), topic: bundleID, bundleID: bundleID, pushType: type,
             priority: priority, expiration: expiration, collapseID: collapseID, payload: try Fixture.json(payload),
             rawPayload: Array(payload.utf8), isDeliverable: !(type == .background && priority == 10), connectionID: 1

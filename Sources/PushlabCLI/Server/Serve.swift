@@ -76,6 +76,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Event loop threads (default: one per core).")
     var threads: Int?
 
+    @Option(help: "Accepted pushes that may wait for the simulated devices (default 1000000): APNs answers without waiting for the simulator, which catches up below the event loops' priority; reads of devices and observations wait for what came before them. 0 delivers each push on the event loop before answering.")
+    var deliveryQueue: Int?
+
     @Option(help: "Seconds a graceful shutdown waits for in-flight streams (default 10).")
     var shutdownGracePeriod: Double?
 
@@ -87,6 +90,7 @@ struct Serve: AsyncParsableCommand {
             if let port, !(0...65535).contains(port) { throw ValidationError("\(name) must be 0...65535, not \(port)") }
         }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
+        if let deliveryQueue, deliveryQueue < 0 { throw ValidationError("--delivery-queue must be 0 or more, not \(deliveryQueue)") }
         if let maxConcurrentStreams, maxConcurrentStreams < 1 { throw ValidationError("--max-concurrent-streams must be at least 1") }
         if clock != "real", clock != "manual" { throw ValidationError("--clock must be real or manual, not \(clock)") }
         if clockStart != nil, clock != "manual" { throw ValidationError("--clock-start needs --clock manual") }
@@ -115,6 +119,9 @@ struct Serve: AsyncParsableCommand {
         }
         let (simulator, service) = (assembly.simulator, assembly.service)
         let (store, reloaded) = try openStore(db ?? file?.db ?? "pushlab.db", scenario: scenario, simulator: simulator, log: service.log)
+        let queueCapacity = deliveryQueue ?? file?.deliveryQueue ?? 1_000_000
+        guard queueCapacity >= 0 else { throw ValidationError("deliveryQueue in the config file must be 0 or more, not \(queueCapacity)") }
+        let worker = queueCapacity > 0 ? DeliveryWorker(simulator: simulator, capacity: queueCapacity) : nil
         let control = assembly.controlAPI(store: store)
         let server = try PushlabServer(configuration: configuration, service: control.metrics.measuring(service), logger: logger)
         let bound = try await server.start()
@@ -127,6 +134,8 @@ struct Serve: AsyncParsableCommand {
         if case .running(let controlServer) = controlServer { await controlServer.stop() }
         await server.shutdown()
         ticker.cancel()
+        // Every push answered with 200 reaches its device before the store's last batch.
+        worker?.stop()
         do {
             try await store.close()
         } catch {

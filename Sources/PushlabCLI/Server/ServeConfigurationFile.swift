@@ -19,6 +19,7 @@ import Yams
 /// http2:
 ///   maxConcurrentStreams: 1000
 /// shutdownGracePeriodSeconds: 10
+/// deliveryQueue: 1000000
 /// ```
 struct ServeConfigurationFile: Decodable, Equatable {
     struct TLS: Decodable, Equatable {
@@ -42,6 +43,7 @@ struct ServeConfigurationFile: Decodable, Equatable {
     var tls: TLS?
     var http2: HTTP2?
     var shutdownGracePeriodSeconds: Double?
+    var deliveryQueue: Int?
 
     static func load(path: String) throws -> ServeConfigurationFile {
         let text: String
@@ -62,7 +64,7 @@ struct ServeConfigurationFile: Decodable, Equatable {
     }
 
     private static let schema: [String: Set<String>] = [
-        "": ["scenario", "db", "host", "developmentPort", "productionPort", "controlHost", "controlPort", "threads", "tls", "http2", "shutdownGracePeriodSeconds"],
+        "": ["scenario", "db", "host", "developmentPort", "productionPort", "controlHost", "controlPort", "threads", "tls", "http2", "shutdownGracePeriodSeconds", "deliveryQueue"],
         "tls": ["certificate", "key", "clientCA"],
         "http2": ["maxConcurrentStreams"],
     ]

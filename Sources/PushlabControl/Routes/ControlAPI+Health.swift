@@ -31,6 +31,11 @@ extension ControlAPI {
         fields.add("apnsConnections", metrics.connections)
         fields.add("eventClients", events.connectedClients)
         fields.add("lastObservation", simulator.lastSequence)
+        // Accepted pushes not yet delivered to their devices (queued delivery; reads wait for them).
+        fields.add("queuedDeliveries", simulator.queuedDeliveries)
+        // Recorded and not yet committed (the store holds off while the server is busy).
+        fields.add("storeBacklog", store?.backlog)
+        fields.add("unsavedDevices", store == nil ? nil : simulator.unsavedChangeCount)
         return JSONResponse(fields.json).response
     }
 }

@@ -13,6 +13,8 @@ extension ControlAPI {
     @Sendable func interact(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let id = try context.pathParameter("id")
         let action = try await request.decode(InteractionBody.self).value.action()
+        // Pushes accepted earlier are not what this interaction caused.
+        simulator.settle()
         let before = simulator.lastSequence
         try simulating { () throws(SimulatorError) in
             switch action {

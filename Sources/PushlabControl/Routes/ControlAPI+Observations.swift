@@ -30,6 +30,8 @@ extension ControlAPI {
     }
 
     private func observations(_ query: QueryParameters, deviceID: String?) throws -> Response {
+        // Every push accepted before this request has reached its device.
+        simulator.settle()
         let since = Int64(try query.integer("since", default: 0, in: 0...Int.max)!)
         let limit = try query.integer("limit", default: 1000, in: 1...10_000)!
         let observations = try history.observations(

@@ -1,6 +1,9 @@
 /// A push APNs accepted, with everything the device side needs; handed to a `PushSink`.
 public struct AcceptedPush: Sendable {
-    public var apnsID: String
+    /// Held as 128 bits: a push may wait in the delivery queue, and the text is only needed
+    /// when the device records it.
+    public var apnsIDValue: APNsID
+    public var apnsID: String { apnsIDValue.text }
     public var receivedAt: EpochMilliseconds
     public var environment: APNsEnvironment
     public var deviceToken: String
@@ -22,11 +25,11 @@ public struct AcceptedPush: Sendable {
     public var connectionID: UInt64
 
     public init(
-        apnsID: String, receivedAt: EpochMilliseconds, environment: APNsEnvironment, deviceToken: String,
+        apnsID: APNsID, receivedAt: EpochMilliseconds, environment: APNsEnvironment, deviceToken: String,
         registration: DeviceTokenRecord?, topic: String, bundleID: String, pushType: APNsPushType, priority: Int,
         expiration: Int64?, collapseID: String?, payload: JSONValue?, rawPayload: [UInt8], isDeliverable: Bool, connectionID: UInt64
     ) {
-        self.apnsID = apnsID
+        self.apnsIDValue = apnsID
         self.receivedAt = receivedAt
         self.environment = environment
         self.deviceToken = deviceToken

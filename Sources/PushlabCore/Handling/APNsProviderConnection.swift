@@ -211,8 +211,8 @@ final class APNsProviderConnection: APNsConnectionHandler {
 
     private func acceptedPush(_ attempt: PushAttempt) -> AcceptedPush {
         AcceptedPush(
-            apnsID: attempt.apnsID.text, receivedAt: attempt.receivedAt, environment: attempt.environment,
-            deviceToken: attempt.deviceToken?.hex ?? "", registration: attempt.registration,
+            apnsID: attempt.apnsID, receivedAt: attempt.receivedAt, environment: attempt.environment,
+            deviceToken: attempt.registration?.token ?? attempt.deviceToken?.hex ?? "", registration: attempt.registration,
             topic: attempt.topic?.value ?? "", bundleID: attempt.topic?.bundleID ?? "",
             pushType: attempt.pushType ?? .alert, priority: attempt.priority, expiration: attempt.expiration,
             collapseID: attempt.collapseID, payload: attempt.payload, rawPayload: attempt.request.body,

@@ -8,16 +8,24 @@ extension DeviceSimulator {
         public var isEmpty: Bool { changed.isEmpty && removed.isEmpty }
     }
 
-    /// Devices changed or removed since the last call, and forgets them.
+    /// Devices changed or removed since the last call, and forgets them. Queued pushes stay
+    /// queued: the store asks often and must not do the worker's job.
     public func takeChanges() -> Changes {
         var changes = Changes(changed: [], removed: [])
-        forEachShard { shard in
+        forEachShard(settling: false) { shard in
             for id in shard.changed { if let device = shard.devices[id] { changes.changed.append(device) } }
             changes.removed += shard.removed
             shard.changed = []
             shard.removed = []
         }
         return changes
+    }
+
+    /// Devices changed or removed that `takeChanges` has not handed out yet.
+    public var unsavedChangeCount: Int {
+        var count = 0
+        forEachShard(settling: false) { count += $0.changed.count + $0.removed.count }
+        return count
     }
 
     /// Replaces every device with `devices` (a store's saved state, a scenario reset). Tokens are

@@ -4,6 +4,10 @@ import Synchronization
 /// Every simulated device, safe to use from any thread: the APNs layer hands it accepted pushes
 /// (it is a `PushSink`), the control API and scenarios change devices, and the clock fires
 /// what is due. Each device is changed under its shard's lock by a `DeviceSession`.
+///
+/// Pushes are delivered as they are accepted, unless `queueDeliveries` was called: then they
+/// wait in a `DeliveryQueue` for a worker, and every read or change of the devices first
+/// delivers what was accepted before it, so callers see the same results either way.
 public final class DeviceSimulator: PushSink, Sendable {
     public let world: APNsWorld
     public let clock: any PushlabClock
@@ -25,6 +29,7 @@ public final class DeviceSimulator: PushSink, Sendable {
     private let deviceCounter = Atomic<Int>(0)
     /// Serializes clock advances so catching up runs once at a time.
     private let advancing = Mutex(())
+    private let deliveryQueue = AtomicLazyReference<DeliveryQueue>()
 
     public init(world: APNsWorld, clock: any PushlabClock = SystemClock(), settings: SimulatorSettings = SimulatorSettings(), tokenSeed: UInt64? = nil, shards: Int = 16) {
         self.world = world
@@ -54,9 +59,14 @@ public final class DeviceSimulator: PushSink, Sendable {
         return shards[Int(hash % UInt64(shards.count))]
     }
 
-    /// Runs `body` on one device at the current time, after whatever was due before it.
+    /// Runs `body` on one device at the current time, after whatever was due before it and every
+    /// push accepted before the call.
     func withSession<T: Sendable>(_ deviceID: String, _ body: (inout DeviceSession) throws(SimulatorError) -> T) throws(SimulatorError) -> T {
-        let now = clock.now()
+        settle()
+        return try runSession(deviceID, at: clock.now(), body)
+    }
+
+    private func runSession<T: Sendable>(_ deviceID: String, at now: EpochMilliseconds, _ body: (inout DeviceSession) throws(SimulatorError) -> T) throws(SimulatorError) -> T {
         let result: Result<(T, [Observation]), SimulatorError> = shard(deviceID).withLock { shard in
             // Taken out while the session runs, so the session holds the only reference and its
             // changes (Notification Center, the apps) are made in place rather than copied.
@@ -108,11 +118,18 @@ public final class DeviceSimulator: PushSink, Sendable {
     public func takesPushes(to registration: DeviceTokenRecord?) -> Bool { registration?.deviceID != nil }
 
     public func accept(_ push: AcceptedPush) {
+        guard let queue = deliveryQueue.load() else { return deliver(push, at: clock.now()) }
+        if queue.append(.push(push)) { _ = deliverQueued(limit: 64) }
+    }
+
+    /// A push delivered at `now`: the time it was accepted, or later when it waited in the queue
+    /// behind nothing that was due before it.
+    private func deliver(_ push: AcceptedPush, at now: EpochMilliseconds) {
         guard let deviceID = push.registration?.deviceID else { return }
         let expiresAt = Self.expiry(of: push, storage: settings.storageMilliseconds)
         let payload = push.payload ?? (try? JSONParser.parse(push.rawPayload))
         let content = payload.map(NotificationContent.init(payload:))
-        try? withSession(deviceID) { session throws(SimulatorError) in
+        try? runSession(deviceID, at: now) { session throws(SimulatorError) in
             guard let app = session.device.appIndex(token: push.deviceToken) else { return }
             guard let content, content.userInfo.isObject else {
                 session.record(app, push.apnsID, .dropped(.unreadablePayload, message: "The payload is not a JSON object; APNs accepted it, the device cannot read it."))
@@ -134,10 +151,50 @@ public final class DeviceSimulator: PushSink, Sendable {
         return min(limit, expiration.multipliedReportingOverflow(by: 1000).overflow ? limit : expiration * 1000)
     }
 
+    // MARK: Queued delivery
+
+    /// From now on accepted pushes wait in a queue of at most `capacity` (beyond it, the sender
+    /// delivers a batch itself) until `deliverQueued` or a read takes them. `wake` is called when
+    /// the queue stops being empty. Only the first call counts; false for a later one.
+    @discardableResult
+    public func queueDeliveries(capacity: Int, wake: @escaping @Sendable () -> Void) -> Bool {
+        let queue = DeliveryQueue(capacity: capacity, wake: wake)
+        return deliveryQueue.storeIfNil(queue) === queue
+    }
+
+    /// Delivers up to `limit` queued pushes and ticks, oldest first; how many it delivered.
+    public func deliverQueued(limit: Int) -> Int {
+        deliveryQueue.load()?.deliver(limit: limit, deliver) ?? 0
+    }
+
+    /// Pushes accepted and not yet delivered.
+    public var queuedDeliveries: Int { deliveryQueue.load()?.count ?? 0 }
+
+    /// Delivers everything accepted before the call. Reads and changes through the simulator do
+    /// this themselves; call it before reading what the sinks recorded.
+    public func settle() {
+        deliveryQueue.load()?.settle(deliver)
+    }
+
+    private func deliver(_ item: DeliveryQueue.Item) {
+        switch item {
+        case .push(let push):
+            // Never earlier than accepted; later only if the clock was moved back meanwhile.
+            deliver(push, at: push.receivedAt)
+        case .runDue(let time):
+            advancing.withLock { _ in catchUp(to: time) }
+        }
+    }
+
     // MARK: Time
 
     /// Runs everything due up to the clock's current time (the real-time ticker calls this).
+    /// With queued delivery the tick waits its turn behind the pushes accepted before it.
     public func runDueEvents() {
+        if let queue = deliveryQueue.load() {
+            _ = queue.append(.runDue(until: clock.now()))
+            return
+        }
         advancing.withLock { _ in catchUp(to: clock.now()) }
     }
 
@@ -147,6 +204,7 @@ public final class DeviceSimulator: PushSink, Sendable {
             throw SimulatorError(.conflict, "The clock is the system's; give the simulator a ManualClock or ControlledClock to advance it")
         }
         guard milliseconds >= 0 else { throw SimulatorError(.invalid, "The clock only moves forward (advance by \(milliseconds) ms)") }
+        settle()
         advancing.withLock { _ in
             manual.advance(milliseconds: milliseconds)
             catchUp(to: manual.now())
@@ -158,6 +216,7 @@ public final class DeviceSimulator: PushSink, Sendable {
         guard let manual = clock as? any SettableClock else {
             throw SimulatorError(.conflict, "The clock is the system's; give the simulator a ManualClock or ControlledClock to set it")
         }
+        settle()
         advancing.withLock { _ in
             manual.set(time)
             catchUp(to: time)
@@ -168,7 +227,7 @@ public final class DeviceSimulator: PushSink, Sendable {
         for shard in shards {
             let due: [String] = shard.withLock { shard in shard.dueTimes.compactMap { $0.value <= time ? $0.key : nil } }
             for deviceID in due {
-                _ = try? withSession(deviceID) { _ throws(SimulatorError) in }
+                _ = try? runSession(deviceID, at: time) { _ throws(SimulatorError) in }
             }
         }
     }
@@ -176,6 +235,7 @@ public final class DeviceSimulator: PushSink, Sendable {
     // MARK: Access for the extensions
 
     func readDevice<T: Sendable>(_ deviceID: String, _ body: (SimulatedDevice) -> T) throws(SimulatorError) -> T {
+        settle()
         guard let value = shard(deviceID).withLock({ shard in shard.devices[deviceID].map(body) }) else {
             throw .unknownDevice(deviceID)
         }
@@ -183,6 +243,7 @@ public final class DeviceSimulator: PushSink, Sendable {
     }
 
     func insert(_ device: SimulatedDevice) throws(SimulatorError) {
+        settle()
         let inserted = shard(device.id).withLock { shard -> Bool in
             guard shard.devices[device.id] == nil else { return false }
             shard.devices[device.id] = device
@@ -194,6 +255,7 @@ public final class DeviceSimulator: PushSink, Sendable {
     }
 
     func delete(_ deviceID: String) throws(SimulatorError) -> SimulatedDevice {
+        settle()
         guard let device = shard(deviceID).withLock({ shard -> SimulatedDevice? in
             guard let device = shard.devices.removeValue(forKey: deviceID) else { return nil }
             shard.dueTimes[deviceID] = nil
@@ -204,7 +266,9 @@ public final class DeviceSimulator: PushSink, Sendable {
         return device
     }
 
-    func forEachShard(_ body: (inout Shard) -> Void) {
+    /// Every shard in turn; `settling` first delivers what was accepted before the call.
+    func forEachShard(settling: Bool = true, _ body: (inout Shard) -> Void) {
+        if settling { settle() }
         for shard in shards { shard.withLock { body(&$0) } }
     }
 

@@ -1,0 +1,56 @@
+import Foundation
+import PushlabSimulator
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The thread that takes accepted pushes to the simulated devices when `pushlab serve` queues
+/// them. It runs below the event loops' priority: under a load test the answers come first and
+/// the phones catch up when the CPU is free (or when a reader needs them, on the reader's thread).
+final class DeliveryWorker: Sendable {
+    private let simulator: DeviceSimulator
+    private let wakeUp = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)
+    private let stopping = Atomic<Bool>(false)
+
+    /// Items delivered per turn: small, so a reader waiting for the worker's turn waits little.
+    private static let batch = 64
+
+    init(simulator: DeviceSimulator, capacity: Int) {
+        self.simulator = simulator
+        simulator.queueDeliveries(capacity: capacity) { [wakeUp] in wakeUp.signal() }
+        let thread = Thread { [self] in
+            // Named from inside (on Linux a name set before `start()` never reaches the thread),
+            // in at most 15 characters.
+            Thread.current.name = "pushlab-deliver"
+            run()
+        }
+        thread.start()
+    }
+
+    private func run() {
+        Self.lowerPriority()
+        while !stopping.load(ordering: .acquiring) {
+            if simulator.deliverQueued(limit: Self.batch) == 0 { wakeUp.wait() }
+        }
+        done.signal()
+    }
+
+    /// Stops the thread and delivers whatever is still queued on the caller's.
+    func stop() {
+        stopping.store(true, ordering: .releasing)
+        wakeUp.signal()
+        done.wait()
+        simulator.settle()
+    }
+
+    /// Nice 19 for this thread only (on Linux the nice value is per thread). Failing is harmless:
+    /// the worker then competes with the event loops as an equal.
+    private static func lowerPriority() {
+        #if os(Linux)
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+        #endif
+    }
+}

@@ -1,0 +1,119 @@
+@testable import PushlabCore
+@testable import PushlabSimulator
+import Testing
+
+/// `pushlab serve` queues accepted pushes for a worker instead of delivering them on the event
+/// loop. What the phones observe must not depend on it.
+@Suite struct QueuedDeliveryTests {
+    /// Pushes, a clock that moves on its own (as real time does) with ticks, local notifications,
+    /// taps, a force-quit: told once with pushes delivered as accepted, once queued.
+    @Test func aQueuedSimulatorObservesExactlyWhatAnInlineOneDoes() throws {
+        let inline = try story(queue: nil)
+        let queued = try story(queue: 1_000)
+        #expect(inline.count > 20)
+        #expect(queued == inline)
+    }
+
+    private func story(queue: Int?) throws -> [Observation] {
+        let h = try SimulatorHarness(.testApp(state: .background), queue: queue)
+        try h.alert()
+        try h.silent()
+        try h.schedule(.alert("soon", .timeInterval(seconds: 30, repeats: false)))
+        try h.alert(collapseID: "same")
+        // Real time: the clock moves, then a tick; a push accepted in between comes first.
+        h.clock.advance(milliseconds: 20 * Fixture.second)
+        try h.alert(collapseID: "same")
+        h.clock.advance(milliseconds: 20 * Fixture.second)
+        h.simulator.runDueEvents()
+        try h.silent()
+        try h.tapNotification()
+        try h.change(.forceQuit)
+        try h.silent()
+        try h.advance(Fixture.hour)
+        try h.alert()
+        return h.all
+    }
+
+    @Test func anAcceptedPushWaitsUntilSomethingReadsTheDevice() throws {
+        let h = try SimulatorHarness(queue: 100)
+        try h.alert()
+        #expect(h.simulator.queuedDeliveries == 1)
+        #expect(h.recorded.isEmpty)
+        #expect(h.wakes == 1)
+
+        let app = try h.app()
+        #expect(app.notificationCenter.count == 1)
+        #expect(h.simulator.queuedDeliveries == 0)
+        #expect(h.recorded.delivered.count == 1)
+    }
+
+    @Test func theWorkerIsWokenOnlyWhenTheQueueStopsBeingEmpty() throws {
+        let h = try SimulatorHarness(queue: 100)
+        let token = try h.token()
+        for _ in 0..<5 { h.simulator.accept(h.acceptedAlert(to: token)) }
+        #expect(h.wakes == 1)
+        #expect(h.simulator.deliverQueued(limit: 2) == 2)
+        #expect(h.simulator.queuedDeliveries == 3)
+        #expect(h.simulator.deliverQueued(limit: 10) == 3)
+        #expect(h.simulator.deliverQueued(limit: 10) == 0)
+        h.simulator.accept(h.acceptedAlert(to: token))
+        #expect(h.wakes == 2)
+        #expect(h.recorded.delivered.count == 5)
+    }
+
+    @Test func aFullQueueMakesTheSenderDeliverABatchItself() throws {
+        let h = try SimulatorHarness(queue: 3)
+        let token = try h.token()
+        for _ in 0..<3 { h.simulator.accept(h.acceptedAlert(to: token)) }
+        #expect(h.simulator.queuedDeliveries == 3)
+        h.simulator.accept(h.acceptedAlert(to: token))
+        #expect(h.simulator.queuedDeliveries == 0)
+        #expect(h.recorded.delivered.count == 4)
+    }
+
+    @Test func aPushIsObservedAtTheTimeItWasAcceptedNotWhenDelivered() throws {
+        let h = try SimulatorHarness(queue: 100)
+        let accepted = h.now
+        try h.alert()
+        h.clock.advance(milliseconds: Fixture.hour)
+        let observed = h.all
+        #expect(!observed.isEmpty)
+        #expect(observed.allSatisfy { $0.time == accepted })
+    }
+
+    @Test func aTickWaitsBehindThePushesAcceptedBeforeIt() throws {
+        let h = try SimulatorHarness(queue: 100)
+        try h.schedule(.alert("soon", .timeInterval(seconds: 30, repeats: false)))
+        let pushID = try h.alert()
+        h.clock.advance(milliseconds: Fixture.minute)
+        h.simulator.runDueEvents()
+        h.simulator.runDueEvents()
+        #expect(h.simulator.queuedDeliveries == 2)  // the push and one tick: ticks merge
+        #expect(h.recorded.isEmpty)
+
+        let delivered = h.all.delivered
+        #expect(delivered.map(\.notificationID) == [pushID, "soon"])
+    }
+
+    @Test func advancingTheClockFirstDeliversWhatWasAccepted() throws {
+        let h = try SimulatorHarness(.testApp(state: .background), queue: 100)
+        try h.silent()
+        try h.advance(2 * Fixture.hour)
+        #expect(h.simulator.queuedDeliveries == 0)
+        #expect(h.recorded.delivered.count == 1)
+        #expect(h.recorded.delivered.first?.time == Fixture.start)
+    }
+}
+
+extension SimulatorHarness {
+    /// An alert for `token` as the APNs layer hands it over, without reading the device first.
+    func acceptedAlert(to token: String) -> AcceptedPush {
+        AcceptedPush(
+            apnsID: APNsID(CanonicalUUID(high: 1, low: UInt64(now), isLowercase: false)), receivedAt: now,
+            environment: .development, deviceToken: token, registration: world.token(token), topic: Fixture.bundleID,
+            bundleID: Fixture.bundleID, pushType: .alert, priority: 10, expiration: nil, collapseID: nil,
+            payload: try? Fixture.json(Fixture.alertPayload), rawPayload: Array(Fixture.alertPayload.utf8),
+            isDeliverable: true, connectionID: 1
+        )
+    }
+}
