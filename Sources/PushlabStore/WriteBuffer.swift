@@ -112,7 +112,7 @@ final class WriteBuffer: Sendable {
     // MARK: The writer's side
 
     /// When the writer holds off: a load test's CPU goes to answering it, and the store catches
-    /// up in the pauses (or when the backlog, a reader or the time limit says so).
+    /// up in the pauses (or when the backlog, a flush or the time limit says so).
     struct HoldingPolicy: Sendable {
         var busyItems: Int
         var longest: Duration

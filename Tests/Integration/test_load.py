@@ -113,3 +113,32 @@ def test_success_has_no_data_under_load(assert_alive, body):
     m = re.search(r"traffic: .*?\((\d+)\) total, .*?\((\d+)\) headers .*?, .*?\((\d+)\) data", res["output"])
     assert m, res["output"]
     assert int(m.group(3)) == 0, "200 responses must carry no DATA\n" + res["output"]
+
+
+def test_a_burst_to_simulated_phones_is_all_observed_by_the_next_read(assert_alive, body, tmp_path):
+    """pushlab serve answers before the phones are simulated (the delivery queue); a read through
+    the control API right after the burst still sees every push delivered."""
+    import json
+    import urllib.request
+
+    def call(method: str, path: str, payload: dict | None = None) -> dict:
+        data = json.dumps(payload).encode() if payload is not None else None
+        request = urllib.request.Request(assert_alive.control_url + path, data=data, method=method)
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return json.loads(response.read())
+
+    devices = [call("POST", "/v1/devices", {"apps": [{"bundleId": TOPIC, "state": "background"}]}) for _ in range(10)]
+    uris = tmp_path / "uris.txt"
+    uris.write_text("".join(f"https://127.0.0.1:{assert_alive.dev_port}/3/device/{d['apps'][0]['deviceToken']}\n"
+                            for d in devices))
+    # 200 a token: under the default rate limit of 300 a minute.
+    cmd = [tool("h2load"), "-t1", *headers(), "-c10", "-m100", "-n2000", "-d", str(body), "-i", str(uris)]
+    p = subprocess.run(cmd, cwd=REPO, capture_output=True, timeout=150)
+    out = p.stdout.decode(errors="replace")
+    assert p.returncode == 0 and "2000 succeeded" in out, out
+
+    ids = {d["id"] for d in devices}
+    seen = call("GET", "/v1/observations?kind=delivered&limit=10000")["observations"]
+    per_device = {i: sum(1 for o in seen if o["deviceId"] == i) for i in ids}
+    assert per_device == {i: 200 for i in ids}
+    assert call("GET", "/v1/health")["queuedDeliveries"] == 0

@@ -90,7 +90,6 @@ struct Serve: AsyncParsableCommand {
             if let port, !(0...65535).contains(port) { throw ValidationError("\(name) must be 0...65535, not \(port)") }
         }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
-        if let deliveryQueue, deliveryQueue < 0 { throw ValidationError("--delivery-queue must be 0 or more, not \(deliveryQueue)") }
         if let maxConcurrentStreams, maxConcurrentStreams < 1 { throw ValidationError("--max-concurrent-streams must be at least 1") }
         if clock != "real", clock != "manual" { throw ValidationError("--clock must be real or manual, not \(clock)") }
         if clockStart != nil, clock != "manual" { throw ValidationError("--clock-start needs --clock manual") }
@@ -100,6 +99,8 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let file = try config.map(ServeConfigurationFile.load(path:))
         let configuration = try resolvedConfiguration(file: file)
+        let queueCapacity = deliveryQueue ?? file?.deliveryQueue ?? 1_000_000
+        guard queueCapacity >= 0 else { throw ValidationError("--delivery-queue (deliveryQueue in a config file) must be 0 or more, not \(queueCapacity)") }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = Logger.Level(rawValue: logLevel) ?? .info
@@ -119,8 +120,6 @@ struct Serve: AsyncParsableCommand {
         }
         let (simulator, service) = (assembly.simulator, assembly.service)
         let (store, reloaded) = try openStore(db ?? file?.db ?? "pushlab.db", scenario: scenario, simulator: simulator, log: service.log)
-        let queueCapacity = deliveryQueue ?? file?.deliveryQueue ?? 1_000_000
-        guard queueCapacity >= 0 else { throw ValidationError("deliveryQueue in the config file must be 0 or more, not \(queueCapacity)") }
         let worker = queueCapacity > 0 ? DeliveryWorker(simulator: simulator, capacity: queueCapacity) : nil
         let control = assembly.controlAPI(store: store)
         let server = try PushlabServer(configuration: configuration, service: control.metrics.measuring(service), logger: logger)

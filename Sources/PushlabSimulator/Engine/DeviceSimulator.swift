@@ -118,18 +118,17 @@ public final class DeviceSimulator: PushSink, Sendable {
     public func takesPushes(to registration: DeviceTokenRecord?) -> Bool { registration?.deviceID != nil }
 
     public func accept(_ push: AcceptedPush) {
-        guard let queue = deliveryQueue.load() else { return deliver(push, at: clock.now()) }
+        guard let queue = deliveryQueue.load() else { return deliver(push) }
         if queue.append(.push(push)) { _ = deliverQueued(limit: 64) }
     }
 
-    /// A push delivered at `now`: the time it was accepted, or later when it waited in the queue
-    /// behind nothing that was due before it.
-    private func deliver(_ push: AcceptedPush, at now: EpochMilliseconds) {
+    /// The device observes a push at the time APNs accepted it, whenever it is delivered.
+    private func deliver(_ push: AcceptedPush) {
         guard let deviceID = push.registration?.deviceID else { return }
         let expiresAt = Self.expiry(of: push, storage: settings.storageMilliseconds)
         let payload = push.payload ?? (try? JSONParser.parse(push.rawPayload))
         let content = payload.map(NotificationContent.init(payload:))
-        try? runSession(deviceID, at: now) { session throws(SimulatorError) in
+        try? runSession(deviceID, at: push.receivedAt) { session throws(SimulatorError) in
             guard let app = session.device.appIndex(token: push.deviceToken) else { return }
             guard let content, content.userInfo.isObject else {
                 session.record(app, push.apnsID, .dropped(.unreadablePayload, message: "The payload is not a JSON object; APNs accepted it, the device cannot read it."))
@@ -164,7 +163,7 @@ public final class DeviceSimulator: PushSink, Sendable {
 
     /// Delivers up to `limit` queued pushes and ticks, oldest first; how many it delivered.
     public func deliverQueued(limit: Int) -> Int {
-        deliveryQueue.load()?.deliver(limit: limit, deliver) ?? 0
+        deliveryQueue.load()?.deliver(limit: limit, deliver(queued:)) ?? 0
     }
 
     /// Pushes accepted and not yet delivered.
@@ -173,14 +172,13 @@ public final class DeviceSimulator: PushSink, Sendable {
     /// Delivers everything accepted before the call. Reads and changes through the simulator do
     /// this themselves; call it before reading what the sinks recorded.
     public func settle() {
-        deliveryQueue.load()?.settle(deliver)
+        deliveryQueue.load()?.settle(deliver(queued:))
     }
 
-    private func deliver(_ item: DeliveryQueue.Item) {
+    private func deliver(queued item: DeliveryQueue.Item) {
         switch item {
         case .push(let push):
-            // Never earlier than accepted; later only if the clock was moved back meanwhile.
-            deliver(push, at: push.receivedAt)
+            deliver(push)
         case .runDue(let time):
             advancing.withLock { _ in catchUp(to: time) }
         }
