@@ -66,9 +66,9 @@ public final class ControlAPI: Sendable {
         }
         simulator.addSink(events)
         simulator.addSink(metrics)
-        requestLog.observe { [events, metrics] entry in
-            metrics.record(entry)
-            events.publish(entry)
+        requestLog.observe { [events, metrics] entries in
+            metrics.record(entries)
+            events.publish(entries)
         }
     }
 

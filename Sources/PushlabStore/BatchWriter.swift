@@ -71,7 +71,7 @@ final class BatchWriter: Sendable {
                 try ObservationRows.insert(writes.observations, into: db)
                 try NotificationCenterRows.apply(writes.observations, into: db)
                 let batch = try BatchIndexRows.insert(observations: writes.observations, requests: writes.requests, into: db)
-                if let batch, !writes.requests.isEmpty { try RequestRows.insert(writes.requests, batch: batch, into: db) }
+                if let batch, writes.requestCount > 0 { try RequestRows.insert(Array(writes.requests), batch: batch, into: db) }
                 try DeviceRows.write(writes.devices, into: db)
             }
             return nil

@@ -8,21 +8,33 @@ struct PendingWrites: Sendable {
     /// the caller's array instead of copying each observation on the event loop.
     private(set) var observationChunks: [[Observation]] = []
     private(set) var observationCount = 0
-    var requests: [RequestLog.Entry] = []
+    /// As the request log published them, one array per batch (one connection's read), kept
+    /// without a copy on the event loop.
+    private(set) var requestChunks: [[RequestLog.Entry]] = []
+    private(set) var requestCount = 0
     var devices: [String: DeviceChange] = [:]
 
     var observations: FlattenSequence<[[Observation]]> { observationChunks.joined() }
-    var count: Int { observationCount + requests.count + devices.count }
-    var isEmpty: Bool { observationCount == 0 && requests.isEmpty && devices.isEmpty }
+    var requests: FlattenSequence<[[RequestLog.Entry]]> { requestChunks.joined() }
+    var count: Int { observationCount + requestCount + devices.count }
+    var isEmpty: Bool { observationCount == 0 && requestCount == 0 && devices.isEmpty }
 
     mutating func append(_ observations: [Observation]) {
         observationChunks.append(observations)
         observationCount += observations.count
     }
 
-    mutating func dropObservations() {
+    mutating func append(_ requests: [RequestLog.Entry]) {
+        requestChunks.append(requests)
+        requestCount += requests.count
+    }
+
+    /// A failed batch's items, when keeping them would pass the backlog limit.
+    mutating func dropItems() {
         observationChunks = []
         observationCount = 0
+        requestChunks = []
+        requestCount = 0
     }
 
     mutating func add(_ changes: DeviceSimulator.Changes) {
@@ -35,7 +47,8 @@ struct PendingWrites: Sendable {
     mutating func putBack(_ older: PendingWrites) {
         observationChunks = older.observationChunks + observationChunks
         observationCount += older.observationCount
-        requests = older.requests + requests
+        requestChunks = older.requestChunks + requestChunks
+        requestCount += older.requestCount
         devices.merge(older.devices) { newer, _ in newer }
     }
 }

@@ -59,8 +59,9 @@ public final class PushlabStore: ObservationSink, Sendable {
         // new observation must not reuse the sequence (the primary key) of a saved one.
         simulator.resumeSequence(after: lastObservation)
         simulator.addSink(self)
-        // The request log numbers from 1 in every process; saved requests keep counting up.
-        requestLog.observe { [buffer] entry in buffer.append(entry.renumbered(after: lastRequest)) }
+        // Requests are numbered on after the saved ones, like observations.
+        requestLog.resumeSequence(after: lastRequest)
+        requestLog.observe { [buffer] entries in buffer.append(entries) }
         writer.start()
     }
 

@@ -59,14 +59,17 @@ final class WriteBuffer: Sendable {
         }
     }
 
-    func append(_ request: RequestLog.Entry) {
+    /// A batch of requests as the log published it (numbered on from the store's last one).
+    func append(_ requests: [RequestLog.Entry]) {
         state.withLock { state in
             guard !state.isClosing else { return }
-            state.recorded += 1
-            if state.backlog < backlogLimit {
-                state.pending.requests.append(request)
+            state.recorded += requests.count
+            let room = max(0, backlogLimit - state.backlog)
+            if requests.count <= room {
+                state.pending.append(requests)
             } else {
-                state.statistics.droppedItems += 1
+                if room > 0 { state.pending.append(Array(requests.prefix(room))) }
+                state.statistics.droppedItems += requests.count - room
             }
         }
     }
@@ -79,7 +82,7 @@ final class WriteBuffer: Sendable {
     /// out the arrays themselves would make the next `append` on an event loop copy them.
     var unwritten: (observations: [Observation], requests: [RequestLog.Entry]) {
         state.withLock { state in
-            (Array(state.inFlight.observations) + Array(state.pending.observations), state.inFlight.requests + state.pending.requests)
+            (Array(state.inFlight.observations) + Array(state.pending.observations), Array(state.inFlight.requests) + Array(state.pending.requests))
         }
     }
 
@@ -148,12 +151,11 @@ final class WriteBuffer: Sendable {
                 state.statistics.failedBatches += 1
                 state.statistics.lastError = error
                 var retry = batch.writes
-                let items = retry.observationCount + retry.requests.count
+                let items = retry.observationCount + retry.requestCount
                 if state.pending.count + retry.count > backlogLimit {
                     // Device states are kept (at most one per device); the items are lost.
                     state.statistics.droppedItems += items
-                    retry.dropObservations()
-                    retry.requests = []
+                    retry.dropItems()
                 }
                 state.pending.putBack(retry)
             } else if !batch.writes.isEmpty {

@@ -87,6 +87,7 @@ final class ControlHarness: Sendable {
             clientCertificate: certificate(for: topic)
         ))
         _ = connection.connectionDidStart()
+        defer { connection.flushRecords() }
         return connection.handle(APNsRequest(
             path: "/3/device/\(token)",
             headers: [("apns-topic", topic), ("apns-push-type", type), ("apns-priority", String(priority))],
@@ -101,6 +102,7 @@ final class ControlHarness: Sendable {
         let connection = service.makeConnectionHandler(for: ConnectionInfo(
             id: connections.add(1, ordering: .relaxed).oldValue, listenerEnvironment: .development
         ))
+        defer { connection.flushRecords() }
         return connection.handle(APNsRequest(
             path: "/3/device/\(token)",
             headers: [("authorization", "bearer \(jwt)"), ("apns-topic", topic), ("apns-push-type", "alert")],

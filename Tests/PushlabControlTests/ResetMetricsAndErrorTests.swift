@@ -42,6 +42,7 @@ struct ResetMetricsAndErrorTests {
         let measured = h.api.metrics.measuring(h.service)
         let connection = measured.makeConnectionHandler(for: ConnectionInfo(id: 99, listenerEnvironment: .production))
         _ = connection.handle(APNsRequest(path: "/3/device/00"))
+        connection.flushRecords()
         try await h.application.test(.router) { client in
             let scrape = try await client.call(.get, "/metrics")
             #expect(scrape.status == 200)

@@ -1,4 +1,5 @@
-import PushlabCore
+@testable import PushlabCore
+import Synchronization
 import Testing
 
 @Suite("Accepted pushes and the request log")
@@ -52,6 +53,7 @@ struct SinkAndLogTests {
             for (index, connection) in connections.enumerated() {
                 let path = "/3/device/" + (index == 0 ? TestWorld.devToken : String(repeating: "0\(round)", count: 32))
                 _ = connection.handle(APNsRequest(path: path, headers: [("apns-topic", TestWorld.app), ("authorization", "bearer \(token)")], body: [1]))
+                connection.flushRecords()
             }
         }
         let entries = log.entries(limit: 100)
@@ -61,5 +63,46 @@ struct SinkAndLogTests {
         #expect(log.entries(limit: 2) { $0.reason == .badDeviceToken }.count == 2)
         log.removeAll()
         #expect(log.count == 0)
+    }
+
+    @Test func aConnectionPublishesItsRecordsWhenTheTransportAsksAndOnClose() throws {
+        let log = RequestLog()
+        let batches = Mutex<[[Int64]]>([])
+        log.observe { entries in batches.withLock { $0.append(entries.map(\.sequence)) } }
+        let world = try TestWorld()
+        let service = APNsProviderService(world: world.world, log: log)
+        let token = try world.token(issuedAt: Int64(SystemClock().now() / 1000))
+        let connection = service.makeConnectionHandler(for: ConnectionInfo(id: 1, listenerEnvironment: .development))
+        func send(_ deviceToken: String) {
+            let request = APNsRequest(path: "/3/device/" + deviceToken, headers: [("apns-topic", TestWorld.app), ("authorization", "bearer \(token)")], body: [1])
+            _ = connection.handle(request)
+        }
+        send(TestWorld.devToken)
+        send("00")
+        #expect(log.entries().isEmpty && batches.withLock { $0 }.isEmpty, "answered, not yet published")
+        connection.flushRecords()
+        #expect(log.entries().map(\.status) == [400, 200], "newest first")
+        #expect(batches.withLock { $0 } == [[1, 2]], "one batch, oldest first")
+        connection.flushRecords()
+        #expect(batches.withLock { $0 }.count == 1, "nothing new, nothing published")
+        send(TestWorld.devToken)
+        connection.connectionDidClose()
+        #expect(batches.withLock { $0 } == [[1, 2], [3]], "closing publishes the rest")
+    }
+
+    @Test func aLogThatKeepsNoneStillNumbersAndPublishes() {
+        let log = RequestLog(capacity: 10)
+        let seen = Mutex<[Int64]>([])
+        log.observe { entries in seen.withLock { $0 += entries.map(\.sequence) } }
+        log.resumeSequence(after: 41)
+        log.resumeSequence(after: 7)
+        log.keepNone()
+        var batch = (0..<3).map { _ in
+            RequestLog.Entry(time: 0, connectionID: 1, environment: .development, deviceTokenKey: nil, topic: nil, pushType: nil, status: 200, reason: nil, apnsID: APNsID("A"))
+        }
+        log.append(contentsOf: &batch, connectionID: 1)
+        #expect(batch.isEmpty)
+        #expect(seen.withLock { $0 } == [42, 43, 44], "numbered on after the highest resume point")
+        #expect(log.entries().isEmpty && log.count == 0 && log.capacity == 0)
     }
 }

@@ -46,7 +46,9 @@ final class TestPushlab {
             headers: [("apns-topic", topic), ("apns-push-type", type), ("apns-priority", String(priority))],
             body: Array(payload.utf8)
         )
-        return connection.handle(request).response
+        let response = connection.handle(request).response
+        connection.flushRecords()
+        return response
     }
 
     /// A trusted development certificate whose UID is the topic: all APNs needs for certificate auth.

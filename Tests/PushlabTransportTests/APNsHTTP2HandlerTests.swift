@@ -35,6 +35,16 @@ struct APNsHTTP2HandlerTests {
         #expect(connection.events.headers[stream]?.fields.map(\.name) == [":status", "apns-id"])
     }
 
+    @Test func theAnswersOfOneReadArePublishedTogetherBeforeTheyAreWritten() throws {
+        let service = RecordingService()
+        let connection = try EmbeddedConnection(service: service)
+        let streams = try (0..<3).map { _ in try connection.request() }
+        try connection.exchange()
+        let handled = service.journal.drop { $0 == "flush" }
+        #expect(Array(handled.prefix(4)) == streams.map { "handle \($0)" } + ["flush"], "\(service.journal)")
+        #expect(streams.allSatisfy { connection.events.status($0) == "200" })
+    }
+
     @Test func requestApnsIDIsEchoed() throws {
         let connection = try EmbeddedConnection(service: RecordingService())
         let id = "123e4567-e89b-12d3-a456-426614174000"

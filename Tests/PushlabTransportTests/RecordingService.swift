@@ -3,7 +3,7 @@ import Synchronization
 
 /// An APNs service that records what it saw and answers with a rule the test sets.
 final class RecordingService: APNsService {
-    private let state = Mutex<(connections: [ConnectionInfo], requests: [APNsRequest])>(([], []))
+    private let state = Mutex<(connections: [ConnectionInfo], requests: [APNsRequest], journal: [String])>(([], [], []))
     let initialMaxConcurrentStreams: UInt32
     let startActions: [ConnectionAction]
     /// When set, the transport ticks every `tickInterval` ms and gets these actions on each tick.
@@ -37,6 +37,8 @@ final class RecordingService: APNsService {
 
     var connections: [ConnectionInfo] { state.withLock { $0.connections } }
     var requests: [APNsRequest] { state.withLock { $0.requests } }
+    /// "handle <stream>" and "flush", in the order the transport called them.
+    var journal: [String] { state.withLock { $0.journal } }
 
     func makeConnectionHandler(for connection: ConnectionInfo) -> any APNsConnectionHandler {
         state.withLock { $0.connections.append(connection) }
@@ -51,8 +53,12 @@ final class RecordingService: APNsService {
         var tickIntervalMilliseconds: Int64? { service.tickInterval }
         func tick() -> [ConnectionAction] { service.tickActions }
         func handle(_ request: APNsRequest) -> APNsOutcome {
-            service.state.withLock { $0.requests.append(request) }
+            service.state.withLock {
+                $0.requests.append(request)
+                $0.journal.append("handle \(request.streamID)")
+            }
             return service.answer(request)
         }
+        func flushRecords() { service.state.withLock { $0.journal.append("flush") } }
     }
 }

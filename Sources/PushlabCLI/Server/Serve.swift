@@ -120,6 +120,8 @@ struct Serve: AsyncParsableCommand {
         }
         let (simulator, service) = (assembly.simulator, assembly.service)
         let (store, reloaded) = try openStore(db ?? file?.db ?? "pushlab.db", scenario: scenario, simulator: simulator, log: service.log)
+        // The store keeps every request and answers every query about them.
+        service.log.keepNone()
         let worker = queueCapacity > 0 ? DeliveryWorker(simulator: simulator, capacity: queueCapacity) : nil
         let control = assembly.controlAPI(store: store)
         let server = try PushlabServer(configuration: configuration, service: control.metrics.measuring(service), logger: logger)

@@ -38,9 +38,11 @@ final class EventHub: ObservationSink, Sendable {
 
     // MARK: Publishing
 
-    func publish(_ entry: RequestLog.Entry) {
+    func publish(_ entries: [RequestLog.Entry]) {
         guard clientCount.load(ordering: .acquiring) > 0 else { return }
-        broadcast(ServerSentEvent(name: "request", data: entry.controlJSON(includingSequence: false)).bytes)
+        for entry in entries {
+            broadcast(ServerSentEvent(name: "request", data: entry.controlJSON(includingSequence: false)).bytes)
+        }
     }
 
     /// The simulator's sink: each observation is one event.

@@ -16,7 +16,7 @@ public final class ControlMetrics: ObservationSink, Sendable {
     private let accepted: Counter
     private let observationCounters: [Counter]
     private let kindIndex: [ObservationKind: Int]
-    private let answerTime: DurationHistogram
+    private let answerTime: AnswerTimeHistogram
     private let connectionsOpened: Counter
     private let openConnections = Atomic<Int>(0)
     private let connectionGauge: Gauge
@@ -46,16 +46,9 @@ public final class ControlMetrics: ObservationSink, Sendable {
                 labels: [("kind", kind.rawValue)]
             )
         }
-        answerTime = registry.makeDurationHistogram(
-            descriptor: Self.name(
-                "apns_answer", "seconds",
-                "Time the APNs rules took to answer a request, plus any delay a fault rule added (TLS and network not included)"
-            ),
-            buckets: [
-                .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
-                .milliseconds(2.5), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
-                .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
-            ]
+        answerTime = AnswerTimeHistogram(
+            name: "pushlab_apns_answer_seconds",
+            help: "Time the APNs rules took to answer a request, plus any delay a fault rule added (TLS and network not included)"
         )
         connectionsOpened = registry.makeCounter(descriptor: Self.name("apns_connections", "total", "APNs connections opened"))
         connectionGauge = registry.makeGauge(descriptor: Self.name("apns_open_connections", "", "APNs connections open now"))
@@ -68,13 +61,26 @@ public final class ControlMetrics: ObservationSink, Sendable {
 
     // MARK: Recording
 
-    /// Called for every request the APNs rules answered (a request-log observer).
-    func record(_ entry: RequestLog.Entry) {
+    /// Called with every batch of requests the APNs rules answered (a request-log observer).
+    /// A batch is mostly one outcome: runs of it are counted first, then added at once.
+    func record(_ entries: [RequestLog.Entry]) {
         let outcomesPerEnvironment = reasonIndex.count + 1
-        let environment = entry.environment == .development ? 0 : 1
-        let outcome = entry.reason.flatMap { reasonIndex[$0] } ?? 0
-        requestCounters[environment * outcomesPerEnvironment + outcome].increment()
-        if entry.status == 200 { accepted.increment() }
+        var counter = -1
+        var run = 0
+        var acceptedCount = 0
+        for entry in entries {
+            let environment = entry.environment == .development ? 0 : 1
+            let index = environment * outcomesPerEnvironment + (entry.reason.flatMap { reasonIndex[$0] } ?? 0)
+            if index != counter {
+                if run > 0 { requestCounters[counter].increment(by: Int64(run)) }
+                counter = index
+                run = 0
+            }
+            run += 1
+            if entry.status == 200 { acceptedCount += 1 }
+        }
+        if run > 0 { requestCounters[counter].increment(by: Int64(run)) }
+        if acceptedCount > 0 { accepted.increment(by: Int64(acceptedCount)) }
     }
 
     /// The simulator's sink: counts observations by kind.
@@ -84,8 +90,9 @@ public final class ControlMetrics: ObservationSink, Sendable {
         }
     }
 
-    func recordAnswer(nanoseconds: Int64) {
-        answerTime.recordNanoseconds(nanoseconds)
+    /// A connection's answer times since its last publish.
+    func addAnswerTimes(_ counts: inout AnswerTimeHistogram.Counts) {
+        answerTime.add(&counts)
     }
 
     func connectionOpened() {
@@ -123,6 +130,7 @@ public final class ControlMetrics: ObservationSink, Sendable {
         }
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
+        answerTime.render(into: &buffer)
         return buffer
     }
 }

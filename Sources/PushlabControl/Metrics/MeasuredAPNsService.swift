@@ -25,6 +25,7 @@ final class MeasuredConnectionHandler: APNsConnectionHandler {
     private let handler: any APNsConnectionHandler
     private let metrics: ControlMetrics
     private var closed = false
+    private var answerTimes = AnswerTimeHistogram.Counts()
 
     init(handler: any APNsConnectionHandler, metrics: ControlMetrics) {
         self.handler = handler
@@ -36,12 +37,15 @@ final class MeasuredConnectionHandler: APNsConnectionHandler {
     func connectionDidStart() -> [ConnectionAction] { handler.connectionDidStart() }
 
     func handle(_ request: APNsRequest) -> APNsOutcome {
-        let start = ContinuousClock.now
+        let start = AnswerTimeHistogram.now()
         let outcome = handler.handle(request)
-        let elapsed = ContinuousClock.now - start
-        let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
-        metrics.recordAnswer(nanoseconds: nanoseconds + outcome.delayMilliseconds * 1_000_000)
+        answerTimes.record(nanoseconds: AnswerTimeHistogram.now() - start + outcome.delayMilliseconds * 1_000_000)
         return outcome
+    }
+
+    func flushRecords() {
+        handler.flushRecords()
+        metrics.addAnswerTimes(&answerTimes)
     }
 
     func peerWasActive() { handler.peerWasActive() }
@@ -55,5 +59,6 @@ final class MeasuredConnectionHandler: APNsConnectionHandler {
         closed = true
         metrics.connectionClosed()
         handler.connectionDidClose()
+        metrics.addAnswerTimes(&answerTimes)
     }
 }

@@ -17,6 +17,8 @@ final class APNsProviderConnection: APNsConnectionHandler {
     private var lastTopic: APNsTopic?
     private var lastAppVersion: UInt64 = 0
     private var lastAuthorityEnvironment = APNsEnvironment.development
+    /// Answers recorded since the transport last published them (`flushRecords`).
+    private var unpublishedRecords: [RequestLog.Entry] = []
 
     init(info: ConnectionInfo, service: APNsProviderService, policy: APNsPolicy) {
         self.info = info
@@ -206,7 +208,15 @@ final class APNsProviderConnection: APNsConnectionHandler {
             pushType: attempt.pushType?.rawValue ?? attempt.fields.pushType,
             status: response.status, reason: response.reason, apnsID: response.apnsIDValue
         )
-        service.log.append(entry, connectionID: info.id)
+        unpublishedRecords.append(entry)
+    }
+
+    func flushRecords() {
+        service.log.append(contentsOf: &unpublishedRecords, connectionID: info.id)
+    }
+
+    func connectionDidClose() {
+        flushRecords()
     }
 
     private func acceptedPush(_ attempt: PushAttempt) -> AcceptedPush {

@@ -10,8 +10,13 @@ public protocol APNsConnectionHandler: AnyObject {
     var initialMaxConcurrentStreams: UInt32 { get }
     /// Actions to take as soon as the connection is up (e.g. GOAWAY for a wrong-environment certificate).
     func connectionDidStart() -> [ConnectionAction]
-    /// The answer to one complete request.
+    /// The answer to one complete request. What it records (the request log) becomes visible at
+    /// the next `flushRecords()`.
     func handle(_ request: APNsRequest) -> APNsOutcome
+    /// Publishes what was recorded since the last call. A transport calls it before it writes
+    /// answers, so that a client holding an answer can read its record, and on close; between
+    /// the two, the answers of one read are published together.
+    func flushRecords()
     /// The client sent something (any frame): resets idle time.
     func peerWasActive()
     /// How often the transport calls `tick()`; nil for never.
@@ -23,6 +28,7 @@ public protocol APNsConnectionHandler: AnyObject {
 
 extension APNsConnectionHandler {
     public func connectionDidStart() -> [ConnectionAction] { [] }
+    public func flushRecords() {}
     public func peerWasActive() {}
     public var tickIntervalMilliseconds: Int64? { nil }
     public func tick() -> [ConnectionAction] { [] }

@@ -54,14 +54,6 @@ public final class RequestLog: Sendable {
             get { deviceTokenKey?.hex }
             set { deviceTokenKey = newValue.map(DeviceTokenKey.init) }
         }
-
-        /// The same entry numbered after `base`: a store's numbering goes on across runs, while
-        /// the log starts again at 1 in every process.
-        public func renumbered(after base: Int64) -> Entry {
-            var entry = self
-            entry.sequence += base
-            return entry
-        }
     }
 
     private struct Ring {
@@ -69,42 +61,68 @@ public final class RequestLog: Sendable {
         var next = 0
         /// Each shard holds its own copy, so recording takes one shard's lock and no lock that
         /// every event loop shares.
-        var observers: [@Sendable (Entry) -> Void] = []
+        var observers: [@Sendable ([Entry]) -> Void] = []
+
+        mutating func insert(_ entry: Entry, capacity: Int) {
+            if entries.count < capacity {
+                entries.append(entry)
+            } else {
+                entries[next] = entry
+                next = (next + 1) % capacity
+            }
+        }
     }
 
     /// Each connection writes to one shard (by connection id), so event loops rarely contend;
     /// the sequence number is global, and reads merge the shards by it.
-    public let capacity: Int
+    public var capacity: Int { keptPerShard.load(ordering: .relaxed) }
+    private let keptPerShard: Atomic<Int>
     private let shards: [LockedShard<Ring>]
     private let sequence = Atomic<Int64>(0)
     /// Lets `append` skip the observers' lock in the common case of none.
     private let hasObservers = Atomic<Bool>(false)
 
     public init(capacity: Int = 10_000, shards: Int = 4) {
-        self.capacity = max(1, capacity)
+        keptPerShard = Atomic(max(0, capacity))
         self.shards = (0..<max(1, shards)).map { _ in LockedShard(Ring()) }
     }
 
-    func append(_ entry: consuming Entry, connectionID: UInt64) {
-        var entry = entry
-        entry.sequence = sequence.add(1, ordering: .relaxed).newValue
-        // Only copied out when someone listens: the common case moves the entry into the ring.
-        let observed = hasObservers.load(ordering: .acquiring) ? entry : nil
-        let shard = shards[Int(connectionID % UInt64(shards.count))]
-        let observers = shard.withLock { ring in
-            if ring.entries.count < capacity {
-                ring.entries.append(entry)
-            } else {
-                ring.entries[ring.next] = entry
-                ring.next = (ring.next + 1) % capacity
-            }
-            return observed == nil ? [] : ring.observers
+    /// Numbers new entries on after `last` (a store's last saved request), unless they are
+    /// numbered past it already.
+    public func resumeSequence(after last: Int64) {
+        var current = sequence.load(ordering: .relaxed)
+        while current < last {
+            let (exchanged, original) = sequence.compareExchange(expected: current, desired: last, ordering: .relaxed)
+            if exchanged { return }
+            current = original
         }
-        guard let observed else { return }
-        for observer in observers { observer(observed) }
     }
 
-    /// Newest first, optionally filtered; at most `capacity` of the newest entries are kept.
+    func append(_ entry: consuming Entry, connectionID: UInt64) {
+        var batch = [entry]
+        append(contentsOf: &batch, connectionID: connectionID)
+    }
+
+    /// Numbers `entries` in order, keeps them, and hands them to the observers as one batch: a
+    /// connection publishes what one read answered with one lock and one call per observer.
+    /// `entries` is left empty, its capacity kept for the next batch.
+    func append(contentsOf entries: inout [Entry], connectionID: UInt64) {
+        guard !entries.isEmpty else { return }
+        let last = sequence.add(Int64(entries.count), ordering: .relaxed).newValue
+        let first = last - Int64(entries.count) + 1
+        for index in entries.indices { entries[index].sequence = first + Int64(index) }
+        let shard = shards[Int(connectionID % UInt64(shards.count))]
+        let kept = capacity
+        let observers = shard.withLock { ring in
+            if kept > 0 { for entry in entries { ring.insert(entry, capacity: kept) } }
+            return hasObservers.load(ordering: .acquiring) ? ring.observers : []
+        }
+        for observer in observers { observer(entries) }
+        entries.removeAll(keepingCapacity: true)
+    }
+
+    /// Newest first, optionally filtered; at most `capacity` of the newest entries are kept (none
+    /// after `keepNone()`).
     public func entries(limit: Int = 100, where include: (Entry) -> Bool = { _ in true }) -> [Entry] {
         var all: [Entry] = []
         for shard in shards { all += shard.withLock { $0.entries } }
@@ -119,10 +137,18 @@ public final class RequestLog: Sendable {
 
     public var count: Int { min(capacity, shards.reduce(0) { $0 + $1.withLock { $0.entries.count } }) }
 
-    /// Called for every new entry (the control API's event stream, the store).
-    public func observe(_ observer: @escaping @Sendable (Entry) -> Void) {
+    /// Called with every batch of new entries, oldest first (the control API's event stream
+    /// and metrics, the store).
+    public func observe(_ observer: @escaping @Sendable ([Entry]) -> Void) {
         for shard in shards { shard.withLock { $0.observers.append(observer) } }
         hasObservers.store(true, ordering: .releasing)
+    }
+
+    /// From now on only the observers see new entries, and `entries` is empty: for a server
+    /// whose store keeps every request, the ring would be a second copy nobody reads.
+    public func keepNone() {
+        keptPerShard.store(0, ordering: .relaxed)
+        removeAll()
     }
 
     public func removeAll() {

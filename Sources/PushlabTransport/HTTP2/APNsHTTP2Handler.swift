@@ -378,6 +378,8 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     /// Returns whether the connection is now closing.
     @discardableResult
     private func flushSession(context: ChannelHandlerContext) -> Bool {
+        // Before any answer goes out, its record is visible (published once per read, not per request).
+        connectionHandler?.flushRecords()
         guard let session else { return false }
         guard context.channel.isWritable else {
             readsPaused = true

@@ -65,7 +65,9 @@ final class Harness {
         fields += headers.map { (name: $0.0, value: $0.1) }
         let bytes = body.map { Array($0.utf8) } ?? []
         let request = APNsRequest(method: method, path: path ?? "/3/device/\(token)", authority: authority, headers: fields, body: bytes)
-        return connection.handle(request)
+        let outcome = connection.handle(request)
+        connection.flushRecords()
+        return outcome
     }
 
     /// The reason of an answer, or nil for 200.
