@@ -17,8 +17,7 @@ final class APNsClientHandler: ChannelInboundHandler {
     private var closedReason: String?
 
     init() throws {
-        session = try HTTP2Session(role: .client)
-        session.delegate = streams
+        session = try HTTP2Session(role: .client, delegate: streams)
         // The connection preface (magic + SETTINGS) precedes any request.
         try session.submitSettings([])
     }

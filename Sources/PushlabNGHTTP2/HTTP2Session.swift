@@ -4,17 +4,21 @@ import CNGHTTP2
 /// `receive(_:)` and drained with `nextOutboundChunk()`. It does no I/O of its own.
 ///
 /// Not thread-safe: it belongs to the event loop of its channel.
+/// Used on one event loop only, never re-entrantly: its stored state skips Swift's run-time
+/// exclusivity checks (`@exclusivity(unchecked)`, see docs/PERFORMANCE.md).
 public final class HTTP2Session {
     public enum Role: Sendable { case server, client }
 
     public let role: Role
-    /// Not retained: the delegate (the channel handler) owns the session.
-    public unowned(unsafe) var delegate: (any HTTP2SessionDelegate)?
+    /// Fixed at init and held strongly, so that a callback borrows it instead of retaining and
+    /// releasing it for every header. A delegate that owns its session (a channel handler) breaks
+    /// the cycle by dropping the session when the connection closes.
+    public let delegate: (any HTTP2SessionDelegate)?
 
-    private var pointer: OpaquePointer!
-    private var pendingBodies: [Int32: PendingBody] = [:]
-    private var nameValueScratch: UnsafeMutablePointer<nghttp2_nv>
-    private var nameValueCapacity = 16
+    @exclusivity(unchecked) private var pointer: OpaquePointer!
+    @exclusivity(unchecked) private var pendingBodies: [Int32: PendingBody] = [:]
+    @exclusivity(unchecked) private var nameValueScratch: UnsafeMutablePointer<nghttp2_nv>
+    @exclusivity(unchecked) private var nameValueCapacity = 16
 
     public init(role: Role, delegate: (any HTTP2SessionDelegate)? = nil) throws {
         self.role = role
@@ -199,78 +203,88 @@ public final class HTTP2Session {
         delegate?.http2Session(self, didCloseStream: streamID, errorCode: errorCode)
     }
 
-    private static func from(_ userData: UnsafeMutableRawPointer?) -> HTTP2Session {
-        Unmanaged<HTTP2Session>.fromOpaque(userData!).takeUnretainedValue()
+    /// The session a callback belongs to. The session outlives its `nghttp2_session` and so every
+    /// callback: borrowing it costs no reference counting per header.
+    private static func with<Result>(_ userData: UnsafeMutableRawPointer?, _ body: (HTTP2Session) -> Result) -> Result {
+        Unmanaged<HTTP2Session>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
     }
 
     private static let readPendingBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, userData in
-        HTTP2Session.from(userData).copyPendingBody(streamID: streamID, into: buffer!, capacity: length, flags: flags!)
+        HTTP2Session.with(userData) { $0.copyPendingBody(streamID: streamID, into: buffer!, capacity: length, flags: flags!) }
     }
 
     private static func install(_ callbacks: OpaquePointer) {
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, userData in
-            let session = HTTP2Session.from(userData)
-            session.delegate?.http2Session(session, didBeginHeadersOn: frame!.pointee.hd.stream_id)
+            HTTP2Session.with(userData) { session in
+                session.delegate?.http2Session(session, didBeginHeadersOn: frame!.pointee.hd.stream_id)
+            }
             return 0
         }
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, userData in
-            let session = HTTP2Session.from(userData)
-            session.delegate?.http2Session(
-                session,
-                didReceiveHeader: UnsafeRawBufferPointer(start: name, count: nameLength),
-                value: UnsafeRawBufferPointer(start: value, count: valueLength),
-                on: frame!.pointee.hd.stream_id
-            )
+            HTTP2Session.with(userData) { session in
+                session.delegate?.http2Session(
+                    session,
+                    didReceiveHeader: UnsafeRawBufferPointer(start: name, count: nameLength),
+                    value: UnsafeRawBufferPointer(start: value, count: valueLength),
+                    on: frame!.pointee.hd.stream_id
+                )
+            }
             return 0
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, userData in
-            let session = HTTP2Session.from(userData)
-            session.delegate?.http2Session(session, didReceiveData: UnsafeRawBufferPointer(start: data, count: length), on: streamID)
+            HTTP2Session.with(userData) { session in
+                session.delegate?.http2Session(session, didReceiveData: UnsafeRawBufferPointer(start: data, count: length), on: streamID)
+            }
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, userData in
-            let session = HTTP2Session.from(userData)
-            let header = frame!.pointee.hd
-            let endStream = header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
-            switch Int(header.type) {
-            case Int(NGHTTP2_HEADERS.rawValue), Int(NGHTTP2_DATA.rawValue):
-                if endStream { session.delegate?.http2Session(session, didReceiveEndOfStream: header.stream_id) }
-            case Int(NGHTTP2_SETTINGS.rawValue):
-                let isAck = header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0
-                let settings = frame!.pointee.settings
-                var parsed: [HTTP2Setting] = []
-                for index in 0..<settings.niv {
-                    let entry = settings.iv[index]
-                    if let identifier = HTTP2Setting.Identifier(rawValue: entry.settings_id) {
-                        parsed.append(HTTP2Setting(identifier, entry.value))
-                    }
-                }
-                session.delegate?.http2Session(session, didReceiveSettings: parsed, isAck: isAck)
-            case Int(NGHTTP2_GOAWAY.rawValue):
-                let goAway = frame!.pointee.goaway
-                let debugData = goAway.opaque_data.map { Array(UnsafeBufferPointer(start: $0, count: goAway.opaque_data_len)) } ?? []
-                session.delegate?.http2Session(session, didReceiveGoAway: goAway.last_stream_id, errorCode: goAway.error_code, debugData: debugData)
-            case Int(NGHTTP2_PING.rawValue):
-                session.delegate?.http2Session(session, didReceivePing: header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0)
-            default:
-                break
-            }
+            HTTP2Session.with(userData) { session in session.didReceive(frame!) }
             return 0
         }
         nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(callbacks) { _, frame, libErrorCode, userData in
-            let session = HTTP2Session.from(userData)
-            let header = frame!.pointee.hd
-            // Only connection errors are offered: returning a failure here stops nghttp2 before it
-            // queues its own GOAWAY.
-            guard libErrorCode == NGHTTP2_ERR_PROTO.rawValue,
-                  session.delegate?.http2Session(session, takesOverConnectionErrorFor: header.type, streamID: header.stream_id) == true else {
-                return 0
+            HTTP2Session.with(userData) { session in
+                let header = frame!.pointee.hd
+                // Only connection errors are offered: returning a failure here stops nghttp2 before it
+                // queues its own GOAWAY.
+                guard libErrorCode == NGHTTP2_ERR_PROTO.rawValue,
+                      session.delegate?.http2Session(session, takesOverConnectionErrorFor: header.type, streamID: header.stream_id) == true else {
+                    return 0
+                }
+                return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
             }
-            return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, errorCode, userData in
-            HTTP2Session.from(userData).streamDidClose(streamID, errorCode: errorCode)
+            HTTP2Session.with(userData) { $0.streamDidClose(streamID, errorCode: errorCode) }
             return 0
+        }
+    }
+
+    /// A complete frame: the end of a request or response, SETTINGS, GOAWAY, PING.
+    private func didReceive(_ frame: UnsafePointer<nghttp2_frame>) {
+        let header = frame.pointee.hd
+        let endStream = header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+        switch Int(header.type) {
+        case Int(NGHTTP2_HEADERS.rawValue), Int(NGHTTP2_DATA.rawValue):
+            if endStream { delegate?.http2Session(self, didReceiveEndOfStream: header.stream_id) }
+        case Int(NGHTTP2_SETTINGS.rawValue):
+            let isAck = header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0
+            let settings = frame.pointee.settings
+            var parsed: [HTTP2Setting] = []
+            for index in 0..<settings.niv {
+                let entry = settings.iv[index]
+                if let identifier = HTTP2Setting.Identifier(rawValue: entry.settings_id) {
+                    parsed.append(HTTP2Setting(identifier, entry.value))
+                }
+            }
+            delegate?.http2Session(self, didReceiveSettings: parsed, isAck: isAck)
+        case Int(NGHTTP2_GOAWAY.rawValue):
+            let goAway = frame.pointee.goaway
+            let debugData = goAway.opaque_data.map { Array(UnsafeBufferPointer(start: $0, count: goAway.opaque_data_len)) } ?? []
+            delegate?.http2Session(self, didReceiveGoAway: goAway.last_stream_id, errorCode: goAway.error_code, debugData: debugData)
+        case Int(NGHTTP2_PING.rawValue):
+            delegate?.http2Session(self, didReceivePing: header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0)
+        default:
+            break
         }
     }
 }

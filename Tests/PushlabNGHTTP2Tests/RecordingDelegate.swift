@@ -56,10 +56,8 @@ final class SessionPair {
     let server: HTTP2Session
 
     init() throws {
-        client = try HTTP2Session(role: .client)
-        server = try HTTP2Session(role: .server)
-        client.delegate = clientEvents
-        server.delegate = serverEvents
+        client = try HTTP2Session(role: .client, delegate: clientEvents)
+        server = try HTTP2Session(role: .server, delegate: serverEvents)
         // A client's preface is the magic plus its SETTINGS; nghttp2 leaves SETTINGS to us.
         try client.submitSettings([])
     }

@@ -45,6 +45,21 @@ struct APNsHTTP2HandlerTests {
         #expect(streams.allSatisfy { connection.events.status($0) == "200" })
     }
 
+    @Test func aClosedConnectionFreesItsHandlerAndSession() throws {
+        weak var handler: APNsHTTP2Handler?
+        try {
+            let channel = EmbeddedChannel()
+            let settings = APNsHTTP2Handler.Settings(limits: HTTP2Limits(), listenerEnvironment: .development, connectionID: 1, logger: Logger(label: "test"))
+            let strong = APNsHTTP2Handler(settings: settings, service: RecordingService(), startWithoutTLS: true)
+            handler = strong
+            try channel.pipeline.syncOperations.addHandler(strong)
+            try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+            #expect(try channel.readOutbound(as: ByteBuffer.self) != nil, "the session started and sent SETTINGS")
+            _ = try channel.finish()
+        }()
+        #expect(handler == nil, "the session's delegate reference must not keep the handler alive")
+    }
+
     @Test func requestApnsIDIsEchoed() throws {
         let connection = try EmbeddedConnection(service: RecordingService())
         let id = "123e4567-e89b-12d3-a456-426614174000"

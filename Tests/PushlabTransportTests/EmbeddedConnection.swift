@@ -16,8 +16,7 @@ final class EmbeddedConnection {
         let settings = APNsHTTP2Handler.Settings(
             limits: limits, listenerEnvironment: environment, connectionID: 7, logger: Logger(label: "test")
         )
-        client = try HTTP2Session(role: .client)
-        client.delegate = events
+        client = try HTTP2Session(role: .client, delegate: events)
         try client.submitSettings([])
         try channel.pipeline.syncOperations.addHandler(
             APNsHTTP2Handler(settings: settings, service: service, registry: registry, startWithoutTLS: true)

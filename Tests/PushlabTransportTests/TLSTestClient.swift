@@ -76,8 +76,7 @@ final class ClientBridge: ChannelInboundHandler, @unchecked Sendable {
     private var context: ChannelHandlerContext?
 
     init() throws {
-        session = try HTTP2Session(role: .client)
-        session.delegate = events
+        session = try HTTP2Session(role: .client, delegate: events)
         // The preface (magic + SETTINGS) must precede any request, whenever the first one is made.
         try session.submitSettings([])
     }

@@ -1,6 +1,7 @@
 /// Provider-token authentication for one connection (reference 4.2 to 4.5): verification with
 /// a per-connection cache, the team and key bound by the first push, expiry, and the 20-minute
-/// rule for token updates. Not thread-safe: it lives with its connection on one event loop.
+/// rule for token updates. Not thread-safe: it lives with its connection on one event loop, and
+/// its stored state skips Swift's run-time exclusivity checks (see docs/PERFORMANCE.md).
 final class TokenAuthenticator {
     struct Verified {
         let key: SigningKey
@@ -10,22 +11,22 @@ final class TokenAuthenticator {
     private let world: APNsWorld
     private let policy: APNsPolicy
     /// Tokens whose signature already verified on this connection: later requests cost a lookup.
-    private var verifiedTokens: [Substring: Verified] = [:]
+    @exclusivity(unchecked) private var verifiedTokens: [Substring: Verified] = [:]
     private static let verifiedTokenLimit = 32
-    private var keyGeneration: UInt64 = 0
-    private(set) var boundTeamID: String?
+    @exclusivity(unchecked) private var keyGeneration: UInt64 = 0
+    @exclusivity(unchecked) private(set) var boundTeamID: String?
     /// The world's app generation when the connection was bound: later apps are not its topics.
-    private(set) var appGenerationAtBinding: UInt64 = 0
-    private var firstKey: SigningKey?
+    @exclusivity(unchecked) private(set) var appGenerationAtBinding: UInt64 = 0
+    @exclusivity(unchecked) private var firstKey: SigningKey?
     /// The key of the token that authenticated the latest request.
-    private(set) var currentKey: SigningKey?
-    private var currentToken: Substring?
+    @exclusivity(unchecked) private(set) var currentKey: SigningKey?
+    @exclusivity(unchecked) private var currentToken: Substring?
     /// The last `authorization` header and what it verified to: on a busy connection every
     /// request repeats it, and then authentication is one string comparison.
-    private var lastAuthorization: String?
-    private var lastVerified: Verified?
-    private var lastUpdateAt: EpochMilliseconds = 0
-    private var updatesInWindow = 0
+    @exclusivity(unchecked) private var lastAuthorization: String?
+    @exclusivity(unchecked) private var lastVerified: Verified?
+    @exclusivity(unchecked) private var lastUpdateAt: EpochMilliseconds = 0
+    @exclusivity(unchecked) private var updatesInWindow = 0
 
     init(world: APNsWorld, policy: APNsPolicy) {
         self.world = world

@@ -51,22 +51,22 @@ public struct AcceptedPush: Sendable {
 public protocol PushSink: Sendable {
     /// Whether `accept` reads `payload`; when false the payload is only parsed if a rule needs it.
     var needsPayload: Bool { get }
-    /// Whether `accept` does anything with a push to a token with this registration (nil: a
-    /// token APNs does not know). When false the push is not even assembled: a load test's bare
-    /// tokens cost the sink nothing.
-    func takesPushes(to registration: DeviceTokenRecord?) -> Bool
+    /// Whether `accept` does anything with a push to a token of this simulated device (nil: a
+    /// token with no device behind it, or one APNs does not know). When false the push is not
+    /// even assembled: a load test's bare tokens cost the sink nothing.
+    func takesPushes(toDevice deviceID: String?) -> Bool
     func accept(_ push: AcceptedPush)
 }
 
 extension PushSink {
     public var needsPayload: Bool { true }
-    public func takesPushes(to registration: DeviceTokenRecord?) -> Bool { true }
+    public func takesPushes(toDevice deviceID: String?) -> Bool { true }
 }
 
 /// Drops everything: APNs answers, nothing is simulated.
 public struct DiscardingPushSink: PushSink {
     public init() {}
     public var needsPayload: Bool { false }
-    public func takesPushes(to registration: DeviceTokenRecord?) -> Bool { false }
+    public func takesPushes(toDevice deviceID: String?) -> Bool { false }
     public func accept(_ push: AcceptedPush) {}
 }

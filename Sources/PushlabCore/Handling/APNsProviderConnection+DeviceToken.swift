@@ -10,18 +10,17 @@ extension APNsProviderConnection {
         }
         // "Verify … that the token matches the environment."
         if registration.record.environment != attempt.environment { throw Rejection(.badDeviceToken) }
-        attempt.registration = registration.record
-        attempt.rateWindow = registration.rateWindow
+        attempt.registered = registration
     }
 
     /// The token against the topic (O13) and its state; pushy answers 410 before the topic match.
     func checkDeviceTokenState(_ attempt: PushAttempt, goneBeforeTopic: Bool) throws(Rejection) {
         // A push type needing a suffixed topic (voip) sent to the bare bundle id: no token fits.
         if attempt.topicLacksPushTypeSuffix { throw Rejection(.deviceTokenNotForTopic) }
-        guard let registration = attempt.registration else { return }
-        if goneBeforeTopic { try checkGone(registration) }
-        if let topic = attempt.topic, !registration.accepts(topic) { throw Rejection(.deviceTokenNotForTopic) }
-        if !goneBeforeTopic { try checkGone(registration) }
+        guard let registered = attempt.registered else { return }
+        if goneBeforeTopic { try checkGone(registered.record) }
+        if let topic = attempt.topic, !registered.record.accepts(topic) { throw Rejection(.deviceTokenNotForTopic) }
+        if !goneBeforeTopic { try checkGone(registered.record) }
     }
 
     private func checkGone(_ registration: DeviceTokenRecord) throws(Rejection) {
@@ -34,7 +33,7 @@ extension APNsProviderConnection {
 
     func checkRateLimit(_ attempt: PushAttempt) throws(Rejection) {
         guard let limiter = service.deviceTokenRateLimiter, let token = attempt.deviceToken else { return }
-        let admitted = attempt.rateWindow.map { limiter.admit($0, now: attempt.receivedAt) } ?? limiter.admit(token, now: attempt.receivedAt)
+        let admitted = attempt.registered.map { limiter.admit($0.rateWindow, now: attempt.receivedAt) } ?? limiter.admit(token, now: attempt.receivedAt)
         if !admitted { throw Rejection(.tooManyRequests) }
     }
 

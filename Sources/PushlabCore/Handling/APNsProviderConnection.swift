@@ -1,24 +1,26 @@
 /// One provider connection: runs every request through Apple's rules in order, answers as APNs
 /// would, keeps the connection's auth state and stream limit, logs, and hands accepted pushes on.
 /// Not thread-safe: it lives on its connection's event loop.
+/// Used on one event loop only, never re-entrantly: its stored state skips Swift's run-time
+/// exclusivity checks (`@exclusivity(unchecked)`, see docs/PERFORMANCE.md).
 final class APNsProviderConnection: APNsConnectionHandler {
     let info: ConnectionInfo
     let service: APNsProviderService
     let policy: APNsPolicy
     let certificate: CertificateIdentity?
     let tokenAuthenticator: TokenAuthenticator
-    private var announcedStreams: UInt32
-    private var errorWeight = 0
-    private var lastActivity: EpochMilliseconds
-    private var idleGoAwaySent = false
-    var ids = APNsIDGenerator()
-    private var lastAuthority: String?
-    private var lastApp: AppRecord?
-    private var lastTopic: APNsTopic?
-    private var lastAppVersion: UInt64 = 0
-    private var lastAuthorityEnvironment = APNsEnvironment.development
+    @exclusivity(unchecked) private var announcedStreams: UInt32
+    @exclusivity(unchecked) private var errorWeight = 0
+    @exclusivity(unchecked) private var lastActivity: EpochMilliseconds
+    @exclusivity(unchecked) private var idleGoAwaySent = false
+    @exclusivity(unchecked) var ids = APNsIDGenerator()
+    @exclusivity(unchecked) private var lastAuthority: String?
+    @exclusivity(unchecked) private var lastApp: AppRecord?
+    @exclusivity(unchecked) private var lastTopic: APNsTopic?
+    @exclusivity(unchecked) private var lastAppVersion: UInt64 = 0
+    @exclusivity(unchecked) private var lastAuthorityEnvironment = APNsEnvironment.development
     /// Answers recorded since the transport last published them (`flushRecords`).
-    private var unpublishedRecords: [RequestLog.Entry] = []
+    @exclusivity(unchecked) private var unpublishedRecords: [RequestLog.Entry] = []
 
     init(info: ConnectionInfo, service: APNsProviderService, policy: APNsPolicy) {
         self.info = info
@@ -170,7 +172,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
         } else {
             let uniqueID = attempt.environment == .development && policy.sendUniqueIDInDevelopment ? APNsID(ids.nextUUID(lowercase: true)) : nil
             response = .success(apnsID: attempt.apnsID, uniqueID: uniqueID)
-            if service.sink.takesPushes(to: attempt.registration) { service.sink.accept(acceptedPush(attempt)) }
+            if service.sink.takesPushes(toDevice: attempt.registered?.record.deviceID) { service.sink.accept(acceptedPush(attempt)) }
         }
         if let limit = streamLimitChange(after: rejection) { actions.insert(.setMaxConcurrentStreams(limit), at: 0) }
         record(attempt, response)
@@ -222,7 +224,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
     private func acceptedPush(_ attempt: PushAttempt) -> AcceptedPush {
         AcceptedPush(
             apnsID: attempt.apnsID, receivedAt: attempt.receivedAt, environment: attempt.environment,
-            deviceToken: attempt.registration?.token ?? attempt.deviceToken?.hex ?? "", registration: attempt.registration,
+            deviceToken: attempt.registered?.record.token ?? attempt.deviceToken?.hex ?? "", registration: attempt.registered?.record,
             topic: attempt.topic?.value ?? "", bundleID: attempt.topic?.bundleID ?? "",
             pushType: attempt.pushType ?? .alert, priority: attempt.priority, expiration: attempt.expiration,
             collapseID: attempt.collapseID, payload: attempt.payload, rawPayload: attempt.request.body,

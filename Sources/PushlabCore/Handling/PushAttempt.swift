@@ -15,9 +15,8 @@ struct PushAttempt {
     var priority = 10
     var expiration: Int64?
     var collapseID: String?
-    var registration: DeviceTokenRecord?
-    /// The registered token's window, found with it: counting needs no second lookup.
-    var rateWindow: RateWindow?
+    /// The token as APNs knows it, with its rate window: counting needs no second lookup.
+    var registered: APNsWorld.Registration?
     var payload: JSONValue?
     var isDeliverable = true
 }

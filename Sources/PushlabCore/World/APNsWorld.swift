@@ -11,9 +11,17 @@ public final class APNsWorld: Sendable {
     private let contents = Mutex(Contents())
     /// A token and its rate-limit window side by side: the request that looks the token up
     /// counts against its window without a second lookup in another large table.
-    struct Registration: Sendable {
-        var record: DeviceTokenRecord
-        let rateWindow = RateWindow()
+    /// A token as the hot path reads it: shared by reference, so a lookup costs one reference
+    /// count on the token's own object, not one per string on strings every token shares. A
+    /// change makes a new one (with the same rate window); readers keep the one they found.
+    final class Registration: Sendable {
+        let record: DeviceTokenRecord
+        let rateWindow: RateWindow
+
+        init(record: DeviceTokenRecord, rateWindow: RateWindow = RateWindow()) {
+            self.record = record
+            self.rateWindow = rateWindow
+        }
     }
 
     /// Read on every request from every event loop: sharded by token, so loops rarely meet.
@@ -97,11 +105,7 @@ public final class APNsWorld: Sendable {
     }
 
     private static func store(_ token: DeviceTokenRecord, at key: DeviceTokenKey, in tokens: inout [DeviceTokenKey: Registration]) {
-        if tokens[key] != nil {
-            tokens[key]!.record = token
-        } else {
-            tokens[key] = Registration(record: token)
-        }
+        tokens[key] = Registration(record: token, rateWindow: tokens[key]?.rateWindow ?? RateWindow())
     }
 
     public func forget(token hex: String) {
@@ -140,8 +144,10 @@ public final class APNsWorld: Sendable {
     private func setState(_ state: DeviceTokenRecord.State, of hex: String) -> Bool {
         let key = DeviceTokenKey(hex)
         return shard(key).withLock { tokens in
-            guard tokens[key] != nil else { return false }
-            tokens[key]!.record.state = state
+            guard let registration = tokens[key] else { return false }
+            var record = registration.record
+            record.state = state
+            tokens[key] = Registration(record: record, rateWindow: registration.rateWindow)
             return true
         }
     }

@@ -115,7 +115,7 @@ public final class DeviceSimulator: PushSink, Sendable {
     public var needsPayload: Bool { false }
 
     /// Only tokens a simulated device holds lead anywhere.
-    public func takesPushes(to registration: DeviceTokenRecord?) -> Bool { registration?.deviceID != nil }
+    public func takesPushes(toDevice deviceID: String?) -> Bool { deviceID != nil }
 
     public func accept(_ push: AcceptedPush) {
         guard let queue = deliveryQueue.load() else { return deliver(push) }

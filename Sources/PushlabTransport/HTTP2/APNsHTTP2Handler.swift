@@ -7,6 +7,8 @@ import PushlabOpenSSL
 /// One APNs connection's HTTP/2 side: an `nghttp2_session` fed with TLS plaintext, each
 /// complete request handed to the connection's `APNsConnectionHandler`, each answer written
 /// back as APNs writes it.
+/// Used on one event loop only, never re-entrantly: its stored state skips Swift's run-time
+/// exclusivity checks (`@exclusivity(unchecked)`, see docs/PERFORMANCE.md).
 public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate {
     public typealias InboundIn = ByteBuffer
     public typealias OutboundIn = ByteBuffer
@@ -29,32 +31,32 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     private let settings: Settings
     private let service: any APNsService
     private let registry: ConnectionRegistry?
-    private var session: HTTP2Session?
-    private var connectionHandler: (any APNsConnectionHandler)?
-    private var streams: [Int32: StreamState] = [:]
+    @exclusivity(unchecked) private var session: HTTP2Session?
+    @exclusivity(unchecked) private var connectionHandler: (any APNsConnectionHandler)?
+    @exclusivity(unchecked) private var streams: [Int32: StreamState] = [:]
     /// The stream most recently touched: headers and data of one request arrive together.
-    private var lastStream: StreamState?
+    @exclusivity(unchecked) private var lastStream: StreamState?
     /// Records of finished streams, reused so a request does not cost fresh arrays.
-    private var spareStreams: [StreamState] = []
-    private var responseHeaders = HTTP2HeaderList()
+    @exclusivity(unchecked) private var spareStreams: [StreamState] = []
+    @exclusivity(unchecked) private var responseHeaders = HTTP2HeaderList()
     private let headerValues = HeaderValueCache(slots: HeaderName.cacheSlots)
-    private var outputBuffer = ByteBufferAllocator().buffer(capacity: 4096)
-    private var context: ChannelHandlerContext?
+    @exclusivity(unchecked) private var outputBuffer = ByteBufferAllocator().buffer(capacity: 4096)
+    @exclusivity(unchecked) private var context: ChannelHandlerContext?
     /// Set after a protocol error: close once whatever nghttp2 queued (a GOAWAY) is out.
-    private var closeAfterFlush = false
-    private var readsPaused = false
+    @exclusivity(unchecked) private var closeAfterFlush = false
+    @exclusivity(unchecked) private var readsPaused = false
     /// Streams the client opened that have not closed yet (what nghttp2 counts against the limit).
-    private var openStreams = 0
+    @exclusivity(unchecked) private var openStreams = 0
     /// A GOAWAY of our own is queued after a connection error; nghttp2's generic one is not needed.
-    private var goAwaySubmitted = false
-    private var lastAnsweredStreamID: Int32 = 0
+    @exclusivity(unchecked) private var goAwaySubmitted = false
+    @exclusivity(unchecked) private var lastAnsweredStreamID: Int32 = 0
     private var tickTask: RepeatedTask?
     /// GOAWAYs that wait for an answer to finish before they are sent.
-    private var goAwaysAfterStream: [Int32: [ConnectionAction]] = [:]
+    @exclusivity(unchecked) private var goAwaysAfterStream: [Int32: [ConnectionAction]] = [:]
     /// GOAWAYs whose answer is out; they follow it in a later write (see `deferGoAways`).
-    private var pendingGoAways: [ConnectionAction] = []
+    @exclusivity(unchecked) private var pendingGoAways: [ConnectionAction] = []
     private var pendingGoAwayTimer: Scheduled<Void>?
-    private var readPending = false
+    @exclusivity(unchecked) private var readPending = false
     /// Plain-TCP use (tests, h2c): start at channelActive instead of waiting for TLS.
     private let startWithoutTLS: Bool
 
@@ -74,6 +76,8 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
 
     public func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
+        // The session holds this handler as its delegate: dropping it ends the cycle.
+        session = nil
     }
 
     public func channelActive(context: ChannelHandlerContext) {
@@ -118,6 +122,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         connectionHandler?.connectionDidClose()
         connectionHandler = nil
         registry?.remove(settings.connectionID)
+        session = nil
         context.fireChannelInactive()
     }
 

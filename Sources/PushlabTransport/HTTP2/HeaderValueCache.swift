@@ -1,8 +1,10 @@
 /// The values of the headers that repeat on every request of a connection (`authorization`,
 /// `apns-topic`, `:authority`, …), kept per connection. A repeated value costs a byte comparison
 /// instead of a new string, and the APNs layer's own comparisons then see the very same string.
+/// Used on one event loop only, never re-entrantly: its stored state skips Swift's run-time
+/// exclusivity checks (`@exclusivity(unchecked)`, see docs/PERFORMANCE.md).
 final class HeaderValueCache {
-    private var values: [String?]
+    @exclusivity(unchecked) private var values: [String?]
 
     init(slots: Int) {
         values = Array(repeating: nil, count: slots)

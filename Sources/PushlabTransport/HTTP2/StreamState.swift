@@ -7,11 +7,13 @@ import Darwin
 
 /// A request being received on one stream. A class, so the handler mutates it in place
 /// through its one-entry cache instead of hashing into a dictionary for every header.
+/// Used on one event loop only, never re-entrantly: its stored state skips Swift's run-time
+/// exclusivity checks (`@exclusivity(unchecked)`, see docs/PERFORMANCE.md).
 final class StreamState {
-    private(set) var streamID: Int32
-    var request: APNsRequest
+    @exclusivity(unchecked) private(set) var streamID: Int32
+    @exclusivity(unchecked) var request: APNsRequest
     /// RFC 9113 header list size: name + value + 32 for each field.
-    var headerListSize = 0
+    @exclusivity(unchecked) var headerListSize = 0
 
     init(streamID: Int32) {
         self.streamID = streamID
@@ -75,7 +77,6 @@ enum HeaderName {
         APNsHeaderName.expiration, APNsHeaderName.collapseID, APNsHeaderName.authorization,
         "content-type", "content-length", "user-agent", "accept", "accept-encoding", "te",
     ]
-    private static let knownBytes: [[UInt8]] = known.map { Array($0.utf8) }
     static let apnsIDIndex = 3
     static let expirationIndex = 4
     static let methodSlot = known.count
@@ -84,20 +85,23 @@ enum HeaderName {
     /// Slots a `HeaderValueCache` needs: one per known name, then the repeating pseudo-headers.
     static let cacheSlots = known.count + 3
 
-    /// Known names by length, so a header is compared with one or two candidates at most.
-    private static let knownByLength: [[Int]] = {
-        var table = [[Int]](repeating: [], count: 32)
-        for (index, bytes) in knownBytes.enumerated() where bytes.count < 32 { table[bytes.count].append(index) }
-        return table
-    }()
-
+    /// The index in `known` of a header name, by its length first: one or two comparisons with
+    /// constant bytes, and no array read (and so no reference counting) per header.
     static func knownIndex(_ name: UnsafeRawBufferPointer) -> Int? {
-        guard name.count < 32, let base = name.baseAddress else { return nil }
-        for index in knownByLength[name.count] {
-            let matches = knownBytes[index].withUnsafeBytes { memcmp($0.baseAddress!, base, name.count) == 0 }
-            if matches { return index }
+        guard let base = name.baseAddress else { return nil }
+        func matches(_ candidate: StaticString) -> Bool { memcmp(candidate.utf8Start, base, name.count) == 0 }
+        switch name.count {
+        case 2: return matches("te") ? 12 : nil
+        case 6: return matches("accept") ? 10 : nil
+        case 7: return matches("apns-id") ? 3 : nil
+        case 10: return matches("apns-topic") ? 0 : matches("user-agent") ? 9 : nil
+        case 12: return matches("content-type") ? 7 : nil
+        case 13: return matches("authorization") ? 6 : matches("apns-priority") ? 2 : nil
+        case 14: return matches("apns-push-type") ? 1 : matches("content-length") ? 8 : nil
+        case 15: return matches("apns-expiration") ? 4 : matches("accept-encoding") ? 11 : nil
+        case 16: return matches("apns-collapse-id") ? 5 : nil
+        default: return nil
         }
-        return nil
     }
 
     static func pseudo(_ name: UnsafeRawBufferPointer) -> Pseudo? {

@@ -4,6 +4,8 @@ import PushlabOpenSSL
 
 /// TLS by OpenSSL through memory BIOs: ciphertext in from the socket, plaintext up the
 /// pipeline; plaintext down from HTTP/2, ciphertext out at `flush`.
+/// Used on one event loop only, never re-entrantly: its stored state skips Swift's run-time
+/// exclusivity checks (`@exclusivity(unchecked)`, see docs/PERFORMANCE.md).
 public final class TLSHandler: ChannelDuplexHandler {
     public typealias InboundIn = ByteBuffer
     public typealias InboundOut = ByteBuffer
@@ -14,13 +16,13 @@ public final class TLSHandler: ChannelDuplexHandler {
 
     private let connection: TLSConnection
     private let logger: Logger
-    private var state = State.handshaking
+    @exclusivity(unchecked) private var state = State.handshaking
     /// Writes that arrive before the handshake is done (a client's preface).
     private var writesBeforeHandshake: [(ByteBuffer, EventLoopPromise<Void>?)] = []
     /// Promises of plaintext writes whose ciphertext goes out at the next flush.
-    private var promisesAwaitingFlush: [EventLoopPromise<Void>] = []
+    @exclusivity(unchecked) private var promisesAwaitingFlush: [EventLoopPromise<Void>] = []
     private static let readChunk = 16 * 1024
-    private var receiveBuffer: ByteBuffer?
+    @exclusivity(unchecked) private var receiveBuffer: ByteBuffer?
 
     private let handshakeTimeout: TimeAmount
     private var handshakeDeadline: Scheduled<Void>?
