@@ -71,6 +71,19 @@ import Testing
         #expect(h.recorded.delivered.count == 4)
     }
 
+    @Test func theAnswersOfOneReadAreHandedOverAtOnce() throws {
+        let h = try SimulatorHarness(queue: 10)
+        let token = try h.token()
+        h.simulator.accept((0..<4).map { _ in h.acceptedAlert(to: token) })
+        #expect(h.wakes == 1, "one hand-over, one wake-up")
+        #expect(h.simulator.queuedDeliveries == 4)
+        // A batch that overfills the queue is delivered by its sender, whatever its size.
+        h.simulator.accept((0..<100).map { _ in h.acceptedAlert(to: token) })
+        #expect(h.simulator.queuedDeliveries <= 10)
+        _ = h.simulator.deliverQueued(limit: 1000)
+        #expect(h.recorded.delivered.count == 104, "every push delivered once")
+    }
+
     @Test func aPushIsObservedAtTheTimeItWasAcceptedNotWhenDelivered() throws {
         let h = try SimulatorHarness(queue: 100)
         let accepted = h.now

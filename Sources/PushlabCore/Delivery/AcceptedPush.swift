@@ -56,11 +56,16 @@ public protocol PushSink: Sendable {
     /// even assembled: a load test's bare tokens cost the sink nothing.
     func takesPushes(toDevice deviceID: String?) -> Bool
     func accept(_ push: AcceptedPush)
+    /// Pushes accepted together (the answers of one read of a connection), in order.
+    func accept(_ pushes: [AcceptedPush])
 }
 
 extension PushSink {
     public var needsPayload: Bool { true }
     public func takesPushes(toDevice deviceID: String?) -> Bool { true }
+    public func accept(_ pushes: [AcceptedPush]) {
+        for push in pushes { accept(push) }
+    }
 }
 
 /// Drops everything: APNs answers, nothing is simulated.

@@ -19,8 +19,10 @@ final class APNsProviderConnection: APNsConnectionHandler {
     @exclusivity(unchecked) private var lastTopic: APNsTopic?
     @exclusivity(unchecked) private var lastAppVersion: UInt64 = 0
     @exclusivity(unchecked) private var lastAuthorityEnvironment = APNsEnvironment.development
-    /// Answers recorded since the transport last published them (`flushRecords`).
+    /// Answers recorded, and pushes accepted for the sink, since the transport last published
+    /// them (`flushRecords`).
     @exclusivity(unchecked) private var unpublishedRecords: [RequestLog.Entry] = []
+    @exclusivity(unchecked) private var unsentPushes: [AcceptedPush] = []
 
     init(info: ConnectionInfo, service: APNsProviderService, policy: APNsPolicy) {
         self.info = info
@@ -172,7 +174,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
         } else {
             let uniqueID = attempt.environment == .development && policy.sendUniqueIDInDevelopment ? APNsID(ids.nextUUID(lowercase: true)) : nil
             response = .success(apnsID: attempt.apnsID, uniqueID: uniqueID)
-            if service.sink.takesPushes(toDevice: attempt.registered?.record.deviceID) { service.sink.accept(acceptedPush(attempt)) }
+            if service.sink.takesPushes(toDevice: attempt.registered?.record.deviceID) { unsentPushes.append(acceptedPush(attempt)) }
         }
         if let limit = streamLimitChange(after: rejection) { actions.insert(.setMaxConcurrentStreams(limit), at: 0) }
         record(attempt, response)
@@ -214,6 +216,10 @@ final class APNsProviderConnection: APNsConnectionHandler {
     }
 
     func flushRecords() {
+        if !unsentPushes.isEmpty {
+            service.sink.accept(unsentPushes)
+            unsentPushes.removeAll(keepingCapacity: true)
+        }
         service.log.append(contentsOf: &unpublishedRecords, connectionID: info.id)
     }
 

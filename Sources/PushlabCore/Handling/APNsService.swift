@@ -10,8 +10,8 @@ public protocol APNsConnectionHandler: AnyObject {
     var initialMaxConcurrentStreams: UInt32 { get }
     /// Actions to take as soon as the connection is up (e.g. GOAWAY for a wrong-environment certificate).
     func connectionDidStart() -> [ConnectionAction]
-    /// The answer to one complete request. What it records (the request log) becomes visible at
-    /// the next `flushRecords()`.
+    /// The answer to one complete request. What it records (the request log) and the push it
+    /// accepts (the sink) are handed on at the next `flushRecords()`.
     func handle(_ request: APNsRequest) -> APNsOutcome
     /// Publishes what was recorded since the last call. A transport calls it before it writes
     /// answers, so that a client holding an answer can read its record, and on close; between

@@ -46,16 +46,27 @@ final class DeliveryQueue: Sendable {
     /// Appends `item`; true when the queue is at capacity and the caller should deliver a batch
     /// itself before going on (so a sustained overload slows the sender instead of growing memory).
     func append(_ item: Item) -> Bool {
+        append([item])
+    }
+
+    /// Appends `items` in order under one lock, waking the worker at most once.
+    func append(_ items: [Item]) -> Bool {
+        guard !items.isEmpty else { return false }
         let (wasEmpty, queued) = incoming.withLock { incoming -> (Bool, Int) in
-            // One pending tick is enough: the later time covers the earlier.
-            if case .runDue = item, case .runDue? = incoming.items.last {
-                incoming.items[incoming.items.count - 1] = item
-                return (false, 0)
+            var added = 0
+            for item in items {
+                // One pending tick is enough: the later time covers the earlier.
+                if case .runDue = item, case .runDue? = incoming.items.last {
+                    incoming.items[incoming.items.count - 1] = item
+                    continue
+                }
+                incoming.items.append(item)
+                added += 1
             }
-            incoming.items.append(item)
-            incoming.appended += 1
-            let before = outstanding.add(1, ordering: .relaxed).oldValue
-            return (before == 0, before + 1)
+            guard added > 0 else { return (false, 0) }
+            incoming.appended += Int64(added)
+            let before = outstanding.add(added, ordering: .relaxed).oldValue
+            return (before == 0, before + added)
         }
         if wasEmpty { wake() }
         return queued > capacity

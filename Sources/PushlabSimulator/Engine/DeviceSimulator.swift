@@ -118,8 +118,16 @@ public final class DeviceSimulator: PushSink, Sendable {
     public func takesPushes(toDevice deviceID: String?) -> Bool { deviceID != nil }
 
     public func accept(_ push: AcceptedPush) {
-        guard let queue = deliveryQueue.load() else { return deliver(push) }
-        if queue.append(.push(push)) { _ = deliverQueued(limit: 64) }
+        accept([push])
+    }
+
+    /// One hand-over (one lock, at most one wake-up) for all the pushes of one read.
+    public func accept(_ pushes: [AcceptedPush]) {
+        guard let queue = deliveryQueue.load() else {
+            for push in pushes { deliver(push) }
+            return
+        }
+        if queue.append(pushes.map(DeliveryQueue.Item.push)) { _ = deliverQueued(limit: max(64, pushes.count)) }
     }
 
     /// The device observes a push at the time APNs accepted it, whenever it is delivered.
