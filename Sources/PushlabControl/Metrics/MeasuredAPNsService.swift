@@ -20,9 +20,7 @@ struct MeasuredAPNsService: APNsService {
 }
 
 /// One connection's handler, timed. Used on the connection's event loop only, as the handler
-/// it wraps.
-/// Used on one event loop only, never re-entrantly: its stored state skips Swift's run-time
-/// exclusivity checks (`@exclusivity(unchecked)`, see docs/PERFORMANCE.md).
+/// it wraps, so its stored state skips Swift's run-time exclusivity checks (docs/PERFORMANCE.md).
 final class MeasuredConnectionHandler: APNsConnectionHandler {
     private let handler: any APNsConnectionHandler
     private let metrics: ControlMetrics

@@ -1,9 +1,8 @@
 /// A push APNs accepted, with everything the device side needs; handed to a `PushSink`.
-public struct AcceptedPush: Sendable {
+public struct AcceptedPush: Sendable, CarriesAPNsID {
     /// Held as 128 bits: a push may wait in the delivery queue, and the text is only needed
     /// when the device records it.
     public var apnsIDValue: APNsID
-    public var apnsID: String { apnsIDValue.text }
     public var receivedAt: EpochMilliseconds
     public var environment: APNsEnvironment
     public var deviceToken: String

@@ -2,7 +2,7 @@ import Synchronization
 
 /// Every request, accepted or rejected, in a bounded ring (oldest dropped first).
 public final class RequestLog: Sendable {
-    public struct Entry: Sendable, Equatable {
+    public struct Entry: Sendable, Equatable, CarriesAPNsID {
         public var sequence: Int64
         public var time: EpochMilliseconds
         public var connectionID: UInt64
@@ -44,11 +44,6 @@ public final class RequestLog: Sendable {
             self.apnsIDValue = apnsID
         }
 
-        public var apnsID: String {
-            get { apnsIDValue.text }
-            set { apnsIDValue = APNsID(newValue) }
-        }
-
         /// Lower-case hex, as the request carried it.
         public var deviceToken: String? {
             get { deviceTokenKey?.hex }
@@ -79,8 +74,6 @@ public final class RequestLog: Sendable {
     private let keptPerShard: Atomic<Int>
     private let shards: [LockedShard<Ring>]
     private let sequence = Atomic<Int64>(0)
-    /// Lets `append` skip the observers' lock in the common case of none.
-    private let hasObservers = Atomic<Bool>(false)
 
     public init(capacity: Int = 10_000, shards: Int = 4) {
         keptPerShard = Atomic(max(0, capacity))
@@ -98,11 +91,6 @@ public final class RequestLog: Sendable {
         }
     }
 
-    func append(_ entry: consuming Entry, connectionID: UInt64) {
-        var batch = [entry]
-        append(contentsOf: &batch, connectionID: connectionID)
-    }
-
     /// Numbers `entries` in order, keeps them, and hands them to the observers as one batch: a
     /// connection publishes what one read answered with one lock and one call per observer.
     /// `entries` is left empty, its capacity kept for the next batch.
@@ -115,7 +103,7 @@ public final class RequestLog: Sendable {
         let kept = capacity
         let observers = shard.withLock { ring in
             if kept > 0 { for entry in entries { ring.insert(entry, capacity: kept) } }
-            return hasObservers.load(ordering: .acquiring) ? ring.observers : []
+            return ring.observers
         }
         for observer in observers { observer(entries) }
         entries.removeAll(keepingCapacity: true)
@@ -141,7 +129,6 @@ public final class RequestLog: Sendable {
     /// and metrics, the store).
     public func observe(_ observer: @escaping @Sendable ([Entry]) -> Void) {
         for shard in shards { shard.withLock { $0.observers.append(observer) } }
-        hasObservers.store(true, ordering: .releasing)
     }
 
     /// From now on only the observers see new entries, and `entries` is empty: for a server

@@ -49,3 +49,16 @@ public struct APNsID: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+/// A value that carries an `apns-id` packed (an answer, a log entry, an accepted push) and shows
+/// it as text only when asked.
+public protocol CarriesAPNsID {
+    var apnsIDValue: APNsID { get set }
+}
+
+extension CarriesAPNsID {
+    public var apnsID: String {
+        get { apnsIDValue.text }
+        set { apnsIDValue = APNsID(newValue) }
+    }
+}

@@ -1,6 +1,6 @@
 /// What to answer on a stream. Success is `:status 200` and `apns-id` with no body; a failure
 /// adds `content-type: application/json` and a `{"reason":…}` body (with `timestamp` for 410).
-public struct APNsResponse: Sendable, Equatable {
+public struct APNsResponse: Sendable, Equatable, CarriesAPNsID {
     public var status: Int
     public var apnsIDValue: APNsID
     /// Sent on development responses only, in lower case, as Apple does.
@@ -8,11 +8,6 @@ public struct APNsResponse: Sendable, Equatable {
     public var reason: APNsErrorReason?
     /// Milliseconds since 1970, for 410 answers.
     public var timestamp: Int64?
-
-    public var apnsID: String {
-        get { apnsIDValue.text }
-        set { apnsIDValue = APNsID(newValue) }
-    }
 
     public var uniqueID: String? {
         get { uniqueIDValue?.text }

@@ -9,11 +9,10 @@ public final class APNsWorld: Sendable {
     }
 
     private let contents = Mutex(Contents())
-    /// A token and its rate-limit window side by side: the request that looks the token up
-    /// counts against its window without a second lookup in another large table.
-    /// A token as the hot path reads it: shared by reference, so a lookup costs one reference
-    /// count on the token's own object, not one per string on strings every token shares. A
-    /// change makes a new one (with the same rate window); readers keep the one they found.
+    /// A token and its rate-limit window side by side, so the request that looks the token up
+    /// counts against its window without a second lookup. Shared by reference: a lookup costs
+    /// one reference count on the token's own object, not one per string every token shares. A
+    /// change makes a new one (with the same window); readers keep the one they found.
     final class Registration: Sendable {
         let record: DeviceTokenRecord
         let rateWindow: RateWindow
