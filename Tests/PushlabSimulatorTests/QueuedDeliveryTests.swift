@@ -84,6 +84,26 @@ import Testing
         #expect(h.recorded.delivered.count == 104, "every push delivered once")
     }
 
+    /// Reads are queued as the arrays they came in; a worker's turn may end inside one.
+    @Test func pushesComeOutInTheOrderTheyWereAcceptedWhateverTheWorkersTurns() throws {
+        let h = try SimulatorHarness(queue: 100)
+        let token = try h.token()
+        var number: UInt64 = 0
+        let reads = [3, 1, 4, 2].map { size in
+            (0..<size).map { _ in
+                number += 1
+                return h.acceptedAlert(to: token, number: number)
+            }
+        }
+        for read in reads { h.simulator.accept(read) }
+        #expect(h.simulator.queuedDeliveries == 10)
+        var turns: [Int] = []
+        while case let delivered = h.simulator.deliverQueued(limit: 3), delivered > 0 { turns.append(delivered) }
+        #expect(turns == [3, 3, 3, 1])
+        #expect(h.simulator.queuedDeliveries == 0)
+        #expect(h.recorded.delivered.map(\.notificationID) == reads.flatMap { $0.map(\.apnsID) })
+    }
+
     @Test func aPushIsObservedAtTheTimeItWasAcceptedNotWhenDelivered() throws {
         let h = try SimulatorHarness(queue: 100)
         let accepted = h.now
@@ -120,9 +140,9 @@ import Testing
 
 extension SimulatorHarness {
     /// An alert for `token` as the APNs layer hands it over, without reading the device first.
-    func acceptedAlert(to token: String) -> AcceptedPush {
+    func acceptedAlert(to token: String, number: UInt64 = 0) -> AcceptedPush {
         AcceptedPush(
-            apnsID: APNsID(CanonicalUUID(high: 1, low: UInt64(now), isLowercase: false)), receivedAt: now,
+            apnsID: APNsID(CanonicalUUID(high: 1 &+ number, low: UInt64(now), isLowercase: false)), receivedAt: now,
             environment: .development, deviceToken: token, registration: world.token(token), topic: Fixture.bundleID,
             bundleID: Fixture.bundleID, pushType: .alert, priority: 10, expiration: nil, collapseID: nil,
             payload: try? Fixture.json(Fixture.alertPayload), rawPayload: Array(Fixture.alertPayload.utf8),

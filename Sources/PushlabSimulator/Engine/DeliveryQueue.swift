@@ -15,17 +15,35 @@ final class DeliveryQueue: Sendable {
         case runDue(until: EpochMilliseconds)
     }
 
+    /// What one hand-over appended: the pushes of one read are kept as the array they came in,
+    /// so an event loop's append moves one reference instead of copying each push.
+    private enum Entry {
+        case pushes([AcceptedPush])
+        case runDue(until: EpochMilliseconds)
+
+        var itemCount: Int {
+            switch self {
+            case .pushes(let pushes): pushes.count
+            case .runDue: 1
+            }
+        }
+    }
+
     private struct Incoming {
-        var items: [Item] = []
+        var entries: [Entry] = []
         var appended: Int64 = 0
     }
 
-    /// Held by whoever delivers, for one bounded batch: items taken from `incoming` wait here,
+    /// Held by whoever delivers, for one bounded batch: entries taken from `incoming` wait here,
     /// ahead of everything appended since.
     private struct Taken {
-        var items: [Item] = []
-        var position = 0
+        var entries: [Entry] = []
+        var entry = 0
+        /// The next push within `entries[entry]`.
+        var offset = 0
         var delivered: Int64 = 0
+
+        var isExhausted: Bool { entry == entries.count }
     }
 
     let capacity: Int
@@ -43,27 +61,27 @@ final class DeliveryQueue: Sendable {
     /// Items handed over and not yet delivered.
     var count: Int { outstanding.load(ordering: .relaxed) }
 
-    /// Appends `item`; true when the queue is at capacity and the caller should deliver a batch
-    /// itself before going on (so a sustained overload slows the sender instead of growing memory).
-    func append(_ item: Item) -> Bool {
-        append([item])
+    /// Appends `pushes` in order under one lock, waking the worker at most once; true when the
+    /// queue is at capacity and the caller should deliver a batch itself before going on (so a
+    /// sustained overload slows the sender instead of growing memory).
+    func append(pushes: [AcceptedPush]) -> Bool {
+        guard !pushes.isEmpty else { return false }
+        return append(.pushes(pushes))
     }
 
-    /// Appends `items` in order under one lock, waking the worker at most once.
-    func append(_ items: [Item]) -> Bool {
-        guard !items.isEmpty else { return false }
+    /// Appends a tick; one pending tick is enough, the later time covering the earlier.
+    func appendRunDue(until time: EpochMilliseconds) -> Bool {
+        append(.runDue(until: time))
+    }
+
+    private func append(_ entry: Entry) -> Bool {
         let (wasEmpty, queued) = incoming.withLock { incoming -> (Bool, Int) in
-            var added = 0
-            for item in items {
-                // One pending tick is enough: the later time covers the earlier.
-                if case .runDue = item, case .runDue? = incoming.items.last {
-                    incoming.items[incoming.items.count - 1] = item
-                    continue
-                }
-                incoming.items.append(item)
-                added += 1
+            if case .runDue = entry, case .runDue? = incoming.entries.last {
+                incoming.entries[incoming.entries.count - 1] = entry
+                return (false, 0)
             }
-            guard added > 0 else { return (false, 0) }
+            let added = entry.itemCount
+            incoming.entries.append(entry)
             incoming.appended += Int64(added)
             let before = outstanding.add(added, ordering: .relaxed).oldValue
             return (before == 0, before + added)
@@ -86,21 +104,38 @@ final class DeliveryQueue: Sendable {
     }
 
     private func deliver(_ taken: inout Taken, limit: Int, _ body: (Item) -> Void) -> Int {
-        if taken.position == taken.items.count {
+        if taken.isExhausted {
             // A burst's buffer is not kept: after a load test the queue goes back to small.
-            taken.items.removeAll(keepingCapacity: taken.items.count <= 4096)
-            taken.position = 0
-            incoming.withLock { swap(&$0.items, &taken.items) }
+            taken.entries.removeAll(keepingCapacity: taken.entries.count <= 4096)
+            taken.entry = 0
+            taken.offset = 0
+            incoming.withLock { swap(&$0.entries, &taken.entries) }
         }
-        let end = min(taken.items.count, taken.position + limit)
-        let count = end - taken.position
-        while taken.position < end {
-            let item = taken.items[taken.position]
-            taken.position += 1
+        var count = 0
+        while count < limit, !taken.isExhausted {
+            let item: Item
+            switch taken.entries[taken.entry] {
+            case .pushes(let pushes):
+                item = .push(pushes[taken.offset])
+                taken.offset += 1
+                if taken.offset == pushes.count { finishEntry(&taken) }
+            case .runDue(let time):
+                item = .runDue(until: time)
+                finishEntry(&taken)
+            }
+            count += 1
             taken.delivered += 1
             outstanding.subtract(1, ordering: .relaxed)
             body(item)
         }
         return count
+    }
+
+    /// Moves past the current entry and lets its pushes go: a delivered read's payloads are
+    /// freed as the worker goes, not when the whole burst is done.
+    private func finishEntry(_ taken: inout Taken) {
+        taken.entries[taken.entry] = .runDue(until: 0)
+        taken.entry += 1
+        taken.offset = 0
     }
 }

@@ -127,7 +127,7 @@ public final class DeviceSimulator: PushSink, Sendable {
             for push in pushes { deliver(push) }
             return
         }
-        if queue.append(pushes.map(DeliveryQueue.Item.push)) { _ = deliverQueued(limit: max(64, pushes.count)) }
+        if queue.append(pushes: pushes) { _ = deliverQueued(limit: max(64, pushes.count)) }
     }
 
     /// The device observes a push at the time APNs accepted it, whenever it is delivered.
@@ -198,7 +198,7 @@ public final class DeviceSimulator: PushSink, Sendable {
     /// With queued delivery the tick waits its turn behind the pushes accepted before it.
     public func runDueEvents() {
         if let queue = deliveryQueue.load() {
-            _ = queue.append(.runDue(until: clock.now()))
+            _ = queue.appendRunDue(until: clock.now())
             return
         }
         advancing.withLock { _ in catchUp(to: clock.now()) }
