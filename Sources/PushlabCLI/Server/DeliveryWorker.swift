@@ -7,10 +7,12 @@ import Glibc
 #endif
 
 /// The thread that takes accepted pushes to the simulated devices when `pushlab serve` queues
-/// them. It runs below the event loops' priority: under a load test the answers come first and
-/// the phones catch up when the CPU is free (or when a reader needs them, on the reader's thread).
+/// them. It runs below the event loops' priority and holds off during a burst (`DeliveryHold`):
+/// under a load test the answers come first and the phones catch up afterwards (or when a
+/// reader needs them, on the reader's thread).
 final class DeliveryWorker: Sendable {
     private let simulator: DeviceSimulator
+    private let capacity: Int
     private let wakeUp = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
     private let stopping = Atomic<Bool>(false)
@@ -20,6 +22,7 @@ final class DeliveryWorker: Sendable {
 
     init(simulator: DeviceSimulator, capacity: Int) {
         self.simulator = simulator
+        self.capacity = capacity
         simulator.queueDeliveries(capacity: capacity) { [wakeUp] in wakeUp.signal() }
         let thread = Thread { [self] in
             // Named from inside (on Linux a name set before `start()` never reaches the thread),
@@ -32,11 +35,20 @@ final class DeliveryWorker: Sendable {
 
     private func run() {
         Self.lowerPriority()
+        var hold = DeliveryHold()
+        let clock = ContinuousClock()
         while !stopping.load(ordering: .acquiring) {
+            if hold.shouldWait(appended: simulator.totalQueuedDeliveries, queued: simulator.queuedDeliveries, capacity: capacity, now: clock.now) {
+                _ = wakeUp.wait(timeout: .now() + .milliseconds(Self.holdPause))
+                continue
+            }
             if simulator.deliverQueued(limit: Self.batch) == 0 { wakeUp.wait() }
         }
         done.signal()
     }
+
+    /// How long a held worker sleeps before it looks at the intake again.
+    private static let holdPause = 50
 
     /// Stops the thread and delivers whatever is still queued on the caller's.
     func stop() {

@@ -61,6 +61,9 @@ final class DeliveryQueue: Sendable {
     /// Items handed over and not yet delivered.
     var count: Int { outstanding.load(ordering: .relaxed) }
 
+    /// Items handed over since the queue was made.
+    var appendedCount: Int64 { incoming.withLock { $0.appended } }
+
     /// Appends `pushes` in order under one lock, waking the worker at most once; true when the
     /// queue is at capacity and the caller should deliver a batch itself before going on (so a
     /// sustained overload slows the sender instead of growing memory).

@@ -177,6 +177,10 @@ public final class DeviceSimulator: PushSink, Sendable {
     /// Pushes accepted and not yet delivered.
     public var queuedDeliveries: Int { deliveryQueue.load()?.count ?? 0 }
 
+    /// Pushes and ticks queued since `queueDeliveries`, delivered or not (the intake a worker
+    /// measures).
+    public var totalQueuedDeliveries: Int64 { deliveryQueue.load()?.appendedCount ?? 0 }
+
     /// Delivers everything accepted before the call. Reads and changes through the simulator do
     /// this themselves; call it before reading what the sinks recorded.
     public func settle() {
