@@ -42,6 +42,9 @@ public final class HTTP2Session {
         // would only churn both sides' tables. Measured: -7% CPU per request at 10x100, -20% at 100x10.
         // The peer's encoder keeps its 4096-byte table (our decoder is unaffected).
         nghttp2_option_set_max_deflate_dynamic_table_size(option, 0)
+        // Closed streams are forgotten at once instead of kept for RFC 7540 priority references,
+        // which APNs clients do not send: less bookkeeping per stream.
+        nghttp2_option_set_no_closed_streams(option, 1)
 
         var session: OpaquePointer?
         let userData = Unmanaged.passUnretained(self).toOpaque()
