@@ -184,6 +184,9 @@ struct ReasonCoverageTests {
             let harness = try Harness(mode, faults: AlwaysFault(.respond(reason)))
             let response = try #require(harness.send().response)
             #expect(response.reason == reason && response.status == reason.status)
+            let logged = try #require(harness.log.entries(limit: 1).first)
+            #expect(logged.reason == reason)
+            #expect(logged.deviceToken == TestWorld.devToken, "the log names the device the push was for")
         }
     }
 

@@ -96,7 +96,10 @@ final class APNsProviderConnection: APNsConnectionHandler {
         var delay: Int64 = 0
         if let fault = service.faults?.fault(for: request, connection: info, now: now) {
             switch fault {
-            case .respond(let reason): return finish(&attempt, rejection: Rejection(reason), delay: 0)
+            case .respond(let reason):
+                // The log still names the device the provider pushed to, when the path names one.
+                try? checkPath(&attempt)
+                return finish(&attempt, rejection: Rejection(reason), delay: 0)
             case .delay(let milliseconds): delay = milliseconds
             case .goAway(let reason): return APNsOutcome(nil, actions: [.goAway(reason)])
             case .resetStream: return APNsOutcome(nil)
