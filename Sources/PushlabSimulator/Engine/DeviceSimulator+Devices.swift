@@ -66,12 +66,23 @@ extension DeviceSimulator {
         return all.sorted { $0.id < $1.id }
     }
 
-    /// The first `limit` devices by id.
+    /// The first `limit` devices by id. A page of a million devices keeps only the page while it
+    /// looks: each device is compared with the largest id kept so far, and copied only if it
+    /// belongs in the page.
     public func devices(limit: Int) -> [SimulatedDevice] {
-        var all: [SimulatedDevice] = []
-        forEachShard { all += $0.devices.values }
-        all.sort { $0.id < $1.id }
-        return Array(all.prefix(limit))
+        guard limit > 0 else { return [] }
+        guard limit <= FirstByID.largestPage else {
+            // Deep pages: keeping them sorted while looking would move too much; sort once.
+            var all: [SimulatedDevice] = []
+            forEachShard { all += $0.devices.values }
+            all.sort { $0.id < $1.id }
+            return Array(all.prefix(limit))
+        }
+        var first = FirstByID(limit: limit)
+        forEachShard { shard in
+            for device in shard.devices.values { first.offer(device) }
+        }
+        return first.devices
     }
 
     /// Pushes never add or remove devices, so counting them need not wait for queued ones.
@@ -222,5 +233,35 @@ extension DeviceSession {
             record(app, entry.identifier, .notificationCenter(.removed, reason: .appUninstalled))
         }
         device.apps[app].notificationCenter = []
+    }
+}
+
+/// The `limit` devices with the smallest ids among those offered, in order.
+struct FirstByID {
+    /// Up to this many, a sorted array with binary insertion beats sorting every device.
+    static let largestPage = 2_048
+    let limit: Int
+    private(set) var devices: [SimulatedDevice] = []
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    mutating func offer(_ device: SimulatedDevice) {
+        if devices.count == limit {
+            guard let last = devices.last, device.id < last.id else { return }
+            devices.removeLast()
+        }
+        devices.insert(device, at: insertionIndex(for: device.id))
+    }
+
+    private func insertionIndex(for id: String) -> Int {
+        var low = 0
+        var high = devices.count
+        while low < high {
+            let middle = (low + high) / 2
+            if devices[middle].id < id { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }
