@@ -17,13 +17,11 @@ final class BatchWriter: Sendable {
     /// device changes with every push, and encoding it each batch would cost more than the pushes.
     private let deviceInterval: Duration
     private let wakeUp = DispatchSemaphore(value: 0)
-    private let holding: WriteBuffer.HoldingPolicy?
 
     init(
         database: any DatabaseWriter, path: String, buffer: WriteBuffer, simulator: DeviceSimulator, interval: Duration,
-        holding: WriteBuffer.HoldingPolicy?, deviceInterval: Duration = .seconds(5)
+        deviceInterval: Duration = .seconds(5)
     ) {
-        self.holding = holding
         self.deviceInterval = deviceInterval
         self.database = database
         self.path = path
@@ -52,7 +50,7 @@ final class BatchWriter: Sendable {
         var lastSnapshot = clock.now
         while true {
             _ = wakeUp.wait(timeout: .now() + interval)
-            guard var batch = buffer.takeBatch(holding: holding) else { continue }
+            guard var batch = buffer.takeBatch() else { continue }
             // Taken after the waiters: a device changed before `flush()` was called is in this batch.
             // Nothing recorded since the last look: the devices have settled, save them now.
             if !batch.waiters.isEmpty || batch.isLast || batch.isQuiet || clock.now - lastSnapshot >= deviceInterval {

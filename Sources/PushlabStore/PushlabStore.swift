@@ -35,8 +35,8 @@ public final class PushlabStore: ObservationSink, Sendable {
     ///     ones are dropped and counted, so a stalled disk cannot exhaust memory.
     ///   - busyRate: while more than this many observations and requests a second are recorded
     ///     (a load test), the writer holds off, so the CPU goes to answering: until half the
-    ///     backlog limit waits, a flush asks, or `longestHold` has passed (queries see what
-    ///     waits). Nil: never.
+    ///     backlog limit waits, a flush asks, or `longestHold` has passed, after which it writes
+    ///     until the load stops (`BusyHold`; queries see what waits). Nil: never.
     public init(
         path: String, simulator: DeviceSimulator, requestLog: RequestLog, flushInterval: Duration = .milliseconds(100),
         largeBatchSize: Int = 50_000, backlogLimit: Int = 2_000_000, busyRate: Int? = 10_000, longestHold: Duration = .seconds(10)
@@ -45,15 +45,14 @@ public final class PushlabStore: ObservationSink, Sendable {
         let (lastObservation, lastRequest) = try StoreDatabase.read(database, path: path) { db in
             (try ObservationRows.maximumSequence(in: db), try RequestRows.maximumSequence(in: db))
         }
-        let buffer = WriteBuffer(largeBatchSize: largeBatchSize, backlogLimit: backlogLimit)
+        // Each of the writer's wake-ups is a look at its intake.
+        let hold = busyRate.map { BusyHold(busyRate: $0, longest: longestHold, lookInterval: .zero, start: .now) }
+        let buffer = WriteBuffer(largeBatchSize: largeBatchSize, backlogLimit: backlogLimit, hold: hold)
         self.path = path
         self.database = database
         self.buffer = buffer
         self.simulator = simulator
-        let holding = busyRate.map { rate in
-            WriteBuffer.HoldingPolicy(busyItems: max(1, Int(Double(rate) * (flushInterval / .seconds(1)))), longest: longestHold)
-        }
-        writer = BatchWriter(database: database, path: path, buffer: buffer, simulator: simulator, interval: flushInterval, holding: holding)
+        writer = BatchWriter(database: database, path: path, buffer: buffer, simulator: simulator, interval: flushInterval)
 
         // Numbering goes on after the saved observations even if `load()` is never called: a
         // new observation must not reuse the sequence (the primary key) of a saved one.

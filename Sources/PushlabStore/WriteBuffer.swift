@@ -25,11 +25,11 @@ final class WriteBuffer: Sendable {
         var isClosing = false
         var isClosed = false
         var statistics = StoreStatistics()
-        /// Items recorded since the start, and at the writer's last look: its intake rate.
+        /// Items recorded since the start, and at the writer's last look.
         var recorded = 0
         var recordedAtLastLook = 0
-        /// When the writer first held off in the current busy spell.
-        var holdingSince: ContinuousClock.Instant?
+        /// When the writer holds off (nil: never).
+        var hold: BusyHold?
 
         var backlog: Int { pending.count + inFlight.count }
     }
@@ -38,9 +38,13 @@ final class WriteBuffer: Sendable {
     let largeBatchSize: Int
     let backlogLimit: Int
 
-    init(largeBatchSize: Int, backlogLimit: Int) {
+    /// `hold`: while the server is busy, the writer holds off and the CPU goes to answering; the
+    /// store catches up in the pauses, or when half its backlog limit waits, a flush asks, or the
+    /// hold has lasted long enough. Nil: every look takes a batch.
+    init(largeBatchSize: Int, backlogLimit: Int, hold: BusyHold? = nil) {
         self.largeBatchSize = max(1, largeBatchSize)
         self.backlogLimit = max(1, backlogLimit)
+        state.withLock { $0.hold = hold }
     }
 
     // MARK: Recording (any thread)
@@ -114,26 +118,16 @@ final class WriteBuffer: Sendable {
 
     // MARK: The writer's side
 
-    /// When the writer holds off: a load test's CPU goes to answering it, and the store catches
-    /// up in the pauses (or when the backlog, a flush or the time limit says so).
-    struct HoldingPolicy: Sendable {
-        var busyItems: Int
-        var longest: Duration
-    }
-
-    /// The next batch, or nil while `holding` says to wait: the server is busy (at least
-    /// `busyItems` recorded since the last look), nobody waits for a commit, the backlog is under
-    /// half its limit and the writer has not held off for `holding.longest` yet.
-    func takeBatch(holding: HoldingPolicy? = nil, now: ContinuousClock.Instant = .now) -> Batch? {
+    /// The next batch, or nil while the hold says to wait and nobody waits for a commit.
+    func takeBatch(now: ContinuousClock.Instant = .now) -> Batch? {
         state.withLock { state in
             let intake = state.recorded - state.recordedAtLastLook
             state.recordedAtLastLook = state.recorded
-            if let holding, state.waiters.isEmpty, !state.isClosing, intake >= holding.busyItems,
-               state.pending.count < backlogLimit / 2, now - (state.holdingSince ?? now) < holding.longest {
-                if state.holdingSince == nil { state.holdingSince = now }
+            let halfFull = state.pending.count >= backlogLimit / 2
+            if state.waiters.isEmpty, !state.isClosing,
+               state.hold?.shouldWait(arrived: Int64(state.recorded), halfFull: halfFull, now: now) == true {
                 return nil
             }
-            state.holdingSince = nil
             state.inFlight = state.pending
             state.pending = PendingWrites()
             let waiters = state.waiters

@@ -5,12 +5,16 @@ import Testing
 
 /// While a load test records faster than the busy rate, the writer holds off and the CPU goes to
 /// answering; it catches up when the load stops, when half the backlog limit waits, when a flush
-/// asks, or when it has held off long enough. Driven through `takeBatch` with explicit times.
+/// asks, or when it has held off long enough. Driven through `takeBatch` with explicit times, one
+/// look a second at 10 items a second.
 @Suite struct WriterHoldingTests {
-    private let policy = WriteBuffer.HoldingPolicy(busyItems: 10, longest: .seconds(10))
     private let start = ContinuousClock.now
 
-    private func buffer() -> WriteBuffer { WriteBuffer(largeBatchSize: 1_000, backlogLimit: 100) }
+    private func buffer(backlogLimit: Int = 100) -> WriteBuffer {
+        WriteBuffer(largeBatchSize: 1_000, backlogLimit: backlogLimit, hold: BusyHold(busyRate: 10, longest: .seconds(10), lookInterval: .zero, start: start))
+    }
+
+    private func second(_ count: Int) -> ContinuousClock.Instant { start + .seconds(count) }
 
     private func record(_ count: Int, into buffer: WriteBuffer, from first: Int64 = 1) {
         buffer.append((first..<first + Int64(count)).map { .badge($0) })
@@ -19,41 +23,45 @@ import Testing
     @Test func aBusyServerIsNotWrittenForUntilTheLoadStops() {
         let buffer = buffer()
         record(20, into: buffer)
-        #expect(buffer.takeBatch(holding: policy, now: start) == nil)
+        #expect(buffer.takeBatch(now: second(1)) == nil)
         record(20, into: buffer, from: 21)
-        #expect(buffer.takeBatch(holding: policy, now: start + .seconds(1)) == nil)
+        #expect(buffer.takeBatch(now: second(2)) == nil)
         #expect(buffer.backlog == 40)
 
         record(5, into: buffer, from: 41)  // under the busy rate: the load has stopped
-        let batch = buffer.takeBatch(holding: policy, now: start + .seconds(2))
+        let batch = buffer.takeBatch(now: second(3))
         #expect(batch?.writes.observationCount == 45)
     }
 
     @Test func aQuietServerIsWrittenForAtOnce() {
         let buffer = buffer()
         record(3, into: buffer)
-        #expect(buffer.takeBatch(holding: policy, now: start)?.writes.observationCount == 3)
+        #expect(buffer.takeBatch(now: second(1))?.writes.observationCount == 3)
     }
 
     @Test func halfTheBacklogLimitEndsTheHold() {
         let buffer = buffer()
         record(49, into: buffer)
-        #expect(buffer.takeBatch(holding: policy, now: start) == nil)
+        #expect(buffer.takeBatch(now: second(1)) == nil)
         record(11, into: buffer, from: 50)
-        #expect(buffer.takeBatch(holding: policy, now: start + .milliseconds(100))?.writes.observationCount == 60)
+        #expect(buffer.takeBatch(now: second(2))?.writes.observationCount == 60)
     }
 
+    /// Held for at most 10 s; then written for as the load goes on, and held again only in a
+    /// new busy spell.
     @Test func theHoldEndsAfterTheLongestHold() {
-        let buffer = buffer()
-        record(10, into: buffer)
-        #expect(buffer.takeBatch(holding: policy, now: start) == nil)
-        record(10, into: buffer, from: 11)
-        #expect(buffer.takeBatch(holding: policy, now: start + .seconds(9)) == nil)
-        record(10, into: buffer, from: 21)
-        #expect(buffer.takeBatch(holding: policy, now: start + .seconds(10))?.writes.observationCount == 30)
-        // A new spell of holding starts from there.
-        record(10, into: buffer, from: 31)
-        #expect(buffer.takeBatch(holding: policy, now: start + .seconds(11)) == nil)
+        let buffer = buffer(backlogLimit: 1_000)
+        var next: Int64 = 1
+        func busySecond(_ at: Int) -> Int? {
+            record(10, into: buffer, from: next)
+            next += 10
+            return buffer.takeBatch(now: second(at))?.writes.observationCount
+        }
+        for at in 1...10 { #expect(busySecond(at) == nil, "second \(at)") }
+        #expect(busySecond(11) == 110, "held since second 1: 10 s have passed")
+        #expect(busySecond(12) == 10, "the same spell is not held again")
+        #expect(buffer.takeBatch(now: second(13))?.writes.observationCount == 0, "the load stops")
+        #expect(busySecond(14) == nil, "a new spell is held")
     }
 
     @Test func aFlushIsAnsweredEvenWhileBusy() async throws {
@@ -70,8 +78,8 @@ import Testing
         try await store.close()
     }
 
-    @Test func withoutAPolicyEveryLookTakesABatch() {
-        let buffer = buffer()
+    @Test func withoutAHoldEveryLookTakesABatch() {
+        let buffer = WriteBuffer(largeBatchSize: 1_000, backlogLimit: 100)
         record(40, into: buffer)
         #expect(buffer.takeBatch(now: start)?.writes.observationCount == 40)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PushlabCore
 import PushlabSimulator
 import Synchronization
 
@@ -7,7 +8,7 @@ import Glibc
 #endif
 
 /// The thread that takes accepted pushes to the simulated devices when `pushlab serve` queues
-/// them. It runs below the event loops' priority and holds off during a burst (`DeliveryHold`):
+/// them. It runs below the event loops' priority and holds off during a burst (`BusyHold`):
 /// under a load test the answers come first and the phones catch up afterwards (or when a
 /// reader needs them, on the reader's thread).
 final class DeliveryWorker: Sendable {
@@ -35,10 +36,11 @@ final class DeliveryWorker: Sendable {
 
     private func run() {
         Self.lowerPriority()
-        var hold = DeliveryHold()
+        var hold = BusyHold()
         let clock = ContinuousClock()
         while !stopping.load(ordering: .acquiring) {
-            if hold.shouldWait(appended: simulator.totalQueuedDeliveries, queued: simulator.queuedDeliveries, capacity: capacity, now: clock.now) {
+            let halfFull = simulator.queuedDeliveries >= capacity / 2
+            if hold.shouldWait(arrived: simulator.totalQueuedDeliveries, halfFull: halfFull, now: clock.now) {
                 _ = wakeUp.wait(timeout: .now() + .milliseconds(Self.holdPause))
                 continue
             }

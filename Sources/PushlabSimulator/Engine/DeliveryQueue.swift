@@ -29,11 +29,6 @@ final class DeliveryQueue: Sendable {
         }
     }
 
-    private struct Incoming {
-        var entries: [Entry] = []
-        var appended: Int64 = 0
-    }
-
     /// Held by whoever delivers, for one bounded batch: entries taken from `incoming` wait here,
     /// ahead of everything appended since.
     private struct Taken {
@@ -47,9 +42,12 @@ final class DeliveryQueue: Sendable {
     }
 
     let capacity: Int
-    private let incoming = Mutex(Incoming())
+    /// Entries handed over and not yet taken by whoever delivers.
+    private let incoming = Mutex<[Entry]>([])
     private let taken = Mutex(Taken())
     private let outstanding = Atomic<Int>(0)
+    /// Items ever handed over, read without the lock (a worker measures its intake with it).
+    private let appended = Atomic<Int64>(0)
     /// Called when the queue stops being empty, so a sleeping worker can be woken.
     private let wake: @Sendable () -> Void
 
@@ -62,7 +60,7 @@ final class DeliveryQueue: Sendable {
     var count: Int { outstanding.load(ordering: .relaxed) }
 
     /// Items handed over since the queue was made.
-    var appendedCount: Int64 { incoming.withLock { $0.appended } }
+    var appendedCount: Int64 { appended.load(ordering: .relaxed) }
 
     /// Appends `pushes` in order under one lock, waking the worker at most once; true when the
     /// queue is at capacity and the caller should deliver a batch itself before going on (so a
@@ -78,14 +76,15 @@ final class DeliveryQueue: Sendable {
     }
 
     private func append(_ entry: Entry) -> Bool {
-        let (wasEmpty, queued) = incoming.withLock { incoming -> (Bool, Int) in
-            if case .runDue = entry, case .runDue? = incoming.entries.last {
-                incoming.entries[incoming.entries.count - 1] = entry
+        let (wasEmpty, queued) = incoming.withLock { entries -> (Bool, Int) in
+            if case .runDue = entry, case .runDue? = entries.last {
+                entries[entries.count - 1] = entry
                 return (false, 0)
             }
             let added = entry.itemCount
-            incoming.entries.append(entry)
-            incoming.appended += Int64(added)
+            entries.append(entry)
+            // Inside the lock: whoever reads the count next finds these entries queued.
+            appended.add(Int64(added), ordering: .relaxed)
             let before = outstanding.add(added, ordering: .relaxed).oldValue
             return (before == 0, before + added)
         }
@@ -100,7 +99,7 @@ final class DeliveryQueue: Sendable {
 
     /// Delivers everything appended before the call (and maybe a little more).
     func settle(_ body: (Item) -> Void) {
-        let target = incoming.withLock { $0.appended }
+        let target = incoming.withLock { _ in appended.load(ordering: .relaxed) }
         taken.withLock { taken in
             while taken.delivered < target, deliver(&taken, limit: 256, body) > 0 {}
         }
@@ -112,7 +111,7 @@ final class DeliveryQueue: Sendable {
             taken.entries.removeAll(keepingCapacity: taken.entries.count <= 4096)
             taken.entry = 0
             taken.offset = 0
-            incoming.withLock { swap(&$0.entries, &taken.entries) }
+            incoming.withLock { swap(&$0, &taken.entries) }
         }
         var count = 0
         while count < limit, !taken.isExhausted {

@@ -1,0 +1,56 @@
+/// When background work (the simulator's delivery worker, the store's writer) waits so that the
+/// CPU goes to answering: while items arrive faster than `busyRate` a second (a load test), as
+/// APNs answers before any phone has anything. The work resumes when the intake drops, when
+/// what waits is half of what may wait, or once a busy spell has been held for `longest` (then
+/// not again until that spell ends, so a long load still sees the work catch up).
+///
+/// Pure: the caller passes the time, everything that ever arrived, and whether half is waiting.
+public struct BusyHold: Sendable {
+    public var busyRate: Int
+    public var longest: Duration
+    /// How often the intake is measured; between looks the last decision stands.
+    public var lookInterval: Duration
+
+    private var lastLook: ContinuousClock.Instant?
+    private var arrivedAtLastLook: Int64 = 0
+    private var holdingSince: ContinuousClock.Instant?
+    /// The current busy spell was held for `longest` already.
+    private var spellHeldLongEnough = false
+    private var holding = false
+
+    /// With `start`, the first look measures the intake since then (nothing had arrived);
+    /// without, the first look only starts measuring.
+    public init(busyRate: Int = 10_000, longest: Duration = .seconds(10), lookInterval: Duration = .milliseconds(50), start: ContinuousClock.Instant? = nil) {
+        self.busyRate = busyRate
+        self.longest = longest
+        self.lookInterval = lookInterval
+        self.lastLook = start
+    }
+
+    /// Whether to wait now. `arrived`: every item ever handed over; `halfFull`: half of what may
+    /// wait is waiting.
+    public mutating func shouldWait(arrived: Int64, halfFull: Bool, now: ContinuousClock.Instant) -> Bool {
+        guard let previous = lastLook else {
+            lastLook = now
+            arrivedAtLastLook = arrived
+            return false
+        }
+        let elapsed = now - previous
+        guard elapsed > .zero, elapsed >= lookInterval else { return holding }
+        let intake = Double(arrived - arrivedAtLastLook)
+        lastLook = now
+        arrivedAtLastLook = arrived
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        guard intake >= Double(busyRate) * seconds else {
+            spellHeldLongEnough = false
+            holdingSince = nil
+            holding = false
+            return false
+        }
+        let since = holdingSince ?? now
+        if now - since >= longest { spellHeldLongEnough = true }
+        holding = !spellHeldLongEnough && !halfFull
+        holdingSince = holding ? since : nil
+        return holding
+    }
+}
