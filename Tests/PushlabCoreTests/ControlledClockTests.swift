@@ -24,4 +24,16 @@ struct ControlledClockTests {
         clock.setMode(.manual)
         #expect(clock.now() == 1_800_000_000_000, "already manual: unchanged")
     }
+
+    @Test func goingManualFreezesRealTimeAndAdvancingAddsToIt() {
+        let clock = ControlledClock()
+        clock.setMode(.manual)
+        let frozen = clock.now()
+        #expect(clock.mode == .manual && abs(frozen - SystemClock().now()) < 60_000)
+        clock.advance(milliseconds: 1_500)
+        clock.advance(milliseconds: 500)
+        #expect(clock.now() == frozen + 2_000)
+        clock.set(EpochMilliseconds.min)
+        #expect(clock.mode == .manual, "the value that stands for real time is not a time to set")
+    }
 }

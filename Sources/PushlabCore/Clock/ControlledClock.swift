@@ -18,49 +18,48 @@ public final class ControlledClock: SettableClock {
         case real, manual
     }
 
-    private struct State {
-        var mode: Mode
-        var manualTime: EpochMilliseconds
-    }
-
-    private let state: Mutex<State>
+    /// The manual time, or `realTime` in real mode: one word, so that reading the clock (every
+    /// request on every event loop) is a load, not a lock the loops would pass between them.
+    private let manualTime: Atomic<EpochMilliseconds>
+    private static let realTime = EpochMilliseconds.min
     private let system = SystemClock()
 
     /// Real time, or manual starting at `start`.
     public init(manualStart start: EpochMilliseconds? = nil) {
-        state = Mutex(State(mode: start == nil ? .real : .manual, manualTime: start ?? 0))
+        manualTime = Atomic(start ?? Self.realTime)
     }
 
-    public var mode: Mode { state.withLock { $0.mode } }
+    public var mode: Mode { manualTime.load(ordering: .acquiring) == Self.realTime ? .real : .manual }
 
     public func now() -> EpochMilliseconds {
-        state.withLock { $0.mode == .manual ? $0.manualTime : system.now() }
+        let manual = manualTime.load(ordering: .acquiring)
+        return manual == Self.realTime ? system.now() : manual
     }
 
     /// Switches mode; going manual freezes the clock at the current time.
     public func setMode(_ mode: Mode) {
-        let real = system.now()
-        state.withLock { state in
-            if mode == .manual, state.mode == .real { state.manualTime = real }
-            state.mode = mode
+        switch mode {
+        case .real: manualTime.store(Self.realTime, ordering: .releasing)
+        case .manual: _ = manualTime.compareExchange(expected: Self.realTime, desired: system.now(), ordering: .acquiringAndReleasing)
         }
     }
 
-    /// Sets the time (manual from now on).
+    /// Sets the time (manual from now on). `EpochMilliseconds.min`, 292 million years before
+    /// 1970, stands for real time and so cannot be set.
     public func set(_ time: EpochMilliseconds) {
-        state.withLock { state in
-            state.mode = .manual
-            state.manualTime = time
-        }
+        manualTime.store(time == Self.realTime ? time + 1 : time, ordering: .releasing)
     }
 
     /// Moves the time forward (manual from now on, starting from the current time).
     public func advance(milliseconds: Int64) {
-        let real = system.now()
-        state.withLock { state in
-            if state.mode == .real { state.manualTime = real }
-            state.mode = .manual
-            state.manualTime += milliseconds
+        var current = manualTime.load(ordering: .acquiring)
+        while true {
+            let base = current == Self.realTime ? system.now() : current
+            let (exchanged, original) = manualTime.compareExchange(
+                expected: current, desired: base + milliseconds, ordering: .acquiringAndReleasing
+            )
+            if exchanged { return }
+            current = original
         }
     }
 }

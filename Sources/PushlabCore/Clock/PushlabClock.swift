@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Synchronization
 
 /// Milliseconds since 1970-01-01T00:00:00Z: the unit of every time in the core.
@@ -13,7 +17,10 @@ public protocol PushlabClock: Sendable {
 public struct SystemClock: PushlabClock {
     public init() {}
     public func now() -> EpochMilliseconds {
-        EpochMilliseconds((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        // Read on every request: the C clock directly, without Foundation's Date and Double.
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return EpochMilliseconds(time.tv_sec) * 1000 + EpochMilliseconds(time.tv_nsec / 1_000_000)
     }
 }
 
