@@ -202,7 +202,8 @@ public final class HTTP2Session {
     }
 
     fileprivate func streamDidClose(_ streamID: Int32, errorCode: UInt32) {
-        pendingBodies[streamID] = nil
+        // Most answers have no body: no hashing into an empty table per stream.
+        if !pendingBodies.isEmpty { pendingBodies[streamID] = nil }
         delegate?.http2Session(self, didCloseStream: streamID, errorCode: errorCode)
     }
 

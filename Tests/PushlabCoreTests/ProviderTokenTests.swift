@@ -159,6 +159,17 @@ struct ProviderTokenTests {
         #expect(spelling.status == 403)
     }
 
+    /// A token that passed is not checked again on its connection, but where its key works still
+    /// is, request by request: the `:authority` of each request may name the other environment.
+    @Test func aPassedTokenIsStillCheckedForEachRequestsEnvironment() throws {
+        let harness = try Harness()
+        harness.providerToken = try harness.world.token(keyID: "DEVKEY0001", issuedAt: now)
+        #expect(harness.reason(harness.send()) == nil)
+        #expect(harness.reason(harness.send(token: TestWorld.prodToken, authority: "api.push.apple.com")) == .badEnvironmentKeyIdInToken)
+        #expect(harness.reason(harness.send(authority: "api.sandbox.push.apple.com")) == nil)
+        #expect(harness.world.verifiers["DEVKEY0001"]!.count == 1, "verified once, checked three times")
+    }
+
     @Test func revokedKeyIsForbidden() throws {
         let harness = try Harness()
         harness.providerToken = try harness.world.token(keyID: "REVOKEDKEY", issuedAt: now)

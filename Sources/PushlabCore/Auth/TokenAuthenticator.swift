@@ -21,10 +21,12 @@ final class TokenAuthenticator {
     /// The key of the token that authenticated the latest request.
     @exclusivity(unchecked) private(set) var currentKey: SigningKey?
     @exclusivity(unchecked) private var currentToken: Substring?
-    /// The last `authorization` header and what it verified to: on a busy connection every
-    /// request repeats it, and then authentication is one string comparison.
+    /// The last `authorization` header that passed, when its token was issued and where its key
+    /// works: on a busy connection every request repeats it, and then authentication is one
+    /// string comparison and two checks on numbers.
     @exclusivity(unchecked) private var lastAuthorization: String?
-    @exclusivity(unchecked) private var lastVerified: Verified?
+    @exclusivity(unchecked) private var lastIssuedAt: Int64 = 0
+    @exclusivity(unchecked) private var lastKeyEnvironments: UInt8 = 0
     @exclusivity(unchecked) private var lastUpdateAt: EpochMilliseconds = 0
     @exclusivity(unchecked) private var updatesInWindow = 0
 
@@ -35,41 +37,40 @@ final class TokenAuthenticator {
 
     var hasAuthenticated: Bool { boundTeamID != nil }
 
-    /// Checks the `authorization` header; on success binds the connection and returns the key.
-    func authenticate(_ authorization: String?, environment: APNsEnvironment, now: EpochMilliseconds) -> Result<SigningKey, APNsErrorReason> {
-        guard let authorization else { return .failure(.missingProviderToken) }
+    /// Checks the `authorization` header; on success binds the connection to its key
+    /// (`currentKey`). Returns why the request is refused, or nil.
+    func authenticate(_ authorization: String?, environment: APNsEnvironment, now: EpochMilliseconds) -> APNsErrorReason? {
+        guard let authorization else { return .missingProviderToken }
+        // A busy connection repeats the header that last passed: with no key changed since, only
+        // the rules that depend on the request (environment, time) can answer differently, and
+        // nothing is reassigned (each assignment would retain and release shared objects).
+        if authorization == lastAuthorization, world.keyGeneration == keyGeneration {
+            if lastKeyEnvironments & environment.bit == 0 { return policy.environmentKeyReason }
+            return ageProblem(issuedAt: lastIssuedAt, now: now)
+        }
+        guard let bearer = Self.bearerToken(authorization) else { return .missingProviderToken }
         let verified: Verified
-        let token: Substring
-        if authorization == lastAuthorization, let lastVerified, let currentToken, world.keyGeneration == keyGeneration {
-            verified = lastVerified
-            token = currentToken
-        } else {
-            guard let bearer = Self.bearerToken(authorization) else { return .failure(.missingProviderToken) }
-            switch verify(bearer) {
-            case .success(let value): verified = value
-            case .failure(let reason): return .failure(reason)
-            }
-            token = bearer
+        switch verify(bearer) {
+        case .success(let value): verified = value
+        case .failure(let reason): return reason
         }
         let key = verified.key
-        if key.isRevoked { return .failure(.forbidden) }
-        if !key.environments.contains(environment) { return .failure(policy.environmentKeyReason) }
-        if let boundTeamID, boundTeamID != key.teamID { return .failure(.invalidProviderToken) }
-        if let firstKey, !firstKey.isRelated(to: key) { return .failure(.unrelatedKeyIdInToken) }
-        let ageMilliseconds = now - verified.issuedAt * 1000
-        if ageMilliseconds > policy.providerTokenLifetimeSeconds * 1000 { return .failure(.expiredProviderToken) }
-        if -ageMilliseconds > policy.providerTokenFutureSkewSeconds * 1000 { return .failure(.invalidProviderToken) }
-        if let currentToken, currentToken != token {
+        if key.isRevoked { return .forbidden }
+        if !key.environments.contains(environment) { return policy.environmentKeyReason }
+        if let boundTeamID, boundTeamID != key.teamID { return .invalidProviderToken }
+        if let firstKey, !firstKey.isRelated(to: key) { return .unrelatedKeyIdInToken }
+        if let problem = ageProblem(issuedAt: verified.issuedAt, now: now) { return problem }
+        if let currentToken, currentToken != bearer {
             if now - lastUpdateAt < policy.providerTokenUpdateWindowSeconds * 1000 {
-                guard updatesInWindow < policy.providerTokenUpdateAllowance else { return .failure(.tooManyProviderTokenUpdates) }
+                guard updatesInWindow < policy.providerTokenUpdateAllowance else { return .tooManyProviderTokenUpdates }
                 updatesInWindow += 1
             } else {
                 lastUpdateAt = now
                 updatesInWindow = 0
             }
-            self.currentToken = token
+            self.currentToken = bearer
         } else if currentToken == nil {
-            currentToken = token
+            currentToken = bearer
             lastUpdateAt = now
         }
         if boundTeamID == nil { appGenerationAtBinding = world.appGeneration }
@@ -77,8 +78,16 @@ final class TokenAuthenticator {
         if firstKey == nil { firstKey = key }
         currentKey = key
         lastAuthorization = authorization
-        lastVerified = verified
-        return .success(key)
+        lastIssuedAt = verified.issuedAt
+        lastKeyEnvironments = key.environments.reduce(0) { $0 | $1.bit }
+        return nil
+    }
+
+    private func ageProblem(issuedAt: Int64, now: EpochMilliseconds) -> APNsErrorReason? {
+        let ageMilliseconds = now - issuedAt * 1000
+        if ageMilliseconds > policy.providerTokenLifetimeSeconds * 1000 { return .expiredProviderToken }
+        if -ageMilliseconds > policy.providerTokenFutureSkewSeconds * 1000 { return .invalidProviderToken }
+        return nil
     }
 
     private func verify(_ token: Substring) -> Result<Verified, APNsErrorReason> {
@@ -118,5 +127,15 @@ final class TokenAuthenticator {
         while cursor < end, utf8[cursor] == UInt8(ascii: " ") { cursor = utf8.index(after: cursor) }
         guard cursor < end else { return nil }
         return header[cursor..<end]
+    }
+}
+
+private extension APNsEnvironment {
+    /// The environment as one bit of a mask, for the fast path's "where the key works".
+    var bit: UInt8 {
+        switch self {
+        case .development: 1
+        case .production: 2
+        }
     }
 }

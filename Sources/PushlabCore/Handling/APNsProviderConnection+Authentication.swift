@@ -16,10 +16,9 @@ extension APNsProviderConnection {
     /// Token connections only: "APNs ignores this header if you use certificate-based authentication".
     func authenticate(_ attempt: PushAttempt) throws(Rejection) {
         guard certificate == nil else { return }
-        let result = tokenAuthenticator.authenticate(
-            attempt.fields.authorization, environment: attempt.environment, now: attempt.receivedAt
-        )
-        if case .failure(let reason) = result { throw Rejection(reason) }
+        if let reason = tokenAuthenticator.authenticate(
+            attempt.field(.authorization), environment: attempt.environment, now: attempt.receivedAt
+        ) { throw Rejection(reason) }
     }
 
     func checkTopic(_ attempt: inout PushAttempt) throws(Rejection) {

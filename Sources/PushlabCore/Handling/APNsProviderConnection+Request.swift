@@ -21,28 +21,30 @@ extension APNsProviderConnection {
     static func collectHeaders(_ request: APNsRequest) -> APNsHeaderFields {
         var seen: UInt8 = 0
         var fields = APNsHeaderFields()
-        let headers = request.headers
         typealias Name = APNsHeaderName
-        for (index, header) in headers.enumerated() {
-            let bit: UInt8
-            let name = header.name
-            // By length first: at most two comparisons, each a pointer check for transport-made names.
-            switch name.utf8.count {
-            case 7 where name == Name.apnsID: bit = 1 << 0; fields.apnsID = header.value
-            case 13 where name == Name.priority: bit = 1 << 1; fields.priority = header.value
-            case 13 where name == Name.authorization: bit = 1 << 6; fields.authorization = header.value
-            case 14 where name == Name.pushType: bit = 1 << 2; fields.pushType = header.value
-            case 15 where name == Name.expiration: bit = 1 << 3; fields.expiration = header.value
-            case 16 where name == Name.collapseID: bit = 1 << 4; fields.collapseID = header.value
-            case 10 where name == Name.topic: bit = 1 << 5; fields.topic = header.value
-            default:
-                if header.name.hasPrefix("apns-"), headers[(index + 1)...].contains(where: { $0.name == header.name }) {
-                    fields.hasDuplicate = true
+        // Through a buffer pointer: the names are read in place, not copied (retained) per header.
+        request.headers.withUnsafeBufferPointer { headers in
+            for index in headers.indices {
+                let bit: UInt8
+                // By length first: at most two comparisons, each a pointer check for transport-made names.
+                switch headers[index].name.utf8.count {
+                case 7 where headers[index].name == Name.apnsID: bit = 1 << 0; fields.note(.apnsID, at: index)
+                case 13 where headers[index].name == Name.priority: bit = 1 << 1; fields.note(.priority, at: index)
+                case 13 where headers[index].name == Name.authorization: bit = 1 << 6; fields.note(.authorization, at: index)
+                case 14 where headers[index].name == Name.pushType: bit = 1 << 2; fields.note(.pushType, at: index)
+                case 15 where headers[index].name == Name.expiration: bit = 1 << 3; fields.note(.expiration, at: index)
+                case 16 where headers[index].name == Name.collapseID: bit = 1 << 4; fields.note(.collapseID, at: index)
+                case 10 where headers[index].name == Name.topic: bit = 1 << 5; fields.note(.topic, at: index)
+                default:
+                    let name = headers[index].name
+                    if name.hasPrefix("apns-"), headers[(index + 1)...].contains(where: { $0.name == name }) {
+                        fields.hasDuplicate = true
+                    }
+                    continue
                 }
-                continue
+                if seen & bit != 0 { fields.hasDuplicate = true }
+                seen |= bit
             }
-            if seen & bit != 0 { fields.hasDuplicate = true }
-            seen |= bit
         }
         return fields
     }
@@ -52,17 +54,17 @@ extension APNsProviderConnection {
     }
 
     func checkApnsID(_ attempt: PushAttempt) throws(Rejection) {
-        if attempt.fields.apnsID != nil && !attempt.echoesRequestedID { throw Rejection(.badMessageId) }
+        if attempt.field(.apnsID) != nil && !attempt.echoesRequestedID { throw Rejection(.badMessageId) }
     }
 
     func parsePriority(_ attempt: inout PushAttempt) throws(Rejection) {
-        guard let priority = attempt.fields.priority else { return }
+        guard let priority = attempt.field(.priority) else { return }
         guard let value = Int(priority.trimmingSpaces), [1, 5, 10].contains(value) else { throw Rejection(.badPriority) }
         attempt.priority = value
     }
 
     func parsePushType(_ attempt: inout PushAttempt) throws(Rejection) {
-        guard let pushType = attempt.fields.pushType else { return }
+        guard let pushType = attempt.field(.pushType) else { return }
         guard let value = APNsPushType(rawValue: pushType) ?? APNsPushType(rawValue: pushType.trimmingSpaces.lowercased()) else {
             throw Rejection(.invalidPushType)
         }
@@ -70,13 +72,13 @@ extension APNsProviderConnection {
     }
 
     func parseExpiration(_ attempt: inout PushAttempt) throws(Rejection) {
-        guard let expiration = attempt.fields.expiration else { return }
+        guard let expiration = attempt.field(.expiration) else { return }
         guard let value = Int64(expiration.trimmingSpaces), value >= 0 else { throw Rejection(.badExpirationDate) }
         attempt.expiration = value
     }
 
     func parseCollapseID(_ attempt: inout PushAttempt) throws(Rejection) {
-        guard let collapseID = attempt.fields.collapseID else { return }
+        guard let collapseID = attempt.field(.collapseID) else { return }
         guard collapseID.utf8.count <= 64 else { throw Rejection(.badCollapseId) }
         attempt.collapseID = collapseID
     }
@@ -84,7 +86,7 @@ extension APNsProviderConnection {
     /// The topic as sent, or a single-topic certificate's default. Decides nothing: the checks
     /// that read it do.
     func resolveTopic(_ attempt: inout PushAttempt) {
-        if let topic = attempt.fields.topic?.trimmingSpaces, !topic.isEmpty {
+        if let topic = attempt.field(.topic)?.trimmingSpaces, !topic.isEmpty {
             attempt.topic = parsedTopic(topic)
         } else if let certificate, let topic = certificate.defaultTopic(multiTopicDefaultsToApp: policy.multiTopicCertificateDefaultsToAppTopic) {
             attempt.topic = APNsTopic(topic)

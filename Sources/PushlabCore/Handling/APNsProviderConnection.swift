@@ -88,7 +88,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
         lastActivity = now
         let fields = Self.collectHeaders(request)
         // An unusable apns-id is never echoed, whichever check answers first: a fresh one replaces it.
-        let requestedID = fields.apnsID.flatMap { APNsID(requested: $0, lowerCaseOnly: policy.strictApnsIDCase) }
+        let requestedID = fields.value(.apnsID, in: request).flatMap { APNsID(requested: $0, lowerCaseOnly: policy.strictApnsIDCase) }
         var attempt = PushAttempt(
             request: request, environment: environment(for: request), receivedAt: now,
             apnsID: requestedID ?? APNsID(ids.nextUUID()), echoesRequestedID: requestedID != nil, fields: fields
@@ -210,8 +210,8 @@ final class APNsProviderConnection: APNsConnectionHandler {
     private func record(_ attempt: PushAttempt, _ response: APNsResponse) {
         let entry = RequestLog.Entry(
             time: attempt.receivedAt, connectionID: info.id, environment: attempt.environment,
-            deviceTokenKey: attempt.deviceToken, topic: attempt.topic?.value ?? attempt.fields.topic,
-            pushType: attempt.pushType?.rawValue ?? attempt.fields.pushType,
+            deviceTokenKey: attempt.deviceToken, topic: attempt.topic?.value ?? attempt.field(.topic),
+            pushType: attempt.pushType?.rawValue ?? attempt.field(.pushType),
             status: response.status, reason: response.reason, apnsID: response.apnsIDValue
         )
         unpublishedRecords.append(entry)

@@ -19,19 +19,31 @@ struct PushAttempt {
     var registered: APNsWorld.Registration?
     var payload: JSONValue?
     var isDeliverable = true
+
+    /// The value of an APNs header the request carries.
+    func field(_ field: APNsHeaderFields.Field) -> String? { fields.value(field, in: request) }
 }
 
-/// The raw values of the headers APNs reads, found in one pass.
+/// Where the headers APNs reads are among the request's headers, found in one pass: positions
+/// rather than copies of the values, so finding them costs no reference counting.
 struct APNsHeaderFields {
-    var apnsID: String?
-    var priority: String?
-    var pushType: String?
-    var expiration: String?
-    var collapseID: String?
-    var topic: String?
-    var authorization: String?
+    enum Field: Int {
+        case apnsID, priority, pushType, expiration, collapseID, topic, authorization
+    }
+
+    /// Index in `request.headers` per field (the last one when repeated), -1 when absent.
+    private var positions = SIMD8<Int32>(repeating: -1)
     /// An `apns-*` header or `authorization` appeared twice.
     var hasDuplicate = false
+
+    mutating func note(_ field: Field, at index: Int) {
+        positions[field.rawValue] = Int32(truncatingIfNeeded: index)
+    }
+
+    func value(_ field: Field, in request: APNsRequest) -> String? {
+        let position = Int(positions[field.rawValue])
+        return position < 0 ? nil : request.headers[position].value
+    }
 }
 
 /// Why a request is refused; 410s carry the time the token stopped being valid.
