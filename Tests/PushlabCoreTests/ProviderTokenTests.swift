@@ -188,6 +188,7 @@ struct ProviderTokenTests {
         #expect(harness.reason(harness.send()) == nil)
         harness.world.world.removeKey("TEAMKEY001")
         #expect(harness.reason(harness.send()) == .invalidProviderToken)
+        #expect(harness.reason(harness.send()) == .invalidProviderToken, "and on every request after, not only the first")
     }
 
     @Test func tokenConnectionsAllowOneStreamUntilTheFirstValidToken() throws {

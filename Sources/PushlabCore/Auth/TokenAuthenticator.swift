@@ -48,6 +48,9 @@ final class TokenAuthenticator {
             if lastKeyEnvironments & environment.bit == 0 { return policy.environmentKeyReason }
             return ageProblem(issuedAt: lastIssuedAt, now: now)
         }
+        // Until this header passes again, it is not the one that last passed: a key removed since
+        // must fail it on every request, not only the first after the removal.
+        lastAuthorization = nil
         guard let bearer = Self.bearerToken(authorization) else { return .missingProviderToken }
         let verified: Verified
         switch verify(bearer) {
