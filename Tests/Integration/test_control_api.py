@@ -109,3 +109,22 @@ def test_pushlab_devices_lists_the_phones_and_their_apps(fresh_server):
     assert one.returncode == 0 and json.loads(one.stdout)["id"] == "ann"
     missing = devices(srv, "--device", "nobody")
     assert missing.returncode != 0 and "No device nobody" in missing.stderr and "Usage" not in missing.stderr
+
+
+def test_removing_a_key_refuses_its_token_on_a_live_connection_from_then_on(fresh_server):
+    """A provider keeps its connection and its token; the key is removed under it. Every later
+    push on that connection is refused, not only the first (the connection remembers the
+    header that last passed, and must forget it)."""
+    from h2util import H2Client
+
+    srv = fresh_server()
+    c = H2Client(srv.dev_port)
+    try:
+        c.authenticate()
+        status, body = call(srv, "DELETE", f"/v1/keys/{KEY_ID}")
+        assert status == 200 and body == {"keyId": KEY_ID, "removed": True}, body
+        for _ in range(3):
+            r = c.request()
+            assert r.status == 403 and json.loads(r.data) == {"reason": "InvalidProviderToken"}, r
+    finally:
+        c.close()

@@ -20,11 +20,14 @@ final class DeliveryQueue: Sendable {
     private enum Entry {
         case pushes([AcceptedPush])
         case runDue(until: EpochMilliseconds)
+        /// Already handed to whoever delivers: what remains of it in `Taken` until the batch ends.
+        case done
 
         var itemCount: Int {
             switch self {
             case .pushes(let pushes): pushes.count
             case .runDue: 1
+            case .done: 0
             }
         }
     }
@@ -124,6 +127,10 @@ final class DeliveryQueue: Sendable {
             case .runDue(let time):
                 item = .runDue(until: time)
                 finishEntry(&taken)
+            case .done:
+                // Never ahead of `taken.entry`: finishing an entry moves past it.
+                finishEntry(&taken)
+                continue
             }
             count += 1
             taken.delivered += 1
@@ -136,7 +143,7 @@ final class DeliveryQueue: Sendable {
     /// Moves past the current entry and lets its pushes go: a delivered read's payloads are
     /// freed as the worker goes, not when the whole burst is done.
     private func finishEntry(_ taken: inout Taken) {
-        taken.entries[taken.entry] = .runDue(until: 0)
+        taken.entries[taken.entry] = .done
         taken.entry += 1
         taken.offset = 0
     }
