@@ -16,7 +16,7 @@ BODY = b'{"aps":{"alert":"Hello from nghttp"}}'
 
 FRAME = re.compile(r"^\[\s*[\d.]+\]\s+(send|recv)\s+(\w+)\s+frame\s+<length=(\d+),\s*flags=0x([0-9a-f]+),\s*stream_id=(\d+)>")
 SETTING = re.compile(r"^\s+\[SETTINGS_(\w+)\(0x[0-9a-f]+\):(\d+)\]")
-HEADER = re.compile(r"^\[\s*[\d.]+\]\s+recv\s+\(stream_id=(\d+)\)\s+(\S+):\s?(.*)$")
+HEADER = re.compile(r"^\[\s*[\d.]+\]\s+recv\s+\(stream_id=(\d+)(?:, sensitive)?\)\s+(\S+):\s?(.*)$")
 
 
 @dataclass

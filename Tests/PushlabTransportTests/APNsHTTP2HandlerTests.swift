@@ -98,6 +98,35 @@ struct APNsHTTP2HandlerTests {
         #expect(connection.events.header("apns-unique-id", stream) == "4084a6e4-0000-4000-8000-000000000000")
     }
 
+    /// RFC 7541 6.2: the first answer adds each id name to the encoder's table (literal with
+    /// incremental indexing, new name: 0x40); later answers name it by its table index and send
+    /// the fresh value never indexed (0x1F then the index past 15), so the table never churns.
+    @Test func laterAnswersNameTheIDHeadersFromTheTableAndNeverIndexTheirValues() throws {
+        let service = RecordingService { request in
+            APNsOutcome(.success(apnsID: "A", uniqueID: "4084a6e4-0000-4000-8000-00000000000\(request.streamID % 10)"))
+        }
+        let connection = try EmbeddedConnection(service: service)
+        var streams: [Int32] = []
+        for _ in 0..<3 {
+            streams.append(try connection.request())
+            try connection.exchange()
+        }
+        let blocks = try streams.map { try #require(connection.headerBlocks(on: $0).first) }
+        // The first block announces the encoder's table size (6.3: 256 = 31 + 225, 0x3F 0xE1 0x01),
+        // then :status 200 is static entry 8 (0x88), then apns-id, then apns-unique-id.
+        #expect(Array(blocks[0].prefix(5)) == [0x3F, 0xE1, 0x01, 0x88, 0x40])
+        // The table holds apns-unique-id (62) above apns-id (63).
+        for block in blocks.dropFirst() {
+            #expect(Array(block.prefix(3)) == [0x88, 0x1F, 63 - 15])
+            #expect(block.count <= blocks[0].count - 3 - 15)
+        }
+        #expect(blocks[1].count == blocks[2].count)
+        for stream in streams {
+            #expect(connection.events.header("apns-id", stream) == "A")
+            #expect(connection.events.header("apns-unique-id", stream) == "4084a6e4-0000-4000-8000-00000000000\(stream % 10)")
+        }
+    }
+
     @Test func theCoreSeesPseudoHeadersHeadersInOrderAndTheBody() throws {
         let service = RecordingService()
         let connection = try EmbeddedConnection(service: service)

@@ -11,6 +11,8 @@ final class EmbeddedConnection {
     let client: HTTP2Session
     let events = ClientEvents()
     let registry = ConnectionRegistry()
+    /// Every byte the server has written, in order: whole frames from its first SETTINGS on.
+    private(set) var serverBytes: [UInt8] = []
 
     init(service: any APNsService, limits: HTTP2Limits = HTTP2Limits(), environment: APNsEnvironment = .development) throws {
         let settings = APNsHTTP2Handler.Settings(
@@ -37,11 +39,26 @@ final class EmbeddedConnection {
             }
             var received = false
             while let inbound = try channel.readOutbound(as: ByteBuffer.self) {
+                serverBytes.append(contentsOf: inbound.readableBytesView)
                 try inbound.withUnsafeReadableBytes { try client.receive($0) }
                 received = true
             }
             if !sent && !received { return }
         }
+    }
+
+    /// The HPACK block of each HEADERS frame the server sent on `streamID`, as it went out.
+    func headerBlocks(on streamID: Int32) -> [[UInt8]] {
+        var blocks: [[UInt8]] = []
+        var offset = 0
+        while offset + 9 <= serverBytes.count {
+            let length = Int(serverBytes[offset]) << 16 | Int(serverBytes[offset + 1]) << 8 | Int(serverBytes[offset + 2])
+            let type = serverBytes[offset + 3]
+            let stream = serverBytes[offset + 5..<offset + 9].reduce(Int32(0)) { $0 << 8 | Int32($1) } & 0x7FFF_FFFF
+            if type == 0x1, stream == streamID { blocks.append(Array(serverBytes[offset + 9..<offset + 9 + length])) }
+            offset += 9 + length
+        }
+        return blocks
     }
 
     func request(

@@ -39,6 +39,8 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     /// Records of finished streams, reused so a request does not cost fresh arrays.
     @exclusivity(unchecked) private var spareStreams: [StreamState] = []
     @exclusivity(unchecked) private var responseHeaders = HTTP2HeaderList()
+    /// Which id header names an earlier answer has put in nghttp2's encoder table.
+    @exclusivity(unchecked) private var idNamesIndexed = (apnsID: false, uniqueID: false)
     private let headerValues = HeaderValueCache(slots: HeaderName.cacheSlots)
     @exclusivity(unchecked) private var outputBuffer = ByteBufferAllocator().buffer(capacity: 4096)
     @exclusivity(unchecked) private var context: ChannelHandlerContext?
@@ -350,8 +352,17 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         responseHeaders.append(name: ":status", value: StatusText.of(response.status))
         let body = response.body
         if body != nil { responseHeaders.append(name: "content-type", value: "application/json") }
-        response.apnsIDValue.withUTF8 { responseHeaders.append(name: "apns-id", utf8Value: $0) }
-        response.uniqueIDValue?.withUTF8 { responseHeaders.append(name: "apns-unique-id", utf8Value: $0) }
+        // The first answer puts each id name in the encoder's small table; later answers refer to
+        // it and send their fresh values never indexed, so the table never churns.
+        let namesIndexed = idNamesIndexed
+        response.apnsIDValue.withUTF8 {
+            responseHeaders.append(name: "apns-id", utf8Value: $0, neverIndex: namesIndexed.apnsID)
+        }
+        idNamesIndexed.apnsID = true
+        if let uniqueID = response.uniqueIDValue {
+            uniqueID.withUTF8 { responseHeaders.append(name: "apns-unique-id", utf8Value: $0, neverIndex: namesIndexed.uniqueID) }
+            idNamesIndexed.uniqueID = true
+        }
         do {
             // A HEAD answer has the headers a GET would have, and no content (RFC 9110 9.3.2).
             try session.submitResponse(streamID: streamID, headers: responseHeaders, body: omitBody ? nil : body)
