@@ -52,12 +52,13 @@ final class RecordingService: APNsService {
         func connectionDidStart() -> [ConnectionAction] { service.startActions }
         var tickIntervalMilliseconds: Int64? { service.tickInterval }
         func tick() -> [ConnectionAction] { service.tickActions }
-        func handle(_ request: APNsRequest) -> APNsOutcome {
+        func handle(_ request: consuming APNsRequest) -> APNsOutcome {
+            let received = copy request
             service.state.withLock {
-                $0.requests.append(request)
-                $0.journal.append("handle \(request.streamID)")
+                $0.requests.append(received)
+                $0.journal.append("handle \(received.streamID)")
             }
-            return service.answer(request)
+            return service.answer(received)
         }
         func flushRecords() { service.state.withLock { $0.journal.append("flush") } }
     }

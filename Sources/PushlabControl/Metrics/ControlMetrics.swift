@@ -68,16 +68,17 @@ public final class ControlMetrics: ObservationSink, Sendable {
         var counter = -1
         var run = 0
         var acceptedCount = 0
-        for entry in entries {
-            let environment = entry.environment == .development ? 0 : 1
-            let index = environment * outcomesPerEnvironment + (entry.reason.flatMap { reasonIndex[$0] } ?? 0)
+        // By index, reading three fields in place: `for entry in` would copy (retain) each entry.
+        for position in entries.indices {
+            let environment = entries[position].environment == .development ? 0 : 1
+            let index = environment * outcomesPerEnvironment + (entries[position].reason.flatMap { reasonIndex[$0] } ?? 0)
             if index != counter {
                 if run > 0 { requestCounters[counter].increment(by: Int64(run)) }
                 counter = index
                 run = 0
             }
             run += 1
-            if entry.status == 200 { acceptedCount += 1 }
+            if entries[position].status == 200 { acceptedCount += 1 }
         }
         if run > 0 { requestCounters[counter].increment(by: Int64(run)) }
         if acceptedCount > 0 { accepted.increment(by: Int64(acceptedCount)) }

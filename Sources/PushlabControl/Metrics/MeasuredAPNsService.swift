@@ -36,9 +36,9 @@ final class MeasuredConnectionHandler: APNsConnectionHandler {
 
     func connectionDidStart() -> [ConnectionAction] { handler.connectionDidStart() }
 
-    func handle(_ request: APNsRequest) -> APNsOutcome {
+    func handle(_ request: consuming APNsRequest) -> APNsOutcome {
         let start = AnswerTimeHistogram.now()
-        let outcome = handler.handle(request)
+        let outcome = handler.handle(consume request)
         answerTimes.record(nanoseconds: AnswerTimeHistogram.now() - start + outcome.delayMilliseconds * 1_000_000)
         return outcome
     }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Provider-token authentication for one connection (reference 4.2 to 4.5): verification with
 /// a per-connection cache, the team and key bound by the first push, expiry, and the 20-minute
 /// rule for token updates. Not thread-safe: it lives with its connection on one event loop, and
@@ -24,7 +30,8 @@ final class TokenAuthenticator {
     /// The last `authorization` header that passed, when its token was issued and where its key
     /// works: on a busy connection every request repeats it, and then authentication is one
     /// string comparison and two checks on numbers.
-    @exclusivity(unchecked) private var lastAuthorization: String?
+    /// Empty when no header has passed (an empty header never does).
+    @exclusivity(unchecked) private var lastAuthorization: [UInt8] = []
     @exclusivity(unchecked) private var lastIssuedAt: Int64 = 0
     @exclusivity(unchecked) private var lastKeyEnvironments: UInt8 = 0
     @exclusivity(unchecked) private var lastUpdateAt: EpochMilliseconds = 0
@@ -37,21 +44,23 @@ final class TokenAuthenticator {
 
     var hasAuthenticated: Bool { boundTeamID != nil }
 
-    /// Checks the `authorization` header; on success binds the connection to its key
-    /// (`currentKey`). Returns why the request is refused, or nil.
-    func authenticate(_ authorization: String?, environment: APNsEnvironment, now: EpochMilliseconds) -> APNsErrorReason? {
+    /// Checks the `authorization` header, read in place (a busy connection's repeated header is
+    /// compared where the request holds it, and no string is made for it); on success binds the
+    /// connection to its key (`currentKey`). Returns why the request is refused, or nil.
+    func authenticate(_ authorization: UnsafeRawBufferPointer?, environment: APNsEnvironment, now: EpochMilliseconds) -> APNsErrorReason? {
         guard let authorization else { return .missingProviderToken }
         // A busy connection repeats the header that last passed: with no key changed since, only
         // the rules that depend on the request (environment, time) can answer differently, and
         // nothing is reassigned (each assignment would retain and release shared objects).
-        if authorization == lastAuthorization, world.keyGeneration == keyGeneration {
+        if world.keyGeneration == keyGeneration, repeatsLastAuthorization(authorization) {
             if lastKeyEnvironments & environment.bit == 0 { return policy.environmentKeyReason }
             return ageProblem(issuedAt: lastIssuedAt, now: now)
         }
         // Until this header passes again, it is not the one that last passed: a key removed since
         // must fail it on every request, not only the first after the removal.
-        lastAuthorization = nil
-        guard let bearer = Self.bearerToken(authorization) else { return .missingProviderToken }
+        lastAuthorization.removeAll(keepingCapacity: true)
+        let header = String(decoding: authorization, as: UTF8.self)
+        guard let bearer = Self.bearerToken(header) else { return .missingProviderToken }
         let verified: Verified
         switch verify(bearer) {
         case .success(let value): verified = value
@@ -80,7 +89,7 @@ final class TokenAuthenticator {
         boundTeamID = key.teamID
         if firstKey == nil { firstKey = key }
         currentKey = key
-        lastAuthorization = authorization
+        lastAuthorization.append(contentsOf: authorization)
         lastIssuedAt = verified.issuedAt
         lastKeyEnvironments = key.environments.reduce(0) { $0 | $1.bit }
         return nil
@@ -114,6 +123,11 @@ final class TokenAuthenticator {
     }
 
     /// The token after `bearer ` (case-insensitive, surrounding spaces trimmed); nil when absent or empty.
+    private func repeatsLastAuthorization(_ header: UnsafeRawBufferPointer) -> Bool {
+        guard header.count == lastAuthorization.count, header.count > 0 else { return false }
+        return lastAuthorization.withUnsafeBytes { memcmp($0.baseAddress!, header.baseAddress!, header.count) == 0 }
+    }
+
     static func bearerToken(_ header: String) -> Substring? {
         let utf8 = header.utf8
         var start = utf8.startIndex

@@ -16,9 +16,10 @@ extension APNsProviderConnection {
     /// Token connections only: "APNs ignores this header if you use certificate-based authentication".
     func authenticate(_ attempt: PushAttempt) throws(Rejection) {
         guard certificate == nil else { return }
-        if let reason = tokenAuthenticator.authenticate(
-            attempt.field(.authorization), environment: attempt.environment, now: attempt.receivedAt
-        ) { throw Rejection(reason) }
+        let refusal = attempt.withField(.authorization) {
+            tokenAuthenticator.authenticate($0, environment: attempt.environment, now: attempt.receivedAt)
+        }
+        if let refusal { throw Rejection(refusal) }
     }
 
     func checkTopic(_ attempt: inout PushAttempt) throws(Rejection) {

@@ -1,13 +1,14 @@
 /// The body: presence, size, and (strict mode) shape per push type (reference 3; step 7 of 7.3).
 extension APNsProviderConnection {
     func checkBody(_ attempt: inout PushAttempt) throws(Rejection) {
-        let request = attempt.request
-        if request.bodyLength == 0 { throw Rejection(.payloadEmpty) }
+        // Read in place: a copy of the request would retain and release each of its arrays.
+        let bodyLength = attempt.request.bodyLength
+        if bodyLength == 0 { throw Rejection(.payloadEmpty) }
         let isVoIP = attempt.pushType == .voip || attempt.topic?.suffixType == .voip
-        if request.bodyLength > (isVoIP ? 5120 : 4096) { throw Rejection(.payloadTooLarge) }
+        if bodyLength > (isVoIP ? 5120 : 4096) { throw Rejection(.payloadTooLarge) }
         // Parsed once, and only when something reads it: the type inference, strict mode, or the sink.
         if attempt.pushType == nil || policy.strictPayload || service.sink.needsPayload {
-            attempt.payload = try? JSONParser.parse(request.body)
+            attempt.payload = try? JSONParser.parse(attempt.request.body)
         }
         if attempt.pushType == nil {
             attempt.pushType = Self.inferredPushType(attempt.payload)

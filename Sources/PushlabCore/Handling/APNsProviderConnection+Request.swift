@@ -7,12 +7,15 @@ extension APNsProviderConnection {
     }
 
     func checkPath(_ attempt: inout PushAttempt) throws(Rejection) {
-        // Byte-wise: Character-based hasPrefix/dropFirst walk grapheme clusters on every request.
-        guard var path = attempt.request.path, path.utf8.starts(with: Self.devicePathPrefix.utf8) else { throw Rejection(.badPath) }
-        let prefixLength = Self.devicePathPrefix.utf8.count
-        if path.utf8.count == prefixLength { throw Rejection(.missingDeviceToken) }
-        // Read straight from the path's bytes: no string is made for the token.
-        attempt.deviceToken = path.withUTF8 { DeviceTokenKey(utf8: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: $0[prefixLength...]))) }
+        // Read straight from the path's bytes: no string is made for the path or the token.
+        let prefix = Self.devicePathPrefix
+        let token: Result<DeviceTokenKey, Rejection> = attempt.request.fields.withPath { path in
+            guard let path, path.starts(with: prefix.utf8) else { return .failure(Rejection(.badPath)) }
+            let prefixLength = prefix.utf8.count
+            if path.count == prefixLength { return .failure(Rejection(.missingDeviceToken)) }
+            return .success(DeviceTokenKey(utf8: UnsafeRawBufferPointer(rebasing: path[prefixLength...])))
+        }
+        attempt.deviceToken = try token.get()
     }
 
     /// One pass over the headers: each APNs header's value, and whether any `apns-*` header or
@@ -21,27 +24,20 @@ extension APNsProviderConnection {
     static func collectHeaders(_ request: APNsRequest) -> APNsHeaderFields {
         var seen: UInt8 = 0
         var fields = APNsHeaderFields()
-        typealias Name = APNsHeaderName
-        // Through a buffer pointer: the names are read in place, not copied (retained) per header.
-        request.headers.withUnsafeBufferPointer { headers in
-            for index in headers.indices {
-                let bit: UInt8
-                // By length first: at most two comparisons, each a pointer check for transport-made names.
-                switch headers[index].name.utf8.count {
-                case 7 where headers[index].name == Name.apnsID: bit = 1 << 0; fields.note(.apnsID, at: index)
-                case 13 where headers[index].name == Name.priority: bit = 1 << 1; fields.note(.priority, at: index)
-                case 13 where headers[index].name == Name.authorization: bit = 1 << 6; fields.note(.authorization, at: index)
-                case 14 where headers[index].name == Name.pushType: bit = 1 << 2; fields.note(.pushType, at: index)
-                case 15 where headers[index].name == Name.expiration: bit = 1 << 3; fields.note(.expiration, at: index)
-                case 16 where headers[index].name == Name.collapseID: bit = 1 << 4; fields.note(.collapseID, at: index)
-                case 10 where headers[index].name == Name.topic: bit = 1 << 5; fields.note(.topic, at: index)
-                default:
-                    let name = headers[index].name
-                    if name.hasPrefix("apns-"), headers[(index + 1)...].contains(where: { $0.name == name }) {
+        let headers = request.fields
+        // The names were recognised as they arrived: this reads one small number per header.
+        headers.spans.withUnsafeBufferPointer { spans in
+            for index in spans.indices {
+                let kind = spans[index].field
+                guard kind >= 0, let field = APNsHeaderFields.Field(rawValue: Int(kind)) else {
+                    if kind == RequestFields.Span.otherAPNs,
+                       ((index + 1)..<spans.count).contains(where: { headers.nameEquals(at: index, nameAt: $0) }) {
                         fields.hasDuplicate = true
                     }
                     continue
                 }
+                let bit: UInt8 = 1 << kind
+                fields.note(field, at: index)
                 if seen & bit != 0 { fields.hasDuplicate = true }
                 seen |= bit
             }
@@ -86,7 +82,9 @@ extension APNsProviderConnection {
     /// The topic as sent, or a single-topic certificate's default. Decides nothing: the checks
     /// that read it do.
     func resolveTopic(_ attempt: inout PushAttempt) {
-        if let topic = attempt.field(.topic)?.trimmingSpaces, !topic.isEmpty {
+        if let repeated = attempt.withField(.topic, repeatedTopic) {
+            attempt.topic = repeated
+        } else if let topic = attempt.field(.topic)?.trimmingSpaces, !topic.isEmpty {
             attempt.topic = parsedTopic(topic)
         } else if let certificate, let topic = certificate.defaultTopic(multiTopicDefaultsToApp: policy.multiTopicCertificateDefaultsToAppTopic) {
             attempt.topic = APNsTopic(topic)

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One provider connection: runs every request through Apple's rules in order, answers as APNs
 /// would, keeps the connection's auth state and stream limit, logs, and hands accepted pushes on.
 /// Not thread-safe: it lives on its connection's event loop, is never entered re-entrantly, and
@@ -16,6 +22,8 @@ final class APNsProviderConnection: APNsConnectionHandler {
     @exclusivity(unchecked) private var lastAuthority: String?
     @exclusivity(unchecked) private var lastApp: AppRecord?
     @exclusivity(unchecked) private var lastTopic: APNsTopic?
+    /// `lastTopic` as sent, so a repeated `apns-topic` is recognised in place.
+    @exclusivity(unchecked) private var lastTopicBytes: [UInt8] = []
     @exclusivity(unchecked) private var lastAppVersion: UInt64 = 0
     @exclusivity(unchecked) private var lastAuthorityEnvironment = APNsEnvironment.development
     /// Answers recorded, and pushes accepted for the sink, since the transport last published
@@ -61,7 +69,15 @@ final class APNsProviderConnection: APNsConnectionHandler {
         if let lastTopic, lastTopic.value == value { return lastTopic }
         let topic = APNsTopic(value)
         lastTopic = topic
+        lastTopicBytes = Array(value.utf8)
         return topic
+    }
+
+    /// The last topic parsed when `header` is exactly its bytes.
+    func repeatedTopic(_ header: UnsafeRawBufferPointer?) -> APNsTopic? {
+        guard let header, header.count == lastTopicBytes.count, header.count > 0 else { return nil }
+        let same = lastTopicBytes.withUnsafeBytes { memcmp($0.baseAddress!, header.baseAddress!, header.count) == 0 }
+        return same ? lastTopic : nil
     }
 
     /// A connection pushes to few apps: look each up in the shared world only when it changed.
@@ -83,18 +99,19 @@ final class APNsProviderConnection: APNsConnectionHandler {
         return lastAuthorityEnvironment
     }
 
-    func handle(_ request: APNsRequest) -> APNsOutcome {
+    func handle(_ request: consuming APNsRequest) -> APNsOutcome {
         let now = service.clock.now()
         lastActivity = now
         let fields = Self.collectHeaders(request)
         // An unusable apns-id is never echoed, whichever check answers first: a fresh one replaces it.
         let requestedID = fields.value(.apnsID, in: request).flatMap { APNsID(requested: $0, lowerCaseOnly: policy.strictApnsIDCase) }
+        let environment = environment(for: request)
         var attempt = PushAttempt(
-            request: request, environment: environment(for: request), receivedAt: now,
+            request: consume request, environment: environment, receivedAt: now,
             apnsID: requestedID ?? APNsID(ids.nextUUID()), echoesRequestedID: requestedID != nil, fields: fields
         )
         var delay: Int64 = 0
-        if let fault = service.faults?.fault(for: request, connection: info, now: now) {
+        if let fault = service.faults?.fault(for: attempt.request, connection: info, now: now) {
             switch fault {
             case .respond(let reason):
                 // The log still names the device the provider pushed to, when the path names one.
@@ -208,13 +225,13 @@ final class APNsProviderConnection: APNsConnectionHandler {
     }
 
     private func record(_ attempt: PushAttempt, _ response: APNsResponse) {
-        let entry = RequestLog.Entry(
+        // Built in place: a named entry would be copied into the array and then destroyed.
+        unpublishedRecords.append(RequestLog.Entry(
             time: attempt.receivedAt, connectionID: info.id, environment: attempt.environment,
             deviceTokenKey: attempt.deviceToken, topic: attempt.topic?.value ?? attempt.field(.topic),
             pushType: attempt.pushType?.rawValue ?? attempt.field(.pushType),
             status: response.status, reason: response.reason, apnsID: response.apnsIDValue
-        )
-        unpublishedRecords.append(entry)
+        ))
     }
 
     func flushRecords() {

@@ -12,7 +12,8 @@ public protocol APNsConnectionHandler: AnyObject {
     func connectionDidStart() -> [ConnectionAction]
     /// The answer to one complete request. What it records (the request log) and the push it
     /// accepts (the sink) are handed on at the next `flushRecords()`.
-    func handle(_ request: APNsRequest) -> APNsOutcome
+    /// The request is handed over, not copied: the rules keep it while they run.
+    func handle(_ request: consuming APNsRequest) -> APNsOutcome
     /// Publishes what was recorded since the last call. A transport calls it before it writes
     /// answers, so that a client holding an answer can read its record, and on close; between
     /// the two, the answers of one read are published together.

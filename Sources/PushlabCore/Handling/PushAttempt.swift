@@ -22,6 +22,11 @@ struct PushAttempt {
 
     /// The value of an APNs header the request carries.
     func field(_ field: APNsHeaderFields.Field) -> String? { fields.value(field, in: request) }
+
+    /// The bytes of an APNs header the request carries, read in place.
+    func withField<Result>(_ field: APNsHeaderFields.Field, _ body: (UnsafeRawBufferPointer?) -> Result) -> Result {
+        fields.withValue(field, in: request, body)
+    }
 }
 
 /// Where the headers APNs reads are among the request's headers, found in one pass: positions
@@ -31,7 +36,7 @@ struct APNsHeaderFields {
         case apnsID, priority, pushType, expiration, collapseID, topic, authorization
     }
 
-    /// Index in `request.headers` per field (the last one when repeated), -1 when absent.
+    /// Index among the request's headers per field (the last one when repeated), -1 when absent.
     private var positions = SIMD8<Int32>(repeating: -1)
     /// An `apns-*` header or `authorization` appeared twice.
     var hasDuplicate = false
@@ -42,7 +47,13 @@ struct APNsHeaderFields {
 
     func value(_ field: Field, in request: APNsRequest) -> String? {
         let position = Int(positions[field.rawValue])
-        return position < 0 ? nil : request.headers[position].value
+        return position < 0 ? nil : request.fields.value(at: position)
+    }
+
+    /// The value's bytes in place, or nil when the header is absent: no string is made.
+    func withValue<Result>(_ field: Field, in request: APNsRequest, _ body: (UnsafeRawBufferPointer?) -> Result) -> Result {
+        let position = Int(positions[field.rawValue])
+        return position < 0 ? body(nil) : request.fields.withValue(at: position, body)
     }
 }
 

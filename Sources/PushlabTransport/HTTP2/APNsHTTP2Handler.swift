@@ -35,7 +35,10 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     @exclusivity(unchecked) private var connectionHandler: (any APNsConnectionHandler)?
     @exclusivity(unchecked) private var streams: [Int32: StreamState] = [:]
     /// The stream most recently touched: headers and data of one request arrive together.
-    @exclusivity(unchecked) private var lastStream: StreamState?
+    /// Borrowed, not retained (each header would otherwise retain and release it): `streams`
+    /// owns it, and `forget` and `channelInactive` clear it before a stream can go.
+    @exclusivity(unchecked) private var lastStream: Unmanaged<StreamState>?
+    @exclusivity(unchecked) private var lastStreamID: Int32 = 0
     /// Records of finished streams, reused so a request does not cost fresh arrays.
     @exclusivity(unchecked) private var spareStreams: [StreamState] = []
     @exclusivity(unchecked) private var responseHeaders = HTTP2HeaderList()
@@ -119,8 +122,8 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         tickTask = nil
         pendingGoAwayTimer?.cancel()
         pendingGoAwayTimer = nil
-        streams.removeAll()
         lastStream = nil
+        streams.removeAll()
         connectionHandler?.connectionDidClose()
         connectionHandler = nil
         registry?.remove(settings.connectionID)
@@ -169,36 +172,45 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     // MARK: HTTP2SessionDelegate
 
     public func http2Session(_ session: HTTP2Session, didBeginHeadersOn streamID: Int32) {
-        if stream(streamID) == nil {
-            openStreams += 1
-            let stream: StreamState
-            if let spare = spareStreams.popLast() {
-                spare.reuse(for: streamID)
-                stream = spare
-            } else {
-                stream = StreamState(streamID: streamID)
-            }
-            streams[streamID] = stream
-            lastStream = stream
+        guard streams[streamID] == nil else { return }
+        openStreams += 1
+        let stream: StreamState
+        if let spare = spareStreams.popLast() {
+            spare.reuse(for: streamID)
+            stream = spare
+        } else {
+            stream = StreamState(streamID: streamID)
         }
+        streams[streamID] = stream
+        lastStream = Unmanaged.passUnretained(stream)
+        lastStreamID = streamID
     }
 
     public func http2Session(_ session: HTTP2Session, didReceiveHeader name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, on streamID: Int32) {
-        stream(streamID)?.addHeader(name: name, value: value, cache: headerValues)
+        let cache = headerValues
+        withStream(streamID) { $0.addHeader(name: name, value: value, cache: cache) }
     }
 
     public func http2Session(_ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, on streamID: Int32) {
-        stream(streamID)?.addBody(data, limit: settings.limits.maxBufferedBodyBytes)
+        let limit = settings.limits.maxBufferedBodyBytes
+        withStream(streamID) { $0.addBody(data, limit: limit) }
     }
 
-    private func stream(_ streamID: Int32) -> StreamState? {
-        if let lastStream, lastStream.streamID == streamID { return lastStream }
-        lastStream = streams[streamID]
-        return lastStream
+    /// Headers and data of one request arrive together: the stream last touched is borrowed
+    /// without a lookup or a reference count.
+    private func withStream(_ streamID: Int32, _ body: (StreamState) -> Void) {
+        if let lastStream, lastStreamID == streamID {
+            lastStream._withUnsafeGuaranteedRef(body)
+            return
+        }
+        guard let stream = streams[streamID] else { return }
+        lastStream = Unmanaged.passUnretained(stream)
+        lastStreamID = streamID
+        body(stream)
     }
 
     private func forget(_ streamID: Int32) -> StreamState? {
-        if lastStream?.streamID == streamID { lastStream = nil }
+        if lastStream != nil, lastStreamID == streamID { lastStream = nil }
         return streams.removeValue(forKey: streamID)
     }
 

@@ -17,8 +17,8 @@ final class StreamState {
 
     init(streamID: Int32) {
         self.streamID = streamID
-        request = APNsRequest(method: nil, path: nil, authority: nil, scheme: nil, headers: [], body: [], bodyLength: 0, streamID: streamID)
-        request.headers.reserveCapacity(8)
+        request = APNsRequest(method: nil, authority: nil, scheme: nil, streamID: streamID)
+        request.fields.reserveCapacity(headers: 8, bytes: 512)
     }
 
     /// Makes the record ready for another stream, keeping its arrays' capacity. A request the
@@ -27,10 +27,9 @@ final class StreamState {
         self.streamID = streamID
         headerListSize = 0
         request.method = nil
-        request.path = nil
         request.authority = nil
         request.scheme = nil
-        request.headers.removeAll(keepingCapacity: true)
+        request.fields.removeAll()
         request.body.removeAll(keepingCapacity: true)
         request.bodyLength = 0
         request.streamID = streamID
@@ -38,23 +37,16 @@ final class StreamState {
 
     func addHeader(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, cache: HeaderValueCache) {
         headerListSize += name.count + value.count + 32
-        if name.first == UInt8(ascii: ":") {
-            switch HeaderName.pseudo(name) {
-            case .method: request.method = cache.value(slot: HeaderName.methodSlot, bytes: value)
-            case .path: request.path = String(decoding: value, as: UTF8.self)
-            case .authority: request.authority = cache.value(slot: HeaderName.authoritySlot, bytes: value)
-            case .scheme: request.scheme = cache.value(slot: HeaderName.schemeSlot, bytes: value)
-            case nil: break  // nghttp2 already rejects unknown pseudo-headers
-            }
+        guard name.first == UInt8(ascii: ":") else {
+            request.fields.appendHeader(name: name, value: value)
             return
         }
-        if let known = HeaderName.knownIndex(name) {
-            // apns-id and apns-expiration change per request; the others repeat.
-            let repeats = known != HeaderName.apnsIDIndex && known != HeaderName.expirationIndex
-            let text = repeats ? cache.value(slot: known, bytes: value) : String(decoding: value, as: UTF8.self)
-            request.headers.append((HeaderName.known[known], text))
-        } else {
-            request.headers.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        switch HeaderName.pseudo(name) {
+        case .method: request.method = cache.value(slot: HeaderName.methodSlot, bytes: value)
+        case .path: request.fields.setPath(value)
+        case .authority: request.authority = cache.value(slot: HeaderName.authoritySlot, bytes: value)
+        case .scheme: request.scheme = cache.value(slot: HeaderName.schemeSlot, bytes: value)
+        case nil: break  // nghttp2 already rejects unknown pseudo-headers
         }
     }
 
@@ -68,41 +60,16 @@ final class StreamState {
     }
 }
 
-/// Header names APNs defines, kept as constants so that receiving them allocates nothing.
+/// Pseudo-header names, matched without making strings; the ones that repeat on a connection
+/// are kept in a `HeaderValueCache`.
 enum HeaderName {
     enum Pseudo { case method, path, authority, scheme }
 
-    static let known: [String] = [
-        APNsHeaderName.topic, APNsHeaderName.pushType, APNsHeaderName.priority, APNsHeaderName.apnsID,
-        APNsHeaderName.expiration, APNsHeaderName.collapseID, APNsHeaderName.authorization,
-        "content-type", "content-length", "user-agent", "accept", "accept-encoding", "te",
-    ]
-    static let apnsIDIndex = 3
-    static let expirationIndex = 4
-    static let methodSlot = known.count
-    static let authoritySlot = known.count + 1
-    static let schemeSlot = known.count + 2
-    /// Slots a `HeaderValueCache` needs: one per known name, then the repeating pseudo-headers.
-    static let cacheSlots = known.count + 3
-
-    /// The index in `known` of a header name, by its length first: one or two comparisons with
-    /// constant bytes, and no array read (and so no reference counting) per header.
-    static func knownIndex(_ name: UnsafeRawBufferPointer) -> Int? {
-        guard let base = name.baseAddress else { return nil }
-        func matches(_ candidate: StaticString) -> Bool { memcmp(candidate.utf8Start, base, name.count) == 0 }
-        switch name.count {
-        case 2: return matches("te") ? 12 : nil
-        case 6: return matches("accept") ? 10 : nil
-        case 7: return matches("apns-id") ? 3 : nil
-        case 10: return matches("apns-topic") ? 0 : matches("user-agent") ? 9 : nil
-        case 12: return matches("content-type") ? 7 : nil
-        case 13: return matches("authorization") ? 6 : matches("apns-priority") ? 2 : nil
-        case 14: return matches("apns-push-type") ? 1 : matches("content-length") ? 8 : nil
-        case 15: return matches("apns-expiration") ? 4 : matches("accept-encoding") ? 11 : nil
-        case 16: return matches("apns-collapse-id") ? 5 : nil
-        default: return nil
-        }
-    }
+    static let methodSlot = 0
+    static let authoritySlot = 1
+    static let schemeSlot = 2
+    /// Slots a `HeaderValueCache` needs.
+    static let cacheSlots = 3
 
     static func pseudo(_ name: UnsafeRawBufferPointer) -> Pseudo? {
         func matches(_ candidate: StaticString) -> Bool {
