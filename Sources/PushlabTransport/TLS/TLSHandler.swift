@@ -22,7 +22,11 @@ public final class TLSHandler: ChannelDuplexHandler {
     /// Promises of plaintext writes whose ciphertext goes out at the next flush.
     @exclusivity(unchecked) private var promisesAwaitingFlush: [EventLoopPromise<Void>] = []
     private static let readChunk = 16 * 1024
+    private static let keptSendCapacity = 64 * 1024
     @exclusivity(unchecked) private var receiveBuffer: ByteBuffer?
+    /// Reused for every flush: once the socket has written a flush (usually at once) the storage
+    /// is ours alone again, and `clear()` keeps it; while NIO still holds it, `clear()` starts anew.
+    @exclusivity(unchecked) private var sendBuffer: ByteBuffer?
 
     private let handshakeTimeout: TimeAmount
     private var handshakeDeadline: Scheduled<Void>?
@@ -183,8 +187,12 @@ public final class TLSHandler: ChannelDuplexHandler {
             promises.forEach { $0.succeed(()) }
             return
         }
-        var ciphertext = context.channel.allocator.buffer(capacity: pending)
+        var ciphertext = sendBuffer ?? context.channel.allocator.buffer(capacity: pending)
+        sendBuffer = nil
+        ciphertext.clear()
         ciphertext.writeWithUnsafeMutableBytes(minimumWritableBytes: pending) { connection.drainCiphertext(into: $0) }
+        // A rare large burst does not pin its buffer to the connection.
+        defer { if ciphertext.capacity <= Self.keptSendCapacity { sendBuffer = ciphertext } }
         var writePromise: EventLoopPromise<Void>?
         if !promises.isEmpty {
             let promise = context.eventLoop.makePromise(of: Void.self)
