@@ -237,7 +237,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
     func flushRecords() {
         if !unsentPushes.isEmpty {
             service.sink.accept(unsentPushes)
-            unsentPushes.removeAll(keepingCapacity: true)
+            unsentPushes.startNextBatch()
         }
         service.log.append(contentsOf: &unpublishedRecords, connectionID: info.id)
     }

@@ -93,7 +93,7 @@ public final class RequestLog: Sendable {
 
     /// Numbers `entries` in order, keeps them, and hands them to the observers as one batch: a
     /// connection publishes what one read answered with one lock and one call per observer.
-    /// `entries` is left empty, its capacity kept for the next batch.
+    /// `entries` is left empty, with room for a batch like this one.
     func append(contentsOf entries: inout [Entry], connectionID: UInt64) {
         guard !entries.isEmpty else { return }
         let last = sequence.add(Int64(entries.count), ordering: .relaxed).newValue
@@ -106,7 +106,7 @@ public final class RequestLog: Sendable {
             return ring.observers
         }
         for observer in observers { observer(entries) }
-        entries.removeAll(keepingCapacity: true)
+        entries.startNextBatch()
     }
 
     /// Newest first, optionally filtered; at most `capacity` of the newest entries are kept (none
@@ -145,5 +145,17 @@ public final class RequestLog: Sendable {
                 ring.next = 0
             }
         }
+    }
+}
+
+extension Array {
+    /// Empties an array whose contents were just handed on, with room for as many again.
+    /// `removeAll(keepingCapacity: true)` would allocate the whole capacity anew when the
+    /// receiver still holds the old buffer (the store does, until it writes): after one large
+    /// batch, every later read would grow the heap by that much, page faults and all.
+    mutating func startNextBatch() {
+        let handedOn = count
+        self = []
+        reserveCapacity(handedOn)
     }
 }
