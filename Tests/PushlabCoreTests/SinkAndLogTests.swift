@@ -105,4 +105,26 @@ struct SinkAndLogTests {
         #expect(seen.withLock { $0 } == [42, 43, 44], "numbered on after the highest resume point")
         #expect(log.entries().isEmpty && log.count == 0 && log.capacity == 0)
     }
+
+    /// The observer keeps the batch it was given; the connection's next batch starts in a new
+    /// array sized for a batch like the last, not the largest it ever held.
+    @Test func aPublishedBatchIsKeptByItsObserverAndTheNextStartsSizedForOneLikeIt() {
+        let log = RequestLog(capacity: 0)
+        let kept = Mutex<[[RequestLog.Entry]]>([])
+        log.observe { entries in kept.withLock { $0.append(entries) } }
+        func entries(_ count: Int) -> [RequestLog.Entry] {
+            (0..<count).map { _ in
+                RequestLog.Entry(time: 0, connectionID: 1, environment: .development, deviceTokenKey: nil, topic: "t", pushType: nil, status: 200, reason: nil, apnsID: APNsID("A"))
+            }
+        }
+        var batch = entries(500)
+        log.append(contentsOf: &batch, connectionID: 1)
+        #expect(batch.isEmpty && batch.capacity >= 500)
+        batch = entries(3)
+        batch.reserveCapacity(500)
+        log.append(contentsOf: &batch, connectionID: 1)
+        #expect(batch.isEmpty && batch.capacity >= 3 && batch.capacity < 500)
+        #expect(kept.withLock { $0.map(\.count) } == [500, 3])
+        #expect(kept.withLock { $0[1].map(\.sequence) } == [501, 502, 503])
+    }
 }
