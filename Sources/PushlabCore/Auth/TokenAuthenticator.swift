@@ -29,7 +29,7 @@ final class TokenAuthenticator {
     @exclusivity(unchecked) private var currentToken: Substring?
     /// The last `authorization` header that passed, when its token was issued and where its key
     /// works: on a busy connection every request repeats it, and then authentication is one
-    /// string comparison and two checks on numbers.
+    /// comparison of bytes and two checks on numbers.
     /// Empty when no header has passed (an empty header never does).
     @exclusivity(unchecked) private var lastAuthorization: [UInt8] = []
     @exclusivity(unchecked) private var lastIssuedAt: Int64 = 0
@@ -122,12 +122,12 @@ final class TokenAuthenticator {
         return .success(verified)
     }
 
-    /// The token after `bearer ` (case-insensitive, surrounding spaces trimmed); nil when absent or empty.
     private func repeatsLastAuthorization(_ header: UnsafeRawBufferPointer) -> Bool {
         guard header.count == lastAuthorization.count, header.count > 0 else { return false }
         return lastAuthorization.withUnsafeBytes { memcmp($0.baseAddress!, header.baseAddress!, header.count) == 0 }
     }
 
+    /// The token after `bearer ` (case-insensitive, surrounding spaces trimmed); nil when absent or empty.
     static func bearerToken(_ header: String) -> Substring? {
         let utf8 = header.utf8
         var start = utf8.startIndex

@@ -1,5 +1,5 @@
-/// The request header names APNs reads. The transport hands the core these very strings for
-/// the headers it recognises, so matching a name is a pointer comparison, not a `memcmp`.
+/// The request header names APNs reads, for code that builds or prints requests. (The rules
+/// recognise them in a request's bytes as they arrive: `RequestFields`.)
 public enum APNsHeaderName {
     public static let topic = "apns-topic"
     public static let pushType = "apns-push-type"

@@ -187,8 +187,8 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     }
 
     public func http2Session(_ session: HTTP2Session, didReceiveHeader name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, on streamID: Int32) {
-        let cache = headerValues
-        withStream(streamID) { $0.addHeader(name: name, value: value, cache: cache) }
+        let cache = headerValues, limit = Int(settings.limits.maxHeaderListSize)
+        withStream(streamID) { $0.addHeader(name: name, value: value, cache: cache, limit: limit) }
     }
 
     public func http2Session(_ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, on streamID: Int32) {

@@ -35,8 +35,11 @@ final class StreamState {
         request.streamID = streamID
     }
 
-    func addHeader(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, cache: HeaderValueCache) {
+    /// Past `limit` (the announced MAX_HEADER_LIST_SIZE) fields are only counted: the stream is
+    /// refused at its end, and a peer that keeps sending headers does not grow the record.
+    func addHeader(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, cache: HeaderValueCache, limit: Int) {
         headerListSize += name.count + value.count + 32
+        guard headerListSize <= limit else { return }
         guard name.first == UInt8(ascii: ":") else {
             request.fields.appendHeader(name: name, value: value)
             return
