@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Provider-token authentication for one connection (reference 4.2 to 4.5): verification with
 /// a per-connection cache, the team and key bound by the first push, expiry, and the 20-minute
 /// rule for token updates. Not thread-safe: it lives with its connection on one event loop, and
@@ -52,7 +46,7 @@ final class TokenAuthenticator {
         // A busy connection repeats the header that last passed: with no key changed since, only
         // the rules that depend on the request (environment, time) can answer differently, and
         // nothing is reassigned (each assignment would retain and release shared objects).
-        if world.keyGeneration == keyGeneration, repeatsLastAuthorization(authorization) {
+        if world.keyGeneration == keyGeneration, lastAuthorization.holdsSameBytes(as: authorization) {
             if lastKeyEnvironments & environment.bit == 0 { return policy.environmentKeyReason }
             return ageProblem(issuedAt: lastIssuedAt, now: now)
         }
@@ -120,11 +114,6 @@ final class TokenAuthenticator {
         let verified = Verified(key: key, issuedAt: parsed.issuedAt)
         verifiedTokens[token] = verified
         return .success(verified)
-    }
-
-    private func repeatsLastAuthorization(_ header: UnsafeRawBufferPointer) -> Bool {
-        guard header.count == lastAuthorization.count, header.count > 0 else { return false }
-        return lastAuthorization.withUnsafeBytes { memcmp($0.baseAddress!, header.baseAddress!, header.count) == 0 }
     }
 
     /// The token after `bearer ` (case-insensitive, surrounding spaces trimmed); nil when absent or empty.

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// One provider connection: runs every request through Apple's rules in order, answers as APNs
 /// would, keeps the connection's auth state and stream limit, logs, and hands accepted pushes on.
 /// Not thread-safe: it lives on its connection's event loop, is never entered re-entrantly, and
@@ -75,9 +69,8 @@ final class APNsProviderConnection: APNsConnectionHandler {
 
     /// The last topic parsed when `header` is exactly its bytes.
     func repeatedTopic(_ header: UnsafeRawBufferPointer?) -> APNsTopic? {
-        guard let header, header.count == lastTopicBytes.count, header.count > 0 else { return nil }
-        let same = lastTopicBytes.withUnsafeBytes { memcmp($0.baseAddress!, header.baseAddress!, header.count) == 0 }
-        return same ? lastTopic : nil
+        guard let header, lastTopicBytes.holdsSameBytes(as: header) else { return nil }
+        return lastTopic
     }
 
     /// A connection pushes to few apps: look each up in the shared world only when it changed.

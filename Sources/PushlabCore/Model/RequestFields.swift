@@ -140,3 +140,12 @@ public struct RequestFields: Sendable {
         return name.count >= 5 && memcmp(base, "apns-", 5) == 0 ? Span.otherAPNs : Span.other
     }
 }
+
+extension [UInt8] {
+    /// Whether these bytes are exactly `other`'s; an empty array matches nothing (it stands for
+    /// "none yet" where a connection remembers the last header that passed).
+    func holdsSameBytes(as other: UnsafeRawBufferPointer) -> Bool {
+        guard count == other.count, count > 0 else { return false }
+        return withUnsafeBytes { memcmp($0.baseAddress!, other.baseAddress!, count) == 0 }
+    }
+}
