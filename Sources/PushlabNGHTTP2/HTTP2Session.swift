@@ -104,14 +104,35 @@ public final class HTTP2Session {
 
     /// A response: HEADERS alone with END_STREAM when `body` is nil, else HEADERS then DATA.
     public func submitResponse(streamID: Int32, headers: HTTP2HeaderList, body: [UInt8]? = nil) throws {
-        let result = withNameValues(headers) { nva, count in
-            guard let body, !body.isEmpty else {
-                return nghttp2_submit_response(pointer, streamID, nva, count, nil)
-            }
+        try withNameValues(headers) { nva, count in
+            try submitResponse(streamID: streamID, nva: nva, count: count, body: body)
+        }
+    }
+
+    /// The same with fields given as borrowed bytes: nothing is allocated for the header block.
+    public func submitResponse(streamID: Int32, fields: UnsafeBufferPointer<HTTP2FieldBytes>, body: [UInt8]? = nil) throws {
+        reserveNameValues(fields.count)
+        for (index, field) in fields.enumerated() {
+            nameValueScratch[index] = nghttp2_nv(
+                name: UnsafeMutablePointer(mutating: field.name.baseAddress?.assumingMemoryBound(to: UInt8.self)),
+                value: UnsafeMutablePointer(mutating: field.value.baseAddress?.assumingMemoryBound(to: UInt8.self)),
+                namelen: field.name.count,
+                valuelen: field.value.count,
+                flags: UInt8(field.neverIndex ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue)
+            )
+        }
+        try submitResponse(streamID: streamID, nva: nameValueScratch, count: fields.count, body: body)
+    }
+
+    private func submitResponse(streamID: Int32, nva: UnsafePointer<nghttp2_nv>, count: Int, body: [UInt8]?) throws {
+        let result: Int32
+        if let body, !body.isEmpty {
             pendingBodies[streamID] = PendingBody(bytes: body)
             var provider = nghttp2_data_provider()
             provider.read_callback = HTTP2Session.readPendingBody
-            return nghttp2_submit_response(pointer, streamID, nva, count, &provider)
+            result = nghttp2_submit_response(pointer, streamID, nva, count, &provider)
+        } else {
+            result = nghttp2_submit_response(pointer, streamID, nva, count, nil)
         }
         if result != 0 {
             pendingBodies[streamID] = nil
@@ -178,14 +199,17 @@ public final class HTTP2Session {
 
     private func withNameValues<Result>(
         _ headers: HTTP2HeaderList,
-        _ body: (UnsafePointer<nghttp2_nv>, Int) -> Result
-    ) -> Result {
-        if headers.count > nameValueCapacity {
-            nameValueScratch.deallocate()
-            nameValueCapacity = headers.count * 2
-            nameValueScratch = .allocate(capacity: nameValueCapacity)
-        }
-        return headers.withNameValues(scratch: nameValueScratch, body)
+        _ body: (UnsafePointer<nghttp2_nv>, Int) throws -> Result
+    ) rethrows -> Result {
+        reserveNameValues(headers.count)
+        return try headers.withNameValues(scratch: nameValueScratch, body)
+    }
+
+    private func reserveNameValues(_ count: Int) {
+        guard count > nameValueCapacity else { return }
+        nameValueScratch.deallocate()
+        nameValueCapacity = count * 2
+        nameValueScratch = .allocate(capacity: nameValueCapacity)
     }
 
     fileprivate func copyPendingBody(streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int, flags: UnsafeMutablePointer<UInt32>) -> Int {

@@ -41,7 +41,6 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     @exclusivity(unchecked) private var lastStreamID: Int32 = 0
     /// Records of finished streams, reused so a request does not cost fresh arrays.
     @exclusivity(unchecked) private var spareStreams: [StreamState] = []
-    @exclusivity(unchecked) private var responseHeaders = HTTP2HeaderList()
     /// Which id header names an earlier answer has put in nghttp2's encoder table.
     @exclusivity(unchecked) private var idNamesIndexed = (apnsID: false, uniqueID: false)
     private let headerValues = HeaderValueCache(slots: HeaderName.cacheSlots)
@@ -358,28 +357,42 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         flushSession(context: context)
     }
 
-    /// The one place a response becomes frames.
+    /// The one place a response becomes frames. The fields are borrowed bytes on the stack: an
+    /// answer costs nghttp2's own copy and nothing more.
     private func write(_ response: APNsResponse, on streamID: Int32, omitBody: Bool, session: HTTP2Session) {
-        responseHeaders.removeAll()
-        responseHeaders.append(name: ":status", value: StatusText.of(response.status))
-        let body = response.body
-        if body != nil { responseHeaders.append(name: "content-type", value: "application/json") }
         // The first answer puts each id name in the encoder's small table; later answers refer to
         // it and send their fresh values never indexed, so the table never churns.
         let namesIndexed = idNamesIndexed
-        response.apnsIDValue.withUTF8 {
-            responseHeaders.append(name: "apns-id", utf8Value: $0, neverIndex: namesIndexed.apnsID)
-        }
-        idNamesIndexed.apnsID = true
-        if let uniqueID = response.uniqueIDValue {
-            uniqueID.withUTF8 { responseHeaders.append(name: "apns-unique-id", utf8Value: $0, neverIndex: namesIndexed.uniqueID) }
-            idNamesIndexed.uniqueID = true
-        }
-        do {
-            // A HEAD answer has the headers a GET would have, and no content (RFC 9110 9.3.2).
-            try session.submitResponse(streamID: streamID, headers: responseHeaders, body: omitBody ? nil : body)
-        } catch {
-            settings.logger.debug("Could not submit response", metadata: ["stream": "\(streamID)", "error": "\(error)"])
+        idNamesIndexed = (apnsID: true, uniqueID: namesIndexed.uniqueID || response.uniqueIDValue != nil)
+        let body = response.body
+        withUnsafeTemporaryAllocation(of: HTTP2FieldBytes.self, capacity: 4) { fields in
+            StatusText.withBytes(response.status) { status in
+                response.apnsIDValue.withUTF8 { apnsID in
+                    response.uniqueIDValue.withOptionalUTF8 { uniqueID in
+                        var count = 0
+                        fields.initializeElement(at: count, to: HTTP2FieldBytes(name: ":status", value: status))
+                        count += 1
+                        if body != nil {
+                            fields.initializeElement(at: count, to: HTTP2FieldBytes(name: "content-type", value: "application/json"))
+                            count += 1
+                        }
+                        fields.initializeElement(at: count, to: HTTP2FieldBytes(name: "apns-id", value: apnsID, neverIndex: namesIndexed.apnsID))
+                        count += 1
+                        if let uniqueID {
+                            fields.initializeElement(at: count, to: HTTP2FieldBytes(name: "apns-unique-id", value: uniqueID, neverIndex: namesIndexed.uniqueID))
+                            count += 1
+                        }
+                        do {
+                            // A HEAD answer has the headers a GET would have, and no content (RFC 9110 9.3.2).
+                            try session.submitResponse(
+                                streamID: streamID, fields: UnsafeBufferPointer(rebasing: fields[0..<count]), body: omitBody ? nil : body
+                            )
+                        } catch {
+                            settings.logger.debug("Could not submit response", metadata: ["stream": "\(streamID)", "error": "\(error)"])
+                        }
+                    }
+                }
+            }
         }
     }
 
@@ -449,10 +462,10 @@ extension ClientCertificate {
     }
 }
 
-/// `:status` values as text without formatting an integer per response.
+/// `:status` values as bytes without formatting an integer per response.
 enum StatusText {
-    static func of(_ status: Int) -> String {
-        switch status {
+    static func withBytes<Result>(_ status: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        let known: StaticString? = switch status {
         case 200: "200"
         case 400: "400"
         case 403: "403"
@@ -463,7 +476,17 @@ enum StatusText {
         case 429: "429"
         case 500: "500"
         case 503: "503"
-        default: String(status)
+        default: nil
         }
+        if let known { return body(UnsafeRawBufferPointer(start: known.utf8Start, count: known.utf8CodeUnitCount)) }
+        var text = String(status)
+        return text.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+    }
+}
+
+extension Optional where Wrapped == APNsID {
+    func withOptionalUTF8<Result>(_ body: (UnsafeRawBufferPointer?) -> Result) -> Result {
+        guard let self else { return body(nil) }
+        return self.withUTF8 { body($0) }
     }
 }
