@@ -15,9 +15,11 @@
 #include <openssl/bn.h>
 #include <openssl/asn1.h>
 #include <openssl/objects.h>
+#include "ciphertext_source.h"
 
 // Swift cannot call C macros, and a few OpenSSL entry points are macros around *_ctrl.
-// Each is wrapped here, once; nothing else lives in C.
+// Each is wrapped here, once. Besides these, C holds the callbacks OpenSSL calls (ALPN,
+// verification, and the ciphertext source BIO in ciphertext_source.h).
 
 static inline int pushlab_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
     return (int)SSL_CTX_set_min_proto_version(ctx, version);

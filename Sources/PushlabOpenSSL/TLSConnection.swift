@@ -21,19 +21,24 @@ public final class TLSConnection {
 
     public let context: TLSContext
     private let ssl: OpaquePointer
-    /// Ciphertext from the network; OpenSSL reads it.
+    /// Ciphertext from the network: OpenSSL reads it in place from bytes lent by `receiving`
+    /// (ciphertext_source.h), with no copy into a memory BIO.
     private let networkIn: OpaquePointer
     /// Ciphertext for the network; OpenSSL writes it.
     private let networkOut: OpaquePointer
 
     public init(context: TLSContext, serverName: String? = nil) throws {
         guard let ssl = SSL_new(context.pointer) else { throw OpenSSLError("SSL_new") }
-        guard let networkIn = BIO_new(BIO_s_mem()), let networkOut = BIO_new(BIO_s_mem()) else {
+        guard let networkIn = pushlab_ciphertext_source_new() else {
+            SSL_free(ssl)
+            throw OpenSSLError("BIO_new")
+        }
+        guard let networkOut = BIO_new(BIO_s_mem()) else {
+            BIO_free(networkIn)
             SSL_free(ssl)
             throw OpenSSLError("BIO_new")
         }
         // An empty memory BIO must mean "retry later", not end of file.
-        pushlab_BIO_set_mem_eof_return(networkIn, -1)
         pushlab_BIO_set_mem_eof_return(networkOut, -1)
         SSL_set_bio(ssl, networkIn, networkOut)  // the SSL now owns both BIOs
         self.context = context
@@ -58,15 +63,21 @@ public final class TLSConnection {
 
     // MARK: Ciphertext in and out
 
-    /// Hands ciphertext received from the network to OpenSSL.
-    public func feedCiphertext(_ bytes: UnsafeRawBufferPointer) {
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        var offset = 0
-        while offset < bytes.count {
-            let written = BIO_write(networkIn, base + offset, Int32(min(bytes.count - offset, Int(Int32.max))))
-            if written <= 0 { break }  // a memory BIO only fails when out of memory
-            offset += Int(written)
+    /// Lends ciphertext received from the network to OpenSSL while `body` runs: the handshake
+    /// steps and reads inside it decrypt straight from `bytes`. Whatever they leave unread is
+    /// copied and read first next time.
+    public func receiving<Result>(_ bytes: UnsafeRawBufferPointer, _ body: () throws -> Result) rethrows -> Result {
+        pushlab_ciphertext_source_lend(networkIn, bytes.baseAddress, bytes.count)
+        defer {
+            // Out of memory for the unread rest: the stream could not go on without those bytes.
+            guard pushlab_ciphertext_source_end_loan(networkIn) == 1 else { fatalError("out of memory keeping TLS ciphertext") }
         }
+        return try body()
+    }
+
+    /// Hands ciphertext to OpenSSL to be read by later calls (kept as a copy).
+    public func feedCiphertext(_ bytes: UnsafeRawBufferPointer) {
+        receiving(bytes) {}
     }
 
     /// Ciphertext OpenSSL has produced and not yet handed out.

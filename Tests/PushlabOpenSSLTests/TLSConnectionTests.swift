@@ -24,7 +24,7 @@ private struct Pair {
         try pump()
     }
 
-    private func drain(_ connection: TLSConnection) -> [UInt8] {
+    func drain(_ connection: TLSConnection) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: connection.pendingCiphertextCount)
         let count = bytes.withUnsafeMutableBytes { connection.drainCiphertext(into: $0) }
         return Array(bytes.prefix(count))
@@ -129,5 +129,57 @@ struct TLSConnectionTests {
         } throws: { error in
             "\(error)".contains("/nonexistent.pem")
         }
+    }
+
+    /// Records arrive split at arbitrary points: each piece is lent only while it is read, and
+    /// OpenSSL finishes a record from the next piece.
+    @Test(arguments: [1, 7, 100])
+    func recordsSplitAcrossLoansAreReadInPlace(pieceSize: Int) throws {
+        let pair = Pair(client: try TLSConnection(context: clientContext()), server: try TLSConnection(context: serverContext()))
+        try pair.handshake()
+        let messages = ["first message", String(repeating: "second ", count: 300)]
+        for message in messages { try Array(message.utf8).withUnsafeBytes { try pair.client.writePlaintext($0) } }
+        let ciphertext = pair.drain(pair.client)
+        var received: [UInt8] = []
+        for start in stride(from: 0, to: ciphertext.count, by: pieceSize) {
+            let piece = Array(ciphertext[start..<min(start + pieceSize, ciphertext.count)])
+            try piece.withUnsafeBytes { bytes in
+                try pair.server.receiving(bytes) {
+                    while true {
+                        let plaintext = try read(pair.server)
+                        if plaintext.isEmpty { break }
+                        received += plaintext
+                    }
+                }
+            }
+        }
+        #expect(received == Array(messages.joined().utf8))
+    }
+
+    /// A loan that ends before OpenSSL read everything (the reader stopped after one record) keeps
+    /// the rest: it is read on a later call that lends nothing new.
+    @Test func ciphertextLeftUnreadIsKeptForTheNextCall() throws {
+        let pair = Pair(client: try TLSConnection(context: clientContext()), server: try TLSConnection(context: serverContext()))
+        try pair.handshake()
+        for message in ["one", "two", "three"] { try Array(message.utf8).withUnsafeBytes { try pair.client.writePlaintext($0) } }
+        let ciphertext = pair.drain(pair.client)
+        let first = try ciphertext.withUnsafeBytes { bytes in try pair.server.receiving(bytes) { try read(pair.server) } }
+        #expect(first == Array("one".utf8))
+        let second = try [UInt8]().withUnsafeBytes { bytes in try pair.server.receiving(bytes) { try read(pair.server) } }
+        #expect(second == Array("two".utf8))
+        // New bytes lent later come after the kept ones.
+        try Array("four".utf8).withUnsafeBytes { try pair.client.writePlaintext($0) }
+        let more = pair.drain(pair.client)
+        var rest: [UInt8] = []
+        try more.withUnsafeBytes { bytes in
+            try pair.server.receiving(bytes) {
+                while true {
+                    let plaintext = try read(pair.server)
+                    if plaintext.isEmpty { break }
+                    rest += plaintext
+                }
+            }
+        }
+        #expect(rest == Array("threefour".utf8))
     }
 }

@@ -67,9 +67,13 @@ public final class TLSHandler: ChannelDuplexHandler {
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let ciphertext = unwrapInboundIn(data)
-        ciphertext.withUnsafeReadableBytes { connection.feedCiphertext($0) }
-        if state == .handshaking { advanceHandshake(context: context) }
-        if state == .established || state == .closing { deliverPlaintext(context: context) }
+        // OpenSSL decrypts straight from the socket's buffer while it is lent.
+        ciphertext.withUnsafeReadableBytes { bytes in
+            connection.receiving(bytes) {
+                if state == .handshaking { advanceHandshake(context: context) }
+                if state == .established || state == .closing { deliverPlaintext(context: context) }
+            }
+        }
         flushCiphertext(context: context)
     }
 
