@@ -17,6 +17,7 @@ struct FaultRulesTests {
 
     @Test func noRulesLetEverythingThrough() {
         #expect(FaultRules().fault(for: request(), connection: connection, now: 0) == nil)
+        #expect(!FaultRules().mayFault, "a connection does not even hand the request over")
     }
 
     @Test func deviceTokenAndTopicNarrowTheRule() throws {
@@ -43,8 +44,10 @@ struct FaultRulesTests {
         let rules = FaultRules()
         let added = try rules.add(FaultRule(count: 2, fault: .closeConnection))
         #expect(added.id == "fault-1" && added.remaining == 2)
+        #expect(rules.mayFault)
         #expect(faults(rules, [request(), request(), request()]) == [.closeConnection, .closeConnection, nil])
         #expect(rules.rules.isEmpty)
+        #expect(!rules.mayFault, "a used-up rule stops the per-request check")
     }
 
     @Test func theFirstRuleThatFiresDecidesAndLaterRulesDoNotSeeTheRequest() throws {
@@ -101,6 +104,7 @@ struct FaultRulesTests {
         #expect(faults(rules, [request()]) == [.closeConnection])
         rules.removeAll()
         #expect(faults(rules, [request()]) == [nil])
+        #expect(!rules.mayFault)
     }
 
     @Test func manyEventLoopsAtOnceCountEveryRequest() async throws {

@@ -20,6 +20,26 @@ struct SinkAndLogTests {
         #expect(push.receivedAt == Harness.start)
     }
 
+    /// A read's requests are stamped with the time the read arrived (one clock read for all of
+    /// them); a request outside a read reads the clock itself.
+    @Test func requestsOfOneReadShareItsTime() throws {
+        let harness = try Harness(.token)
+        harness.connection.peerWasActive()
+        harness.clock.advance(milliseconds: 5)
+        let request = APNsRequest(
+            method: "POST", path: "/3/device/\(TestWorld.devToken)", authority: nil,
+            headers: [("apns-topic", TestWorld.app), ("authorization", "bearer \(harness.providerToken)")],
+            body: Array(#"{"aps":{"alert":"hi"}}"#.utf8)
+        )
+        let inRead = harness.connection.handle(request)
+        harness.connection.flushRecords()
+        #expect(inRead.response?.status == 200)
+        harness.send()
+        let times = harness.log.entries(limit: 2).map(\.time).sorted()
+        #expect(times == [Harness.start, Harness.start + 5])
+        #expect(harness.sink.accepted.map(\.receivedAt) == [Harness.start, Harness.start + 5])
+    }
+
     @Test func uniqueIDsAreSentOnDevelopmentSuccessOnly() throws {
         let development = try Harness(.token)
         let id = try #require(development.send().response?.uniqueID)

@@ -1,7 +1,14 @@
 /// A way for tests and the control API to make Pushlab misbehave as Apple sometimes does.
 public protocol FaultInjector: Sendable {
-    /// Consulted before any rule for every request; nil lets the request through.
+    /// False while no fault can fire: the request is not handed over at all (asked per request,
+    /// so it must be cheap, an atomic load at most).
+    var mayFault: Bool { get }
+    /// Consulted before any rule for every request while `mayFault`; nil lets the request through.
     func fault(for request: APNsRequest, connection: ConnectionInfo, now: EpochMilliseconds) -> Fault?
+}
+
+extension FaultInjector {
+    public var mayFault: Bool { true }
 }
 
 public enum Fault: Sendable, Equatable {

@@ -23,6 +23,8 @@ public final class FaultRules: FaultInjector {
     private let state: Mutex<State>
     private let hasRules = Atomic<Bool>(false)
 
+    public var mayFault: Bool { hasRules.load(ordering: .acquiring) }
+
     /// `seed` makes `probability` repeatable; without one each run draws differently.
     public init(seed: UInt64? = nil) {
         var system = SystemRandomNumberGenerator()

@@ -8,9 +8,14 @@ final class APNsProviderConnection: APNsConnectionHandler {
     let policy: APNsPolicy
     let certificate: CertificateIdentity?
     let tokenAuthenticator: TokenAuthenticator
+    /// The service's fault injector, asked first whether it may fire at all.
+    private let faults: (any FaultInjector)?
     @exclusivity(unchecked) private var announcedStreams: UInt32
     @exclusivity(unchecked) private var errorWeight = 0
     @exclusivity(unchecked) private var lastActivity: EpochMilliseconds
+    /// The time of the read being handled (`peerWasActive` to `flushRecords`): one clock read
+    /// stamps every request that completes in it.
+    @exclusivity(unchecked) private var readTime: EpochMilliseconds?
     @exclusivity(unchecked) private var idleGoAwaySent = false
     @exclusivity(unchecked) var ids = APNsIDGenerator()
     @exclusivity(unchecked) private var lastAuthority: String?
@@ -31,6 +36,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
         self.policy = policy
         self.certificate = info.clientCertificate.map(CertificateIdentity.init)
         self.tokenAuthenticator = TokenAuthenticator(world: service.world, policy: policy)
+        self.faults = service.faults
         self.announcedStreams = certificate == nil ? policy.streamsBeforeFirstValidToken : policy.maxConcurrentStreams
         self.lastActivity = service.clock.now()
     }
@@ -47,6 +53,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
 
     func peerWasActive() {
         lastActivity = service.clock.now()
+        readTime = lastActivity
     }
 
     var tickIntervalMilliseconds: Int64? { policy.idleTimeoutSeconds == nil ? nil : 1000 }
@@ -93,7 +100,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
     }
 
     func handle(_ request: consuming APNsRequest) -> APNsOutcome {
-        let now = service.clock.now()
+        let now = readTime ?? service.clock.now()
         lastActivity = now
         let fields = Self.collectHeaders(request)
         // An unusable apns-id is never echoed, whichever check answers first: a fresh one replaces it.
@@ -104,7 +111,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
             apnsID: requestedID ?? APNsID(ids.nextUUID()), echoesRequestedID: requestedID != nil, fields: fields
         )
         var delay: Int64 = 0
-        if let fault = service.faults?.fault(for: attempt.request, connection: info, now: now) {
+        if let faults, faults.mayFault, let fault = faults.fault(for: attempt.request, connection: info, now: now) {
             switch fault {
             case .respond(let reason):
                 // The log still names the device the provider pushed to, when the path names one.
@@ -228,6 +235,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
     }
 
     func flushRecords() {
+        readTime = nil
         if !unsentPushes.isEmpty {
             service.sink.accept(unsentPushes)
             unsentPushes.startNextBatch()

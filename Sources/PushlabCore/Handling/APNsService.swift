@@ -18,7 +18,8 @@ public protocol APNsConnectionHandler: AnyObject {
     /// answers, so that a client holding an answer can read its record, and on close; between
     /// the two, the answers of one read are published together.
     func flushRecords()
-    /// The client sent something (any frame): resets idle time.
+    /// The client sent something (any frame): resets idle time. The requests that complete before
+    /// the next `flushRecords` arrived in that read and are stamped with its time.
     func peerWasActive()
     /// How often the transport calls `tick()`; nil for never.
     var tickIntervalMilliseconds: Int64? { get }
