@@ -54,22 +54,24 @@ extension APNsProviderConnection {
     }
 
     func parsePriority(_ attempt: inout PushAttempt) throws(Rejection) {
-        guard let priority = attempt.field(.priority) else { return }
-        guard let value = Int(priority.trimmingSpaces), [1, 5, 10].contains(value) else { throw Rejection(.badPriority) }
-        attempt.priority = value
+        // Read in place: the header comes with nearly every push.
+        let parsed: Int64?? = attempt.withField(.priority) { $0.map(HeaderValueParsing.integer) }
+        guard let parsed else { return }
+        guard let value = parsed, value == 1 || value == 5 || value == 10 else { throw Rejection(.badPriority) }
+        attempt.priority = Int(value)
     }
 
     func parsePushType(_ attempt: inout PushAttempt) throws(Rejection) {
-        guard let pushType = attempt.field(.pushType) else { return }
-        guard let value = APNsPushType(rawValue: pushType) ?? APNsPushType(rawValue: pushType.trimmingSpaces.lowercased()) else {
-            throw Rejection(.invalidPushType)
-        }
+        let parsed: APNsPushType?? = attempt.withField(.pushType) { $0.map(HeaderValueParsing.pushType) }
+        guard let parsed else { return }
+        guard let value = parsed else { throw Rejection(.invalidPushType) }
         attempt.pushType = value
     }
 
     func parseExpiration(_ attempt: inout PushAttempt) throws(Rejection) {
-        guard let expiration = attempt.field(.expiration) else { return }
-        guard let value = Int64(expiration.trimmingSpaces), value >= 0 else { throw Rejection(.badExpirationDate) }
+        let parsed: Int64?? = attempt.withField(.expiration) { $0.map(HeaderValueParsing.integer) }
+        guard let parsed else { return }
+        guard let value = parsed, value >= 0 else { throw Rejection(.badExpirationDate) }
         attempt.expiration = value
     }
 
