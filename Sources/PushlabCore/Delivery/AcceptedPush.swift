@@ -18,7 +18,12 @@ public struct AcceptedPush: Sendable, CarriesAPNsID {
     /// The parsed payload; nil when the body is not JSON (accepted outside strict mode), or when
     /// neither a rule nor the sink needed it parsed.
     public var payload: JSONValue?
-    public var rawPayload: [UInt8]
+    /// The body as the provider sent it.
+    public var payloadBytes: PayloadBytes
+    public var rawPayload: [UInt8] {
+        get { payloadBytes.array }
+        set { payloadBytes = PayloadBytes(newValue) }
+    }
     /// False for pushes Apple accepts but the device never acts on (background at priority 10).
     public var isDeliverable: Bool
     public var connectionID: UInt64
@@ -27,6 +32,18 @@ public struct AcceptedPush: Sendable, CarriesAPNsID {
         apnsID: APNsID, receivedAt: EpochMilliseconds, environment: APNsEnvironment, deviceToken: String,
         registration: DeviceTokenRecord?, topic: String, bundleID: String, pushType: APNsPushType, priority: Int,
         expiration: Int64?, collapseID: String?, payload: JSONValue?, rawPayload: [UInt8], isDeliverable: Bool, connectionID: UInt64
+    ) {
+        self.init(
+            apnsID: apnsID, receivedAt: receivedAt, environment: environment, deviceToken: deviceToken, registration: registration,
+            topic: topic, bundleID: bundleID, pushType: pushType, priority: priority, expiration: expiration, collapseID: collapseID,
+            payload: payload, payloadBytes: PayloadBytes(rawPayload), isDeliverable: isDeliverable, connectionID: connectionID
+        )
+    }
+
+    public init(
+        apnsID: APNsID, receivedAt: EpochMilliseconds, environment: APNsEnvironment, deviceToken: String,
+        registration: DeviceTokenRecord?, topic: String, bundleID: String, pushType: APNsPushType, priority: Int,
+        expiration: Int64?, collapseID: String?, payload: JSONValue?, payloadBytes: PayloadBytes, isDeliverable: Bool, connectionID: UInt64
     ) {
         self.apnsIDValue = apnsID
         self.receivedAt = receivedAt
@@ -40,7 +57,7 @@ public struct AcceptedPush: Sendable, CarriesAPNsID {
         self.expiration = expiration
         self.collapseID = collapseID
         self.payload = payload
-        self.rawPayload = rawPayload
+        self.payloadBytes = payloadBytes
         self.isDeliverable = isDeliverable
         self.connectionID = connectionID
     }

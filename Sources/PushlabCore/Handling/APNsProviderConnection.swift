@@ -29,6 +29,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
     /// them (`flushRecords`).
     @exclusivity(unchecked) private var unpublishedRecords: [RequestLog.Entry] = []
     @exclusivity(unchecked) private var unsentPushes: [AcceptedPush] = []
+    @exclusivity(unchecked) private var payloads = PayloadArena()
 
     init(info: ConnectionInfo, service: APNsProviderService, policy: APNsPolicy) {
         self.info = info
@@ -248,12 +249,13 @@ final class APNsProviderConnection: APNsConnectionHandler {
     }
 
     private func acceptedPush(_ attempt: PushAttempt) -> AcceptedPush {
+        // Copied, not shared: the request's buffer goes back to the transport for the next request.
         AcceptedPush(
             apnsID: attempt.apnsID, receivedAt: attempt.receivedAt, environment: attempt.environment,
             deviceToken: attempt.registered?.record.token ?? attempt.deviceToken?.hex ?? "", registration: attempt.registered?.record,
             topic: attempt.topic?.value ?? "", bundleID: attempt.topic?.bundleID ?? "",
             pushType: attempt.pushType ?? .alert, priority: attempt.priority, expiration: attempt.expiration,
-            collapseID: attempt.collapseID, payload: attempt.payload, rawPayload: attempt.request.body,
+            collapseID: attempt.collapseID, payload: attempt.payload, payloadBytes: payloads.copy(attempt.request.body),
             isDeliverable: attempt.isDeliverable, connectionID: info.id
         )
     }
