@@ -17,14 +17,16 @@ extension APNsProviderConnection {
     func checkDeviceTokenState(_ attempt: PushAttempt, goneBeforeTopic: Bool) throws(Rejection) {
         // A push type needing a suffixed topic (voip) sent to the bare bundle id: no token fits.
         if attempt.topicLacksPushTypeSuffix { throw Rejection(.deviceTokenNotForTopic) }
+        // Fields are read from the registration in place: a copy of its record would retain
+        // each of its strings.
         guard let registered = attempt.registered else { return }
-        if goneBeforeTopic { try checkGone(registered.record) }
-        if let topic = attempt.topic, !registered.record.accepts(topic) { throw Rejection(.deviceTokenNotForTopic) }
-        if !goneBeforeTopic { try checkGone(registered.record) }
+        if goneBeforeTopic { try checkGone(registered.record.state) }
+        if let topic = attempt.topic, !registered.accepts(topic) { throw Rejection(.deviceTokenNotForTopic) }
+        if !goneBeforeTopic { try checkGone(registered.record.state) }
     }
 
-    private func checkGone(_ registration: DeviceTokenRecord) throws(Rejection) {
-        switch registration.state {
+    private func checkGone(_ state: DeviceTokenRecord.State) throws(Rejection) {
+        switch state {
         case .active: break
         case .unregistered(let since): throw Rejection(.unregistered, timestamp: since)
         case .expired(let since): throw Rejection(.expiredToken, timestamp: since)

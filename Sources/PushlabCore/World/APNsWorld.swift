@@ -21,6 +21,12 @@ public final class APNsWorld: Sendable {
             self.record = record
             self.rateWindow = rateWindow
         }
+
+        /// Whether a push to `topic` may use this token (read in place: a copy of the record would
+        /// retain each of its strings).
+        func accepts(_ topic: APNsTopic) -> Bool {
+            topic.bundleID == record.bundleID && (record.kind == .voip) == (topic.suffixType == .voip)
+        }
     }
 
     /// Read on every request from every event loop: sharded by token, so loops rarely meet.

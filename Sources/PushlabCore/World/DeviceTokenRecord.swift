@@ -33,12 +33,6 @@ public struct DeviceTokenRecord: Sendable, Equatable {
         self.state = state
         self.deviceID = deviceID
     }
-
-    /// Whether a push to `topic` may use this token.
-    func accepts(_ topic: APNsTopic) -> Bool {
-        guard topic.bundleID == bundleID else { return false }
-        return (kind == .voip) == (topic.suffixType == .voip)
-    }
 }
 
 /// An app (bundle id) and the team that owns it.
