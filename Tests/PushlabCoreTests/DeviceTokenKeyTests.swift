@@ -33,6 +33,21 @@ struct DeviceTokenKeyTests {
         #expect(key != DeviceTokenKey(Self.token))
     }
 
+    /// Every byte value in the last position: exactly the 22 hex digits pack, in either case.
+    @Test func onlyHexDigitsPackWhateverTheByte() {
+        let hexDigits = Array("0123456789abcdefABCDEF".utf8)
+        for byte in UInt8.min...UInt8.max {
+            let bytes = Array(String(repeating: "a", count: 63).utf8) + [byte]
+            let key = bytes.withUnsafeBytes { DeviceTokenKey(utf8: $0) }
+            if let index = hexDigits.firstIndex(of: byte) {
+                let lower = hexDigits[index < 16 ? index : index - 6]
+                #expect(key.unpackedText == nil && key.hex.utf8.last == lower, "byte \(byte)")
+            } else {
+                #expect(key.unpackedText != nil, "byte \(byte)")
+            }
+        }
+    }
+
     @Test func tokensThatDifferInOneDigitDiffer() {
         var changed = Array(Self.token.utf8)
         changed[63] = UInt8(ascii: "9")

@@ -220,7 +220,7 @@ struct ReasonCoverageTests {
     }
 }
 
-struct AlwaysFault: FaultInjector {
+final class AlwaysFault: FaultInjector {
     let fault: Fault
     init(_ fault: Fault) { self.fault = fault }
     func fault(for request: APNsRequest, connection: ConnectionInfo, now: EpochMilliseconds) -> Fault? { fault }

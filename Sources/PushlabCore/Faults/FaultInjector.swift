@@ -1,5 +1,7 @@
 /// A way for tests and the control API to make Pushlab misbehave as Apple sometimes does.
-public protocol FaultInjector: Sendable {
+/// Class-bound: each connection holds it and asks it per request, which for a reference is a
+/// pointer copy rather than a copy of an existential box.
+public protocol FaultInjector: AnyObject, Sendable {
     /// False while no fault can fire: the request is not handed over at all (asked per request,
     /// so it must be cheap, an atomic load at most).
     var mayFault: Bool { get }

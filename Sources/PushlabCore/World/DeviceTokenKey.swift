@@ -112,12 +112,13 @@ public struct DeviceTokenKey: Hashable, Sendable {
         }
     }
 
+    /// Arithmetic, not a `switch` over ranges: the range patterns compiled to a call per digit,
+    /// 64 per request.
+    @inline(__always)
     private static func nibble(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        let digit = byte &- UInt8(ascii: "0")
+        if digit < 10 { return digit }
+        let letter = (byte | 0x20) &- UInt8(ascii: "a")  // either case
+        return letter < 6 ? letter + 10 : nil
     }
 }
