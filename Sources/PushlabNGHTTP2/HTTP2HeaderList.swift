@@ -77,15 +77,12 @@ public struct HTTP2HeaderList: Sendable {
         scratch: UnsafeMutablePointer<nghttp2_nv>,
         _ body: (UnsafePointer<nghttp2_nv>, Int) throws -> Result
     ) rethrows -> Result {
-        try storage.withUnsafeBufferPointer { storage in
-            let base = UnsafeMutablePointer(mutating: storage.baseAddress)
+        try storage.withUnsafeBytes { storage in
             for (index, entry) in entries.enumerated() {
                 scratch[index] = nghttp2_nv(
-                    name: base.map { $0 + entry.nameStart },
-                    value: base.map { $0 + entry.valueStart },
-                    namelen: entry.nameLength,
-                    valuelen: entry.valueLength,
-                    flags: UInt8(entry.neverIndex ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue)
+                    name: UnsafeRawBufferPointer(rebasing: storage[entry.nameStart..<entry.nameStart + entry.nameLength]),
+                    value: UnsafeRawBufferPointer(rebasing: storage[entry.valueStart..<entry.valueStart + entry.valueLength]),
+                    neverIndex: entry.neverIndex
                 )
             }
             return try body(scratch, entries.count)

@@ -113,13 +113,7 @@ public final class HTTP2Session {
     public func submitResponse(streamID: Int32, fields: UnsafeBufferPointer<HTTP2FieldBytes>, body: [UInt8]? = nil) throws {
         reserveNameValues(fields.count)
         for (index, field) in fields.enumerated() {
-            nameValueScratch[index] = nghttp2_nv(
-                name: UnsafeMutablePointer(mutating: field.name.baseAddress?.assumingMemoryBound(to: UInt8.self)),
-                value: UnsafeMutablePointer(mutating: field.value.baseAddress?.assumingMemoryBound(to: UInt8.self)),
-                namelen: field.name.count,
-                valuelen: field.value.count,
-                flags: UInt8(field.neverIndex ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue)
-            )
+            nameValueScratch[index] = nghttp2_nv(name: field.name, value: field.value, neverIndex: field.neverIndex)
         }
         try submitResponse(streamID: streamID, nva: nameValueScratch, count: fields.count, body: body)
     }

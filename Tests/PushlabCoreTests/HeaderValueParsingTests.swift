@@ -10,6 +10,15 @@ struct HeaderValueParsingTests {
         "99999999999999999999", "\t1767229200 ",
     ]
 
+    /// Only spaces and tabs around a value go (what both the byte and the string readers use).
+    @Test func trimmingTakesSpacesAndTabsAroundOnly() {
+        #expect(" \t5 \t".trimmingSpaces == "5")
+        #expect(" a b ".trimmingSpaces == "a b")
+        #expect("\u{00A0}x\n".trimmingSpaces == "\u{00A0}x\n")
+        #expect(" \t ".trimmingSpaces == "")
+        #expect("com.example.app".trimmingSpaces == "com.example.app")
+    }
+
     @Test(arguments: integers)
     func integersAsInt64ReadsThem(text: String) {
         let expected = Int64(text.trimmingSpaces)

@@ -55,7 +55,18 @@ private func read(_ connection: TLSConnection) throws -> [UInt8] {
     return Array(buffer.prefix(count))
 }
 
-@Suite("TLS through memory BIOs")
+/// Every plaintext byte `connection` can decrypt while `ciphertext` is lent to it.
+private func readAll(_ connection: TLSConnection, lending ciphertext: [UInt8]) throws -> [UInt8] {
+    try ciphertext.withUnsafeBytes { bytes in
+        try connection.receiving(bytes) {
+            var received: [UInt8] = []
+            while case let plaintext = try read(connection), !plaintext.isEmpty { received += plaintext }
+            return received
+        }
+    }
+}
+
+@Suite("TLS through BIOs in memory")
 struct TLSConnectionTests {
     @Test func handshakeNegotiatesH2AndSNIAndCarriesDataBothWays() throws {
         let pair = Pair(
@@ -143,15 +154,7 @@ struct TLSConnectionTests {
         var received: [UInt8] = []
         for start in stride(from: 0, to: ciphertext.count, by: pieceSize) {
             let piece = Array(ciphertext[start..<min(start + pieceSize, ciphertext.count)])
-            try piece.withUnsafeBytes { bytes in
-                try pair.server.receiving(bytes) {
-                    while true {
-                        let plaintext = try read(pair.server)
-                        if plaintext.isEmpty { break }
-                        received += plaintext
-                    }
-                }
-            }
+            received += try readAll(pair.server, lending: piece)
         }
         #expect(received == Array(messages.joined().utf8))
     }
@@ -170,16 +173,6 @@ struct TLSConnectionTests {
         // New bytes lent later come after the kept ones.
         try Array("four".utf8).withUnsafeBytes { try pair.client.writePlaintext($0) }
         let more = pair.drain(pair.client)
-        var rest: [UInt8] = []
-        try more.withUnsafeBytes { bytes in
-            try pair.server.receiving(bytes) {
-                while true {
-                    let plaintext = try read(pair.server)
-                    if plaintext.isEmpty { break }
-                    rest += plaintext
-                }
-            }
-        }
-        #expect(rest == Array("threefour".utf8))
+        #expect(try readAll(pair.server, lending: more) == Array("threefour".utf8))
     }
 }

@@ -54,23 +54,19 @@ extension APNsProviderConnection {
     }
 
     func parsePriority(_ attempt: inout PushAttempt) throws(Rejection) {
-        // Read in place: the header comes with nearly every push.
-        let parsed: Int64?? = attempt.withField(.priority) { $0.map(HeaderValueParsing.integer) }
-        guard let parsed else { return }
+        guard let parsed = attempt.parseField(.priority, HeaderValueParsing.integer) else { return }
         guard let value = parsed, value == 1 || value == 5 || value == 10 else { throw Rejection(.badPriority) }
         attempt.priority = Int(value)
     }
 
     func parsePushType(_ attempt: inout PushAttempt) throws(Rejection) {
-        let parsed: APNsPushType?? = attempt.withField(.pushType) { $0.map(HeaderValueParsing.pushType) }
-        guard let parsed else { return }
+        guard let parsed = attempt.parseField(.pushType, HeaderValueParsing.pushType) else { return }
         guard let value = parsed else { throw Rejection(.invalidPushType) }
         attempt.pushType = value
     }
 
     func parseExpiration(_ attempt: inout PushAttempt) throws(Rejection) {
-        let parsed: Int64?? = attempt.withField(.expiration) { $0.map(HeaderValueParsing.integer) }
-        guard let parsed else { return }
+        guard let parsed = attempt.parseField(.expiration, HeaderValueParsing.integer) else { return }
         guard let value = parsed, value >= 0 else { throw Rejection(.badExpirationDate) }
         attempt.expiration = value
     }
@@ -103,13 +99,14 @@ extension APNsProviderConnection {
 }
 
 extension String {
+    /// Without the spaces and tabs around it, as `HeaderValueParsing.trimmed` reads bytes.
     var trimmingSpaces: String {
         // Byte-wise: Character-level first/last would segment graphemes on every request.
-        let isSpace: (UInt8?) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-        guard isSpace(utf8.first) || isSpace(utf8.last) else { return self }
-        var slice = self[...]
-        while slice.first == " " || slice.first == "\t" { slice = slice.dropFirst() }
-        while slice.last == " " || slice.last == "\t" { slice = slice.dropLast() }
-        return String(slice)
+        var text = self
+        return text.withUTF8 { utf8 in
+            let bytes = UnsafeRawBufferPointer(utf8)
+            let trimmed = HeaderValueParsing.trimmed(bytes)
+            return trimmed.count == bytes.count ? self : String(decoding: trimmed, as: UTF8.self)
+        }
     }
 }

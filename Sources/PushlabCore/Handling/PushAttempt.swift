@@ -23,6 +23,12 @@ struct PushAttempt {
     /// The value of an APNs header the request carries.
     func field(_ field: APNsHeaderFields.Field) -> String? { fields.value(field, in: request) }
 
+    /// nil when the header is absent, else what `parse` reads from its bytes in place (nil inside
+    /// for a value it refuses).
+    func parseField<Value>(_ field: APNsHeaderFields.Field, _ parse: (UnsafeRawBufferPointer) -> Value?) -> Value?? {
+        withField(field) { $0.map(parse) }
+    }
+
     /// The bytes of an APNs header the request carries, read in place.
     func withField<Result>(_ field: APNsHeaderFields.Field, _ body: (UnsafeRawBufferPointer?) -> Result) -> Result {
         fields.withValue(field, in: request, body)
