@@ -134,7 +134,7 @@ let package = Package(
         .testTarget(
             name: "PushlabTransportTests",
             dependencies: [
-                "PushlabTransport", "PushlabNGHTTP2", "PushlabOpenSSL", "PushlabCore", "PushlabSimulator", "PushlabClient",
+                "PushlabTransport", "PushlabNGHTTP2", "PushlabOpenSSL", "PushlabCore", "PushlabSimulator", "PushlabClient", "CMallocTuning",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -1,8 +1,9 @@
 #ifndef PUSHLAB_MALLOC_TUNING_H
 #define PUSHLAB_MALLOC_TUNING_H
 
-/// Keeps free memory at the top of each glibc malloc arena instead of trimming it with mprotect
-/// after every burst. No effect where glibc is not the allocator.
+/// Gives each glibc malloc arena a whole heap up front and keeps free memory at the top of each
+/// instead of trimming it after every burst. Also runs before main in any program that links
+/// this module; calling it again is harmless. No effect where glibc is not the allocator.
 void pushlab_keep_malloc_arenas_warm(void);
 
 #endif
