@@ -154,6 +154,23 @@ struct ReasonCoverageTests {
         #expect(harness.reason(harness.send()) == nil, "the window has passed")
     }
 
+    /// A connection keeps the service's limiter between requests (no lock per request), and a
+    /// limit set or lifted on the live service still reaches it at its next request.
+    @Test(arguments: AuthMode.allCases)
+    func aRateLimitChangedOnTheServiceReachesOpenConnections(mode: AuthMode) throws {
+        var policy = APNsPolicy()
+        policy.deviceTokenRateLimit = nil
+        let harness = try Harness(mode, policy: policy)
+        for _ in 0..<3 { #expect(harness.reason(harness.send()) == nil) }
+        policy.deviceTokenRateLimit = .init(requests: 2, perSeconds: 10)
+        harness.service.policy = policy
+        for _ in 0..<2 { #expect(harness.reason(harness.send()) == nil) }
+        #expect(harness.reason(harness.send()) == .tooManyRequests)
+        policy.deviceTokenRateLimit = nil
+        harness.service.policy = policy
+        #expect(harness.reason(harness.send()) == nil, "the limit was lifted")
+    }
+
     /// A registered token's window lives beside it in the world; a token APNs does not know
     /// (accepted by policy) is counted by the limiter's own table. Both are per token, across
     /// connections.

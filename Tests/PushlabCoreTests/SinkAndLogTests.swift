@@ -20,6 +20,47 @@ struct SinkAndLogTests {
         #expect(push.receivedAt == Harness.start)
     }
 
+    /// A token APNs does not know (accepted by policy) reaches the sink with its own text, the
+    /// topic's bundle id and no registration or device.
+    @Test func aPushToAnUnknownTokenCarriesTheTokenAndTheTopicsApp() throws {
+        var policy = APNsPolicy()
+        policy.acceptUnknownDeviceTokens = true
+        let harness = try Harness(.token, policy: policy)
+        let unknown = String(repeating: "9c", count: 32)
+        #expect(harness.reason(harness.send(token: unknown)) == nil)
+        let push = try #require(harness.sink.accepted.first)
+        #expect(push.deviceToken == unknown && push.bundleID == TestWorld.app && push.topic == TestWorld.app)
+        #expect(push.registration == nil && push.deviceID == nil)
+    }
+
+    /// The public initializer and setters agree with what a push reads back, whether or not a
+    /// registration is given.
+    @Test func anAcceptedPushReadsBackWhatItWasMadeWith() {
+        let record = DeviceTokenRecord(token: TestWorld.devToken, bundleID: TestWorld.app, environment: .development, deviceID: "phone")
+        var push = AcceptedPush(
+            apnsID: APNsID("123e4567-e89b-12d3-a456-426614174000"), receivedAt: 5, environment: .development,
+            deviceToken: TestWorld.devToken, registration: record, topic: TestWorld.app + ".voip", bundleID: "ignored.when.registered",
+            pushType: .voip, priority: 10, expiration: 0, collapseID: nil, payload: .object([("a", .number(1))]),
+            rawPayload: Array(#"{"a":1}"#.utf8), isDeliverable: true, connectionID: 7
+        )
+        #expect(push.registration == record && push.deviceID == "phone" && push.bundleID == TestWorld.app)
+        #expect(push.expiration == 0 && push.priority == 10 && push.pushType == .voip && push.topic == TestWorld.app + ".voip")
+        #expect(push.payload?["a"]?.integerValue == 1 && push.rawPayload == Array(#"{"a":1}"#.utf8) && push.connectionID == 7)
+        push.registration = nil
+        #expect(push.registration == nil && push.deviceID == nil)
+        #expect(push.deviceToken == TestWorld.devToken && push.bundleID == TestWorld.app, "the token and app stay")
+        push.expiration = nil
+        push.payload = nil
+        #expect(push.expiration == nil && push.payload == nil)
+        let unregistered = AcceptedPush(
+            apnsID: APNsID("123e4567-e89b-12d3-a456-426614174000"), receivedAt: 5, environment: .production,
+            deviceToken: "abc", registration: nil, topic: "com.example.other", bundleID: "com.example.other", pushType: .alert,
+            priority: 5, expiration: nil, collapseID: "c", payload: nil, rawPayload: [], isDeliverable: false, connectionID: 1
+        )
+        #expect(unregistered.deviceToken == "abc" && unregistered.bundleID == "com.example.other" && unregistered.registration == nil)
+        #expect(unregistered.expiration == nil && unregistered.collapseID == "c" && !unregistered.isDeliverable)
+    }
+
     /// A read's requests are stamped with the time the read arrived (one clock read for all of
     /// them); a request outside a read reads the clock itself.
     @Test func requestsOfOneReadShareItsTime() throws {

@@ -31,10 +31,7 @@ extension APNsProviderConnection {
                 throw Rejection(.invalidProviderToken)
             }
             // The team and its bundle ids are bound to the connection at its first push (A3).
-            guard let app = app(topic.bundleID), app.teamID == tokenAuthenticator.boundTeamID,
-                  app.addedGeneration <= tokenAuthenticator.appGenerationAtBinding else {
-                throw Rejection(.topicDisallowed)
-            }
+            guard appIsBoundToConnection(topic.bundleID) else { throw Rejection(.topicDisallowed) }
         }
         try checkPushType(&attempt)
     }

@@ -4,7 +4,7 @@ extension APNsProviderConnection {
     func checkDeviceTokenFormat(_ attempt: inout PushAttempt) throws(Rejection) {
         guard let token = attempt.deviceToken else { throw Rejection(.missingDeviceToken) }
         guard Self.isWellFormed(token, format: policy.deviceTokenFormat) else { throw Rejection(.badDeviceToken) }
-        guard let registration = service.world.registration(token) else {
+        guard let registration = world.registration(token) else {
             if policy.acceptUnknownDeviceTokens { return }
             throw Rejection(.badDeviceToken)
         }
@@ -34,9 +34,8 @@ extension APNsProviderConnection {
     }
 
     func checkRateLimit(_ attempt: PushAttempt) throws(Rejection) {
-        guard let limiter = service.deviceTokenRateLimiter, let token = attempt.deviceToken else { return }
-        let admitted = attempt.registered.map { limiter.admit($0.rateWindow, now: attempt.receivedAt) } ?? limiter.admit(token, now: attempt.receivedAt)
-        if !admitted { throw Rejection(.tooManyRequests) }
+        guard let token = attempt.deviceToken else { return }
+        if admitByRateLimit(attempt, token: token) == false { throw Rejection(.tooManyRequests) }
     }
 
     static func isWellFormed(_ token: DeviceTokenKey, format: APNsPolicy.DeviceTokenFormat) -> Bool {

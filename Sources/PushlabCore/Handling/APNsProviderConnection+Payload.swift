@@ -7,7 +7,7 @@ extension APNsProviderConnection {
         let isVoIP = attempt.pushType == .voip || attempt.topic?.suffixType == .voip
         if bodyLength > (isVoIP ? 5120 : 4096) { throw Rejection(.payloadTooLarge) }
         // Parsed once, and only when something reads it: the type inference, strict mode, or the sink.
-        if attempt.pushType == nil || policy.strictPayload || service.sink.needsPayload {
+        if attempt.pushType == nil || policy.strictPayload || sink.needsPayload {
             attempt.payload = try? JSONParser.parse(attempt.request.body)
         }
         if attempt.pushType == nil {

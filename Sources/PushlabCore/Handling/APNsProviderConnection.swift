@@ -8,7 +8,12 @@ final class APNsProviderConnection: APNsConnectionHandler {
     let policy: APNsPolicy
     let certificate: CertificateIdentity?
     let tokenAuthenticator: TokenAuthenticator
-    /// The service's fault injector, asked first whether it may fire at all.
+    /// The service's world, sink and fault injector (asked first whether it may fire at all),
+    /// every event loop's on every request: held here and read in place (not through `service`,
+    /// not bound to a local), which spares a retain and release of each, and two cores
+    /// bouncing the reference count between them.
+    let world: APNsWorld
+    let sink: any PushSink
     private let faults: (any FaultInjector)?
     @exclusivity(unchecked) private var announcedStreams: UInt32
     @exclusivity(unchecked) private var errorWeight = 0
@@ -30,6 +35,11 @@ final class APNsProviderConnection: APNsConnectionHandler {
     @exclusivity(unchecked) private var unpublishedRecords: [RequestLog.Entry] = []
     @exclusivity(unchecked) private var unsentPushes: [AcceptedPush] = []
     @exclusivity(unchecked) private var payloads = PayloadArena()
+    /// The service's rate limiter and its limit as of `rateLimiterGeneration`: no lock per
+    /// request, and a registered token counted in its own window with the limit kept here.
+    @exclusivity(unchecked) private var rateLimiter: DeviceTokenRateLimiter?
+    @exclusivity(unchecked) private var rateLimit: APNsPolicy.RateLimit?
+    @exclusivity(unchecked) private var rateLimiterGeneration = UInt64.max
 
     init(info: ConnectionInfo, service: APNsProviderService, policy: APNsPolicy) {
         self.info = info
@@ -37,12 +47,29 @@ final class APNsProviderConnection: APNsConnectionHandler {
         self.policy = policy
         self.certificate = info.clientCertificate.map(CertificateIdentity.init)
         self.tokenAuthenticator = TokenAuthenticator(world: service.world, policy: policy)
+        self.world = service.world
+        self.sink = service.sink
         self.faults = service.faults
         self.announcedStreams = certificate == nil ? policy.streamsBeforeFirstValidToken : policy.maxConcurrentStreams
         self.lastActivity = service.clock.now()
     }
 
     var initialMaxConcurrentStreams: UInt32 { announcedStreams }
+
+    /// Counts a request against its token's rate limit; nil when the service has no limit.
+    func admitByRateLimit(_ attempt: PushAttempt, token: DeviceTokenKey) -> Bool? {
+        let generation = service.rateLimiterGeneration
+        if generation != rateLimiterGeneration {
+            rateLimiter = service.deviceTokenRateLimiter
+            rateLimit = rateLimiter?.limit
+            rateLimiterGeneration = generation
+        }
+        guard let rateLimit else { return nil }
+        if let window = attempt.registered?.rateWindow {
+            return DeviceTokenRateLimiter.admit(window, limit: rateLimit, now: attempt.receivedAt)
+        }
+        return rateLimiter?.admit(token, now: attempt.receivedAt)
+    }
 
     func connectionDidStart() -> [ConnectionAction] {
         // Apple lets the handshake and SETTINGS through, then sends GOAWAY (O6, O16).
@@ -81,13 +108,17 @@ final class APNsProviderConnection: APNsConnectionHandler {
         return lastTopic
     }
 
-    /// A connection pushes to few apps: look each up in the shared world only when it changed.
-    func app(_ bundleID: String) -> AppRecord? {
-        let version = service.world.appsVersion
-        if let cached = lastApp, cached.bundleID == bundleID, lastAppVersion == version { return cached }
-        lastApp = service.world.app(bundleID)
-        lastAppVersion = version
-        return lastApp
+    /// Whether `bundleID` is an app of the team the connection is bound to, added before the
+    /// binding (A3). A connection pushes to few apps: each is looked up in the shared world only
+    /// when it changed, and read in place (a copy would retain strings every connection shares).
+    func appIsBoundToConnection(_ bundleID: String) -> Bool {
+        let version = world.appsVersion
+        if lastAppVersion != version || lastApp?.bundleID != bundleID {
+            lastApp = world.app(bundleID)
+            lastAppVersion = version
+        }
+        guard let teamID = tokenAuthenticator.boundTeamID, lastApp?.teamID == teamID else { return false }
+        return lastApp!.addedGeneration <= tokenAuthenticator.appGenerationAtBinding
     }
 
     /// `:authority` repeats on every request of a connection: decide its environment once.
@@ -112,7 +143,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
             apnsID: requestedID ?? APNsID(ids.nextUUID()), echoesRequestedID: requestedID != nil, fields: fields
         )
         var delay: Int64 = 0
-        if let faults, faults.mayFault, let fault = faults.fault(for: attempt.request, connection: info, now: now) {
+        if faults?.mayFault == true, let fault = faults?.fault(for: attempt.request, connection: info, now: now) {
             switch fault {
             case .respond(let reason):
                 // The log still names the device the provider pushed to, when the path names one.
@@ -194,7 +225,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
         } else {
             let uniqueID = attempt.environment == .development && policy.sendUniqueIDInDevelopment ? APNsID(ids.nextUUID(lowercase: true)) : nil
             response = .success(apnsID: attempt.apnsID, uniqueID: uniqueID)
-            if service.sink.takesPushes(toDevice: attempt.registered?.record.deviceID) { unsentPushes.append(acceptedPush(attempt)) }
+            if sink.takesPushes(toDevice: attempt.registered?.record.deviceID) { unsentPushes.append(acceptedPush(attempt)) }
         }
         if let limit = streamLimitChange(after: rejection) { actions.insert(.setMaxConcurrentStreams(limit), at: 0) }
         record(attempt, response)
@@ -238,7 +269,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
     func flushRecords() {
         readTime = nil
         if !unsentPushes.isEmpty {
-            service.sink.accept(unsentPushes)
+            sink.accept(unsentPushes)
             unsentPushes.startNextBatch()
         }
         service.log.append(contentsOf: &unpublishedRecords, connectionID: info.id)
@@ -249,14 +280,17 @@ final class APNsProviderConnection: APNsConnectionHandler {
     }
 
     private func acceptedPush(_ attempt: PushAttempt) -> AcceptedPush {
-        // Copied, not shared: the request's buffer goes back to the transport for the next request.
-        AcceptedPush(
-            apnsID: attempt.apnsID, receivedAt: attempt.receivedAt, environment: attempt.environment,
-            deviceToken: attempt.registered?.record.token ?? attempt.deviceToken?.hex ?? "", registration: attempt.registered?.record,
-            topic: attempt.topic?.value ?? "", bundleID: attempt.topic?.bundleID ?? "",
-            pushType: attempt.pushType ?? .alert, priority: attempt.priority, expiration: attempt.expiration,
-            collapseID: attempt.collapseID, payload: attempt.payload, payloadBytes: payloads.copy(attempt.request.body),
-            isDeliverable: attempt.isDeliverable, connectionID: info.id
+        let topic = attempt.topic?.value ?? ""
+        let recipient = attempt.registered ?? APNsWorld.Registration(record: AcceptedPush.unknownToken(
+            attempt.deviceToken?.hex ?? "", bundleID: attempt.topic?.bundleID ?? "", environment: attempt.environment
+        ))
+        // The payload is copied, not shared: the request's buffer goes back to the transport for
+        // the next request.
+        return AcceptedPush(
+            apnsID: attempt.apnsID, receivedAt: attempt.receivedAt, environment: attempt.environment, recipient: recipient,
+            isRegistered: attempt.registered != nil, topic: topic, pushType: attempt.pushType ?? .alert, priority: attempt.priority,
+            expiration: attempt.expiration, collapseID: attempt.collapseID, payload: attempt.payload,
+            payloadBytes: payloads.copy(attempt.request.body), isDeliverable: attempt.isDeliverable, connectionID: info.id
         )
     }
 }

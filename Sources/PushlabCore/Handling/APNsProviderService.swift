@@ -10,6 +10,9 @@ public final class APNsProviderService: APNsService {
     public let faults: (any FaultInjector)?
     private let currentPolicy: Mutex<APNsPolicy>
     private let rateLimiter = Mutex<DeviceTokenRateLimiter?>(nil)
+    /// Counts replacements of the rate limiter, so a connection keeps the one it has until this
+    /// moves instead of taking the lock on every request.
+    private let rateLimiterChanges = Atomic<UInt64>(0)
 
     public init(
         world: APNsWorld, policy: APNsPolicy = APNsPolicy(), clock: any PushlabClock = SystemClock(),
@@ -30,10 +33,12 @@ public final class APNsProviderService: APNsService {
         set {
             currentPolicy.withLock { $0 = newValue }
             rateLimiter.withLock { $0 = newValue.deviceTokenRateLimit.map(DeviceTokenRateLimiter.init) }
+            rateLimiterChanges.add(1, ordering: .releasing)
         }
     }
 
     var deviceTokenRateLimiter: DeviceTokenRateLimiter? { rateLimiter.withLock { $0 } }
+    var rateLimiterGeneration: UInt64 { rateLimiterChanges.load(ordering: .acquiring) }
 
     public func makeConnectionHandler(for connection: ConnectionInfo) -> any APNsConnectionHandler {
         APNsProviderConnection(info: connection, service: self, policy: policy)

@@ -8,7 +8,7 @@ public final class DeviceTokenRateLimiter: Sendable {
         var count: Int
     }
 
-    private let limit: APNsPolicy.RateLimit
+    let limit: APNsPolicy.RateLimit
     private let shards: [LockedShard<[DeviceTokenKey: Window]>] = (0..<16).map { _ in LockedShard([:]) }
 
     public init(_ limit: APNsPolicy.RateLimit) {
@@ -29,6 +29,12 @@ public final class DeviceTokenRateLimiter: Sendable {
     /// Counts one request in a registered token's own window (kept by the world beside the
     /// token): no lookup at all.
     func admit(_ window: RateWindow, now: EpochMilliseconds) -> Bool {
+        Self.admit(window, limit: limit, now: now)
+    }
+
+    /// The same, with the limiter's `limit` read beforehand: a connection keeps that and does not
+    /// touch the limiter every connection shares.
+    static func admit(_ window: RateWindow, limit: APNsPolicy.RateLimit, now: EpochMilliseconds) -> Bool {
         let length = EpochMilliseconds(limit.perSeconds * 1000)
         let requests = limit.requests
         return window.state.withLock { state in

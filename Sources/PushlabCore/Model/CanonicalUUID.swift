@@ -54,33 +54,26 @@ public struct CanonicalUUID: Hashable, Sendable {
         }
     }
 
-    /// Writes the 36 bytes of `text` to the start of `output`: a byte (two digits) at a time,
-    /// from a table, because every answer carries one or two of these.
+    /// Writes the 36 bytes of `text` to the start of `output`, every answer carrying one or two
+    /// of these. The digits are constant bytes in the binary: a table built at run time would be
+    /// an array whose reference count both event loops bounce between them on every answer.
     func write(into output: UnsafeMutableBufferPointer<UInt8>) {
         precondition(output.count >= Self.textLength)
-        let pairs = isLowercase ? Self.lowerCasePairs : Self.upperCasePairs
-        pairs.withUnsafeBufferPointer { pairs in
-            var position = 0
-            for byteIndex in 0..<16 {
-                if byteIndex == 4 || byteIndex == 6 || byteIndex == 8 || byteIndex == 10 {
-                    output[position] = UInt8(ascii: "-")
-                    position += 1
-                }
-                let word = byteIndex < 8 ? high : low
-                let byte = Int(truncatingIfNeeded: word >> UInt64(56 - 8 * (byteIndex % 8))) & 0xFF
-                output[position] = UInt8(truncatingIfNeeded: pairs[byte] >> 8)
-                output[position + 1] = UInt8(truncatingIfNeeded: pairs[byte])
-                position += 2
+        let digits = (isLowercase ? Self.lowerCaseDigits : Self.upperCaseDigits).utf8Start
+        var position = 0
+        for byteIndex in 0..<16 {
+            if byteIndex == 4 || byteIndex == 6 || byteIndex == 8 || byteIndex == 10 {
+                output[position] = UInt8(ascii: "-")
+                position += 1
             }
+            let word = byteIndex < 8 ? high : low
+            let byte = Int(truncatingIfNeeded: word >> UInt64(56 - 8 * (byteIndex % 8))) & 0xFF
+            output[position] = digits[byte >> 4]
+            output[position + 1] = digits[byte & 0xF]
+            position += 2
         }
     }
 
-    /// Each byte's two hex digits, the first in the high half.
-    private static let lowerCasePairs = digitPairs("0123456789abcdef")
-    private static let upperCasePairs = digitPairs("0123456789ABCDEF")
-
-    private static func digitPairs(_ digits: String) -> [UInt16] {
-        let digits = Array(digits.utf8)
-        return (0..<256).map { UInt16(digits[$0 >> 4]) << 8 | UInt16(digits[$0 & 0xF]) }
-    }
+    private static let lowerCaseDigits: StaticString = "0123456789abcdef"
+    private static let upperCaseDigits: StaticString = "0123456789ABCDEF"
 }

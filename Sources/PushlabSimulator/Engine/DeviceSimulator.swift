@@ -132,7 +132,7 @@ public final class DeviceSimulator: PushSink, Sendable {
 
     /// The device observes a push at the time APNs accepted it, whenever it is delivered.
     private func deliver(_ push: AcceptedPush) {
-        guard let deviceID = push.registration?.deviceID else { return }
+        guard let deviceID = push.deviceID else { return }
         let expiresAt = Self.expiry(of: push, storage: settings.storageMilliseconds)
         let payload = push.payload ?? (try? JSONParser.parse(push.rawPayload))
         let content = payload.map(NotificationContent.init(payload:))
