@@ -123,9 +123,10 @@ final class WriteBuffer: Sendable {
         state.withLock { state in
             let intake = state.recorded - state.recordedAtLastLook
             state.recordedAtLastLook = state.recorded
-            let halfFull = state.pending.count >= backlogLimit / 2
+            // Half: past the limit items would be lost, so the writer starts with room to spare.
+            let filling = state.pending.count >= backlogLimit / 2
             if state.waiters.isEmpty, !state.isClosing,
-               state.hold?.shouldWait(arrived: Int64(state.recorded), halfFull: halfFull, now: now) == true {
+               state.hold?.shouldWait(arrived: Int64(state.recorded), filling: filling, now: now) == true {
                 return nil
             }
             state.inFlight = state.pending

@@ -7,12 +7,12 @@ import Testing
     private func at(_ milliseconds: Int) -> ContinuousClock.Instant { start + .milliseconds(milliseconds) }
 
     /// A look every 50 ms; `perLook` items arrive between looks (200 per 50 ms is 4,000 a second).
-    private func decisions(_ hold: inout BusyHold, perLook: [Int], halfFull: Bool = false) -> [Bool] {
+    private func decisions(_ hold: inout BusyHold, perLook: [Int], filling: Bool = false) -> [Bool] {
         var arrived: Int64 = 0
-        _ = hold.shouldWait(arrived: arrived, halfFull: halfFull, now: at(0))
+        _ = hold.shouldWait(arrived: arrived, filling: filling, now: at(0))
         return perLook.enumerated().map { index, count in
             arrived += Int64(count)
-            return hold.shouldWait(arrived: arrived, halfFull: halfFull, now: at(50 * (index + 1)))
+            return hold.shouldWait(arrived: arrived, filling: filling, now: at(50 * (index + 1)))
         }
     }
 
@@ -31,21 +31,21 @@ import Testing
 
     @Test func betweenLooksTheLastDecisionStands() {
         var hold = BusyHold(busyRate: 10_000)
-        _ = hold.shouldWait(arrived: 0, halfFull: false, now: at(0))
-        let busy = hold.shouldWait(arrived: 5_000, halfFull: false, now: at(50))
+        _ = hold.shouldWait(arrived: 0, filling: false, now: at(0))
+        let busy = hold.shouldWait(arrived: 5_000, filling: false, now: at(50))
         // 10 ms later nothing more came, but it is not time to look again.
-        let soonAfter = hold.shouldWait(arrived: 5_000, halfFull: false, now: at(60))
-        let nextLook = hold.shouldWait(arrived: 5_000, halfFull: false, now: at(110))
+        let soonAfter = hold.shouldWait(arrived: 5_000, filling: false, now: at(60))
+        let nextLook = hold.shouldWait(arrived: 5_000, filling: false, now: at(110))
         #expect(busy && soonAfter && !nextLook)
     }
 
-    @Test func halfOfWhatMayWaitEndsTheHold() {
+    @Test func reachingTheCallersMarkEndsTheHold() {
         var hold = BusyHold(busyRate: 10_000)
-        let underHalf = decisions(&hold, perLook: [5_000, 5_000])
+        let underTheMark = decisions(&hold, perLook: [5_000, 5_000])
         var full = BusyHold(busyRate: 10_000)
-        let half = decisions(&full, perLook: [5_000, 5_000], halfFull: true)
-        #expect(underHalf == [true, true])
-        #expect(half == [false, false])
+        let atTheMark = decisions(&full, perLook: [5_000, 5_000], filling: true)
+        #expect(underTheMark == [true, true])
+        #expect(atTheMark == [false, false])
     }
 
     /// A load longer than `longest` sees the work catch up: the spell is held once, then not
@@ -64,8 +64,8 @@ import Testing
     @Test func aStartMakesTheFirstLookCount() {
         var measuring = BusyHold(busyRate: 10, lookInterval: .zero, start: start)
         var starting = BusyHold(busyRate: 10, lookInterval: .zero)
-        let measured = measuring.shouldWait(arrived: 20, halfFull: false, now: at(1_000))
-        let started = starting.shouldWait(arrived: 20, halfFull: false, now: at(1_000))
+        let measured = measuring.shouldWait(arrived: 20, filling: false, now: at(1_000))
+        let started = starting.shouldWait(arrived: 20, filling: false, now: at(1_000))
         #expect(measured && !started)
     }
 }

@@ -19,7 +19,7 @@ import Yams
 /// http2:
 ///   maxConcurrentStreams: 1000
 /// shutdownGracePeriodSeconds: 10
-/// deliveryQueue: 1000000
+/// deliveryQueue: 2000000
 /// ```
 struct ServeConfigurationFile: Decodable, Equatable {
     struct TLS: Decodable, Equatable {

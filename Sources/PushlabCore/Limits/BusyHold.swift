@@ -1,10 +1,10 @@
 /// When background work (the simulator's delivery worker, the store's writer) waits so that the
 /// CPU goes to answering: while items arrive faster than `busyRate` a second (a load test), as
 /// APNs answers before any phone has anything. The work resumes when the intake drops, when
-/// what waits is half of what may wait, or once a busy spell has been held for `longest` (then
-/// not again until that spell ends, so a long load still sees the work catch up).
+/// what waits reaches the caller's mark (`filling`), or once a busy spell has been held for
+/// `longest` (then not again until that spell ends, so a long load still sees the work catch up).
 ///
-/// Pure: the caller passes the time, everything that ever arrived, and whether half is waiting.
+/// Pure: the caller passes the time, everything that ever arrived, and whether its mark is reached.
 public struct BusyHold: Sendable {
     public var busyRate: Int
     public var longest: Duration
@@ -27,9 +27,9 @@ public struct BusyHold: Sendable {
         self.lastLook = start
     }
 
-    /// Whether to wait now. `arrived`: every item ever handed over; `halfFull`: half of what may
-    /// wait is waiting.
-    public mutating func shouldWait(arrived: Int64, halfFull: Bool, now: ContinuousClock.Instant) -> Bool {
+    /// Whether to wait now. `arrived`: every item ever handed over; `filling`: so much is waiting
+    /// that the work must start (half of the store's backlog limit, 7/8 of the delivery queue).
+    public mutating func shouldWait(arrived: Int64, filling: Bool, now: ContinuousClock.Instant) -> Bool {
         guard let previous = lastLook else {
             lastLook = now
             arrivedAtLastLook = arrived
@@ -49,7 +49,7 @@ public struct BusyHold: Sendable {
         }
         let since = holdingSince ?? now
         if now - since >= longest { spellHeldLongEnough = true }
-        holding = !spellHeldLongEnough && !halfFull
+        holding = !spellHeldLongEnough && !filling
         holdingSince = holding ? since : nil
         return holding
     }
