@@ -18,14 +18,30 @@ struct PayloadArenaTests {
 
     @Test func aFullChunkIsFollowedByALargerOneAndABigPayloadGetsItsOwn() {
         var arena = PayloadArena(firstChunk: 16, largestChunk: 32)
-        let ten = [UInt8](repeating: 1, count: 10)
-        let a = arena.copy(ten)
-        let b = arena.copy(ten)  // 20 > 16: a new chunk of 32
-        let c = arena.copy(ten)  // fits beside b
+        let payloads = (1...3).map { [UInt8](repeating: $0, count: 10) }
+        let a = arena.copy(payloads[0])
+        let b = arena.copy(payloads[1])  // 20 > 16: a new chunk of 32
+        let c = arena.copy(payloads[2])  // fits beside b
         let big = arena.copy([UInt8](repeating: 7, count: 100))
         #expect(!a.sharesChunk(with: b) && b.sharesChunk(with: c))
         #expect(big.count == 100 && big.array.allSatisfy { $0 == 7 })
-        #expect([a, b, c].allSatisfy { $0.array == ten })
+        #expect([a, b, c].map(\.array) == payloads)
+    }
+
+    /// One body pushed to many devices is kept once; a body that differs even in its last byte,
+    /// or that comes back after another, is copied again.
+    @Test func aRepeatedPayloadSharesTheLastCopy() {
+        var arena = PayloadArena(firstChunk: 64, largestChunk: 64)
+        let broadcast = Array(#"{"aps":{"alert":"sale"}}"#.utf8)
+        var almost = broadcast
+        almost[almost.count - 1] = UInt8(ascii: " ")
+        let first = arena.copy(broadcast)
+        let again = arena.copy(broadcast)
+        let different = arena.copy(almost)
+        let back = arena.copy(broadcast)
+        #expect(first.isSameCopy(as: again))
+        #expect(!different.isSameCopy(as: first) && !back.isSameCopy(as: first))
+        #expect(first.array == broadcast && again.array == broadcast && different.array == almost && back.array == broadcast)
     }
 
     @Test func anEmptyPayloadIsEmpty() {

@@ -37,6 +37,11 @@ public struct PayloadBytes: Sendable, Equatable {
         chunk != nil && chunk === other.chunk
     }
 
+    /// Whether both are the same bytes of the same chunk, not two copies (tests of the arena).
+    func isSameCopy(as other: PayloadBytes) -> Bool {
+        sharesChunk(with: other) && start == other.start && count == other.count
+    }
+
     public static func == (left: PayloadBytes, right: PayloadBytes) -> Bool {
         left.withUnsafeBytes { a in right.withUnsafeBytes { b in a.elementsEqual(b) } }
     }
@@ -50,6 +55,10 @@ struct PayloadArena {
     private var chunk: PayloadChunk?
     private var nextChunkSize: Int
     private let largestChunk: Int
+    /// The payload copied last. A provider sending one body to many devices (a broadcast, a load
+    /// test) makes every push share these bytes instead of filling chunks with copies, so a
+    /// queued push costs its 152 bytes and not 400.
+    private var last = PayloadBytes()
 
     init(firstChunk: Int = 4 * 1024, largestChunk: Int = 64 * 1024) {
         nextChunkSize = firstChunk
@@ -59,6 +68,7 @@ struct PayloadArena {
     mutating func copy(_ bytes: [UInt8]) -> PayloadBytes {
         let count = bytes.count
         guard count > 0 else { return PayloadBytes() }
+        if last.count == count, last.withUnsafeBytes({ bytes.holdsSameBytes(as: $0) }) { return last }
         let chunk: PayloadChunk
         if let current = self.chunk, current.storage.count - current.used >= count {
             chunk = current
@@ -70,7 +80,8 @@ struct PayloadArena {
         let start = chunk.used
         bytes.withUnsafeBytes { chunk.storage.baseAddress!.advanced(by: start).copyMemory(from: $0.baseAddress!, byteCount: count) }
         chunk.used += count
-        return PayloadBytes(chunk: chunk, start: start, count: count)
+        last = PayloadBytes(chunk: chunk, start: start, count: count)
+        return last
     }
 }
 
