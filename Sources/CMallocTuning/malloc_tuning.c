@@ -15,15 +15,16 @@
 // it can use without a system call; later heaps are made the same way. Address space, not
 // resident memory until touched. Keeping the top of each arena (no trim after a burst) saves
 // the same calls on the next burst. Measured in docs/PERFORMANCE.md.
-void pushlab_keep_malloc_arenas_warm(void) {
+int pushlab_keep_malloc_arenas_warm(void) {
 #if defined(__GLIBC__)
-    mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
-    mallopt(M_TOP_PAD, 64 * 1024 * 1024);
+    return mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024) == 1 && mallopt(M_TOP_PAD, 64 * 1024 * 1024) == 1;
+#else
+    return 0;
 #endif
 }
 
 // Before main: arenas made before the call (the Swift runtime's and Dispatch's threads start
 // early, and a new thread may be handed an exited thread's arena) would keep growing page by page.
 __attribute__((constructor)) static void pushlab_tune_malloc_before_main(void) {
-    pushlab_keep_malloc_arenas_warm();
+    (void)pushlab_keep_malloc_arenas_warm();
 }

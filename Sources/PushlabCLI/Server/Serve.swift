@@ -107,7 +107,7 @@ struct Serve: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "pushlab")
-        pushlab_keep_malloc_arenas_warm()
+        _ = pushlab_keep_malloc_arenas_warm()
         let scenario = try loadScenario(file: file)
         let streams = maxConcurrentStreams ?? file?.http2?.maxConcurrentStreams
         let assembly: PushlabAssembly
