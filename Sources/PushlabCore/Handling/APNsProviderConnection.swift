@@ -117,8 +117,9 @@ final class APNsProviderConnection: APNsConnectionHandler {
             lastApp = world.app(bundleID)
             lastAppVersion = version
         }
-        guard let teamID = tokenAuthenticator.boundTeamID, lastApp?.teamID == teamID else { return false }
-        return lastApp!.addedGeneration <= tokenAuthenticator.appGenerationAtBinding
+        guard let teamID = tokenAuthenticator.boundTeamID, lastApp?.teamID == teamID,
+              let addedGeneration = lastApp?.addedGeneration else { return false }
+        return addedGeneration <= tokenAuthenticator.appGenerationAtBinding
     }
 
     /// `:authority` repeats on every request of a connection: decide its environment once.
