@@ -15,7 +15,7 @@ struct Observations: AsyncParsableCommand {
         store has not written yet), or, with --db, from the store a pushlab serve wrote (while it \
         runs, or after it stopped: batches are committed every 100 ms). Through the control API, \
         only what happened since the server started or was last reset is listed; the store keeps \
-        every run.
+        every run, up to the newest observations of pushlab serve's --history-limit.
 
         Examples:
           pushlab observations

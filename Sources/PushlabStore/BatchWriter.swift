@@ -16,13 +16,15 @@ final class BatchWriter: Sendable {
     /// Device snapshots are taken at most this often (and on every flush and at close): a busy
     /// device changes with every push, and encoding it each batch would cost more than the pushes.
     private let deviceInterval: Duration
+    private let retention: HistoryRetention?
     private let wakeUp = DispatchSemaphore(value: 0)
 
     init(
         database: any DatabaseWriter, path: String, buffer: WriteBuffer, simulator: DeviceSimulator, interval: Duration,
-        deviceInterval: Duration = .seconds(5)
+        deviceInterval: Duration = .seconds(5), retention: HistoryRetention? = nil
     ) {
         self.deviceInterval = deviceInterval
+        self.retention = retention
         self.database = database
         self.path = path
         self.buffer = buffer
@@ -57,24 +59,27 @@ final class BatchWriter: Sendable {
                 batch.writes.add(simulator.takeChanges())
                 lastSnapshot = clock.now
             }
-            buffer.finish(batch, error: write(batch.writes))
+            let (error, trimmed) = write(batch.writes)
+            buffer.finish(batch, error: error, trimmed: trimmed)
             if batch.isLast { return }
         }
     }
 
-    private func write(_ writes: PendingWrites) -> StoreError? {
-        guard !writes.isEmpty else { return nil }
+    private func write(_ writes: PendingWrites) -> (StoreError?, HistoryRetention.Trimmed) {
+        guard !writes.isEmpty else { return (nil, .init()) }
         do {
-            try database.write { db in
+            let trimmed = try database.write { db in
                 try ObservationRows.insert(writes.observations, into: db)
                 try NotificationCenterRows.apply(writes.observations, into: db)
                 let batch = try BatchIndexRows.insert(observations: writes.observations, requests: writes.requests, into: db)
                 if let batch, writes.requestCount > 0 { try RequestRows.insert(Array(writes.requests), batch: batch, into: db) }
                 try DeviceRows.write(writes.devices, into: db)
+                // In the batch's transaction: a crash keeps both or neither.
+                return try retention?.trim(in: db) ?? HistoryRetention.Trimmed()
             }
-            return nil
+            return (nil, trimmed)
         } catch {
-            return .cannotWrite(path, error)
+            return (.cannotWrite(path, error), .init())
         }
     }
 }

@@ -29,6 +29,30 @@ struct PendingWrites: Sendable {
         requestCount += requests.count
     }
 
+    /// Takes the oldest whole chunks of observations off while at least `keeping` stay: past a
+    /// history limit they would be written only to be deleted. What was taken goes back to the
+    /// caller, to be released outside its lock.
+    mutating func shedObservations(keeping: Int) -> (chunks: [[Observation]], count: Int) {
+        Self.shed(&observationChunks, count: &observationCount, keeping: keeping)
+    }
+
+    /// The same for requests.
+    mutating func shedRequests(keeping: Int) -> (chunks: [[RequestLog.Entry]], count: Int) {
+        Self.shed(&requestChunks, count: &requestCount, keeping: keeping)
+    }
+
+    private static func shed<Item>(_ chunks: inout [[Item]], count: inout Int, keeping: Int) -> (chunks: [[Item]], count: Int) {
+        var taken = 0, takenItems = 0
+        while taken < chunks.count, count - takenItems - chunks[taken].count >= keeping {
+            takenItems += chunks[taken].count
+            taken += 1
+        }
+        let shed = Array(chunks[..<taken])
+        chunks.removeFirst(taken)
+        count -= takenItems
+        return (shed, takenItems)
+    }
+
     /// A failed batch's items, when keeping them would pass the backlog limit.
     mutating func dropItems() {
         observationChunks = []

@@ -2,8 +2,8 @@ import GRDB
 import PushlabCore
 import PushlabSimulator
 
-/// Keeps what Pushlab records in SQLite: every observation, every APNs request, and each
-/// device's current state.
+/// Keeps what Pushlab records in SQLite: every observation, every APNs request (or the newest
+/// ones, under a history limit), and each device's current state.
 ///
 /// Recording never waits for the disk: observations (the store is one of the simulator's
 /// sinks) and request-log entries are appended to a buffer under a lock, and one background
@@ -32,27 +32,41 @@ public final class PushlabStore: ObservationSink, Sendable {
     ///   - largeBatchSize: a batch over this size is still written whole, and counted in
     ///     `statistics.largeBatches`.
     ///   - backlogLimit: at most this many observations and requests wait in memory; past it new
-    ///     ones are dropped and counted, so a stalled disk cannot exhaust memory.
+    ///     ones are dropped and counted, so a stalled disk cannot exhaust memory. Not with a
+    ///     history limit: then what waits past it is shed oldest first (as trimmed), and the
+    ///     limit bounds memory instead.
     ///   - busyRate: while more than this many observations and requests a second are recorded
     ///     (a load test), the writer holds off, so the CPU goes to answering: until half the
     ///     backlog limit waits, a flush asks, or `longestHold` has passed, after which it writes
     ///     until the load stops (`BusyHold`; queries see what waits). Nil: never.
+    ///   - historyLimit: the file keeps about the newest this many observations and the newest
+    ///     this many requests; older batches are deleted (`HistoryRetention`, counted in
+    ///     `statistics`), and what waits to be written past it is never written. Nil keeps
+    ///     everything. Must be at least 1.
     public init(
         path: String, simulator: DeviceSimulator, requestLog: RequestLog, flushInterval: Duration = .milliseconds(100),
-        largeBatchSize: Int = 50_000, backlogLimit: Int = 2_000_000, busyRate: Int? = 10_000, longestHold: Duration = .seconds(10)
+        largeBatchSize: Int = 50_000, backlogLimit: Int = 2_000_000, busyRate: Int? = 10_000, longestHold: Duration = .seconds(10),
+        historyLimit: Int? = nil
     ) throws(StoreError) {
+        if let historyLimit, historyLimit < 1 {
+            throw StoreError(.invalidSetting, "The history limit must be at least 1 (nil keeps everything), not \(historyLimit)")
+        }
         let database = try StoreDatabase.open(path)
         let (lastObservation, lastRequest) = try StoreDatabase.read(database, path: path) { db in
             (try ObservationRows.maximumSequence(in: db), try RequestRows.maximumSequence(in: db))
         }
         // Each of the writer's wake-ups is a look at its intake.
         let hold = busyRate.map { BusyHold(busyRate: $0, longest: longestHold, lookInterval: .zero, start: .now) }
-        let buffer = WriteBuffer(largeBatchSize: largeBatchSize, backlogLimit: backlogLimit, hold: hold)
+        let retention = historyLimit.map(HistoryRetention.init)
+        let buffer = WriteBuffer(largeBatchSize: largeBatchSize, backlogLimit: backlogLimit, hold: hold, retention: retention)
         self.path = path
         self.database = database
         self.buffer = buffer
         self.simulator = simulator
-        writer = BatchWriter(database: database, path: path, buffer: buffer, simulator: simulator, interval: flushInterval)
+        writer = BatchWriter(
+            database: database, path: path, buffer: buffer, simulator: simulator, interval: flushInterval,
+            retention: retention
+        )
 
         // Numbering goes on after the saved observations even if `load()` is never called: a
         // new observation must not reuse the sequence (the primary key) of a saved one.

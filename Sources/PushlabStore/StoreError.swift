@@ -9,6 +9,8 @@ public struct StoreError: Error, Equatable, CustomStringConvertible {
         case unreadable
         /// `flush()` after `close()`.
         case closed
+        /// A setting the store cannot work with (a history limit under 1).
+        case invalidSetting
     }
 
     public let kind: Kind

@@ -12,6 +12,10 @@ public struct StoreStatistics: Sendable, Equatable {
     public var failedBatches = 0
     /// Observations and requests thrown away because the backlog was at its limit.
     public var droppedItems = 0
+    /// Saved observations deleted as older than the store's history limit.
+    public var trimmedObservations = 0
+    /// Saved requests deleted as older than the store's history limit.
+    public var trimmedRequests = 0
     public var lastError: StoreError?
 
     public init() {}

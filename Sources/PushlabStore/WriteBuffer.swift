@@ -37,37 +37,53 @@ final class WriteBuffer: Sendable {
     private let state = Mutex(State())
     let largeBatchSize: Int
     let backlogLimit: Int
+    let retention: HistoryRetention?
 
     /// `hold`: while the server is busy, the writer holds off and the CPU goes to answering; the
     /// store catches up in the pauses, or when half its backlog limit waits, a flush asks, or the
     /// hold has lasted long enough. Nil: every look takes a batch.
-    init(largeBatchSize: Int, backlogLimit: Int, hold: BusyHold? = nil) {
+    ///
+    /// `retention`: what waits past the history limit is shed, oldest first, instead of written
+    /// and then deleted, so the backlog limit never applies: a load the disk cannot keep up with
+    /// loses nothing the history limit would keep, and memory stays bounded by the limit.
+    init(largeBatchSize: Int, backlogLimit: Int, hold: BusyHold? = nil, retention: HistoryRetention? = nil) {
         self.largeBatchSize = max(1, largeBatchSize)
         self.backlogLimit = max(1, backlogLimit)
+        self.retention = retention
         state.withLock { $0.hold = hold }
     }
 
     // MARK: Recording (any thread)
 
     func append(_ observations: [Observation]) {
-        state.withLock { state in
-            guard !state.isClosing else { return }
-            let room = max(0, backlogLimit - state.backlog)
+        let shed = state.withLock { state -> Shed in
+            guard !state.isClosing else { return Shed() }
             state.recorded += observations.count
+            guard retention == nil else {
+                state.pending.append(observations)
+                return shedPastTheHistoryLimit(&state)
+            }
+            let room = max(0, backlogLimit - state.backlog)
             if observations.count <= room {
                 state.pending.append(observations)
             } else {
                 state.pending.append(Array(observations.prefix(room)))
                 state.statistics.droppedItems += observations.count - room
             }
+            return Shed()
         }
+        shed.release()
     }
 
     /// A batch of requests as the log published it (numbered on from the store's last one).
     func append(_ requests: [RequestLog.Entry]) {
-        state.withLock { state in
-            guard !state.isClosing else { return }
+        let shed = state.withLock { state -> Shed in
+            guard !state.isClosing else { return Shed() }
             state.recorded += requests.count
+            guard retention == nil else {
+                state.pending.append(requests)
+                return shedPastTheHistoryLimit(&state)
+            }
             let room = max(0, backlogLimit - state.backlog)
             if requests.count <= room {
                 state.pending.append(requests)
@@ -75,7 +91,38 @@ final class WriteBuffer: Sendable {
                 if room > 0 { state.pending.append(Array(requests.prefix(room))) }
                 state.statistics.droppedItems += requests.count - room
             }
+            return Shed()
         }
+        shed.release()
+    }
+
+    /// Sheds the oldest waiting observations and requests once either kind passes the history
+    /// limit and its slack, counted as trimmed: the store would delete them once newer ones are
+    /// written. What is being written is left alone.
+    private func shedPastTheHistoryLimit(_ state: inout State) -> Shed {
+        var shed = Shed()
+        guard let retention else { return shed }
+        if retention.isExceeded(by: state.pending.observationCount) {
+            let taken = state.pending.shedObservations(keeping: retention.limit)
+            state.statistics.trimmedObservations += taken.count
+            shed.observations = taken.chunks
+        }
+        if retention.isExceeded(by: state.pending.requestCount) {
+            let taken = state.pending.shedRequests(keeping: retention.limit)
+            state.statistics.trimmedRequests += taken.count
+            shed.requests = taken.chunks
+        }
+        return shed
+    }
+
+    /// What was shed under the lock, for the caller to let go of after it: freeing a hundred
+    /// thousand observations must not hold up every recording thread.
+    private struct Shed {
+        var observations: [[Observation]] = []
+        var requests: [[RequestLog.Entry]] = []
+
+        /// Marks where the items go: at the end of the caller's use, outside the lock.
+        consuming func release() {}
     }
 
     var backlog: Int { state.withLock { $0.backlog } }
@@ -139,35 +186,40 @@ final class WriteBuffer: Sendable {
 
     /// Records how `batch` went and answers its waiters. A failed batch goes back in front of
     /// what was recorded since, to be tried again, unless that would pass the backlog limit.
-    func finish(_ batch: Batch, error: StoreError?) {
-        let waiters = state.withLock { state -> [Waiter] in
+    func finish(_ batch: Batch, error: StoreError?, trimmed: HistoryRetention.Trimmed) {
+        let (waiters, shed) = state.withLock { state -> ([Waiter], Shed) in
+            var shed = Shed()
             state.inFlight = PendingWrites()
             if let error {
                 state.statistics.failedBatches += 1
                 state.statistics.lastError = error
                 var retry = batch.writes
                 let items = retry.observationCount + retry.requestCount
-                if state.pending.count + retry.count > backlogLimit {
+                if retention == nil, state.pending.count + retry.count > backlogLimit {
                     // Device states are kept (at most one per device); the items are lost.
                     state.statistics.droppedItems += items
                     retry.dropItems()
                 }
                 state.pending.putBack(retry)
+                shed = shedPastTheHistoryLimit(&state)
             } else if !batch.writes.isEmpty {
                 let size = batch.writes.count
                 state.statistics.batchesWritten += 1
                 state.statistics.itemsWritten += size
                 state.statistics.largestBatch = max(state.statistics.largestBatch, size)
                 if size > largeBatchSize { state.statistics.largeBatches += 1 }
+                state.statistics.trimmedObservations += trimmed.observations
+                state.statistics.trimmedRequests += trimmed.requests
             }
-            guard batch.isLast else { return batch.waiters }
+            guard batch.isLast else { return (batch.waiters, shed) }
             // Nothing is recorded once closing: flushes that came in during the last batch
             // are answered by it.
             state.isClosed = true
             let late = state.waiters
             state.waiters = []
-            return batch.waiters + late
+            return (batch.waiters + late, shed)
         }
+        shed.release()
         let result: Result<Void, StoreError> = error.map { .failure($0) } ?? .success(())
         for waiter in waiters { waiter.resume(returning: result) }
     }

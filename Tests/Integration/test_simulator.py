@@ -135,6 +135,35 @@ def test_observations_survive_kill_9_and_devices_reload_on_restart(fresh_server,
     assert new and min(o["sequence"] for o in new) > max(o["sequence"] for o in kept)
 
 
+def test_the_store_keeps_the_newest_history_under_its_limit(fresh_server, tmp_path):
+    db = tmp_path / "limited.db"
+    srv = fresh_server("--db", str(db), "--history-limit", "6", scenario=None)
+    ids = []
+    for n in range(5):
+        status, apns_id = curl_push(srv.dev_port, DEV_TOKEN, {"aps": {"alert": f"push {n}"}})
+        assert status == 200
+        ids.append(apns_id)
+        # Committed before the next push: each push its own batch, so the oldest can go alone.
+        wait_for(srv, lambda s, i=apns_id: any(o["notificationId"] == i for o in s), "--device", "ann", db=db)
+    kept = observations(srv, db=db)
+    kept_ids = {o["notificationId"] for o in kept}
+    assert ids[-1] in kept_ids and ids[0] not in kept_ids, kept
+    per_push = sum(1 for o in kept if o["notificationId"] == ids[-1])
+    assert 6 <= len(kept) <= 6 + 6 // 10 + per_push, "the newest 6, give or take a batch"
+    assert min(o["sequence"] for o in kept) > 1
+    metrics = subprocess.run([tool("curl"), "-sS", f"{srv.control_url}/metrics"], capture_output=True, text=True, timeout=30).stdout
+    trimmed = next(float(line.split()[1]) for line in metrics.splitlines() if line.startswith("pushlab_store_trimmed_observations "))
+    assert trimmed > 0
+
+
+@pytest.mark.parametrize("value", ["-1", "many"])
+def test_a_history_limit_that_is_not_a_count_is_refused(value):
+    out = subprocess.run([str(wait_for_binary()), "serve", "--history-limit", value, "--db", ":memory:"],
+                         cwd=REPO, capture_output=True, text=True, timeout=30)
+    assert out.returncode != 0
+    assert "--history-limit" in out.stderr
+
+
 def test_observations_command_explains_a_missing_store(tmp_path):
     out = subprocess.run([str(wait_for_binary()), "observations", "--db", str(tmp_path / "none.db")],
                          cwd=REPO, capture_output=True, text=True, timeout=30)

@@ -40,6 +40,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "SQLite store for observations, requests and device state (default pushlab.db; :memory: keeps nothing).")
     var db: String?
 
+    @Option(help: "Observations and requests the store keeps, each (default 1000000: about 0.3 GB of observations and 0.1 GB of requests). The file outlives runs: older batches are deleted once a tenth more have come, and under a load faster than the disk what waits past the limit is never written, so nothing the limit keeps is lost. 0 keeps everything; a load faster than the disk then loses what passes the 2,000,000-record backlog. Devices and Notification Center are always kept.")
+    var historyLimit: Int?
+
     @Option(help: "real (default) or manual: a manual clock stands still until set or advanced (control API, scenarios).")
     var clock: String = "real"
 
@@ -101,6 +104,8 @@ struct Serve: AsyncParsableCommand {
         let configuration = try resolvedConfiguration(file: file)
         let queueCapacity = deliveryQueue ?? file?.deliveryQueue ?? 2_000_000
         guard queueCapacity >= 0 else { throw ValidationError("--delivery-queue (deliveryQueue in a config file) must be 0 or more, not \(queueCapacity)") }
+        let keptHistory = historyLimit ?? file?.historyLimit ?? 1_000_000
+        guard keptHistory >= 0 else { throw ValidationError("--history-limit (historyLimit in a config file) must be 0 or more, not \(keptHistory)") }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = Logger.Level(rawValue: logLevel) ?? .info
@@ -119,8 +124,10 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         let (simulator, service) = (assembly.simulator, assembly.service)
-        let (store, reloaded) = try openStore(db ?? file?.db ?? "pushlab.db", scenario: scenario, simulator: simulator, log: service.log)
-        // The store keeps every request and answers every query about them.
+        let (store, reloaded) = try openStore(
+            db ?? file?.db ?? "pushlab.db", historyLimit: keptHistory > 0 ? keptHistory : nil, scenario: scenario, simulator: simulator, log: service.log
+        )
+        // The store keeps the requests (up to its history limit) and answers every query about them.
         service.log.keepNone()
         let worker = queueCapacity > 0 ? DeliveryWorker(simulator: simulator, capacity: queueCapacity) : nil
         let control = assembly.controlAPI(store: store)
@@ -146,9 +153,11 @@ struct Serve: AsyncParsableCommand {
 
     /// Opens the store. When its devices were seeded from this very scenario they are reloaded
     /// (the state of the last run); otherwise the scenario's devices start a fresh world in it.
-    private func openStore(_ path: String, scenario: Scenario, simulator: DeviceSimulator, log: RequestLog) throws -> (PushlabStore, reloaded: Int?) {
+    private func openStore(
+        _ path: String, historyLimit: Int?, scenario: Scenario, simulator: DeviceSimulator, log: RequestLog
+    ) throws -> (PushlabStore, reloaded: Int?) {
         do throws(StoreError) {
-            let store = try PushlabStore(path: path, simulator: simulator, requestLog: log)
+            let store = try PushlabStore(path: path, simulator: simulator, requestLog: log, historyLimit: historyLimit)
             let fingerprint = scenario.fingerprint
             if path != ":memory:", try store.seededScenario() == fingerprint {
                 return (store, try store.load().count)

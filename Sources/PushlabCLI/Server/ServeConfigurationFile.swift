@@ -20,6 +20,7 @@ import Yams
 ///   maxConcurrentStreams: 1000
 /// shutdownGracePeriodSeconds: 10
 /// deliveryQueue: 2000000
+/// historyLimit: 1000000
 /// ```
 struct ServeConfigurationFile: Decodable, Equatable {
     struct TLS: Decodable, Equatable {
@@ -44,6 +45,7 @@ struct ServeConfigurationFile: Decodable, Equatable {
     var http2: HTTP2?
     var shutdownGracePeriodSeconds: Double?
     var deliveryQueue: Int?
+    var historyLimit: Int?
 
     static func load(path: String) throws -> ServeConfigurationFile {
         let text: String
@@ -64,7 +66,7 @@ struct ServeConfigurationFile: Decodable, Equatable {
     }
 
     private static let schema: [String: Set<String>] = [
-        "": ["scenario", "db", "host", "developmentPort", "productionPort", "controlHost", "controlPort", "threads", "tls", "http2", "shutdownGracePeriodSeconds", "deliveryQueue"],
+        "": ["scenario", "db", "host", "developmentPort", "productionPort", "controlHost", "controlPort", "threads", "tls", "http2", "shutdownGracePeriodSeconds", "deliveryQueue", "historyLimit"],
         "tls": ["certificate", "key", "clientCA"],
         "http2": ["maxConcurrentStreams"],
     ]

@@ -23,6 +23,8 @@ extension ControlAPI {
                 .init(name: "store_batches_written", help: "Transactions the store committed", value: statistics.batchesWritten),
                 .init(name: "store_failed_batches", help: "Store transactions that failed (their items are tried again)", value: statistics.failedBatches),
                 .init(name: "store_dropped_items", help: "Observations and requests dropped because the store's backlog was full", value: statistics.droppedItems),
+                .init(name: "store_trimmed_observations", help: "Saved observations deleted as older than the store's history limit", value: statistics.trimmedObservations),
+                .init(name: "store_trimmed_requests", help: "Saved requests deleted as older than the store's history limit", value: statistics.trimmedRequests),
             ]
         }
         var buffer = ByteBuffer()
