@@ -29,17 +29,10 @@ struct HistoryRetention: Sendable {
     func trim(in db: Database) throws -> Trimmed {
         let observations = try span(of: "sequence", in: "observations", db: db)
         let requests = try span(of: "lastSequence", in: "requestChunks", db: db)
-        let trimsObservations = observations.map { isExceeded(by: Int($0.newest - $0.oldest)) } ?? false
-        let trimsRequests = requests.map { isExceeded(by: Int($0.newest - $0.oldest)) } ?? false
+        let trimsObservations = isExceeded(observations), trimsRequests = isExceeded(requests)
         guard trimsObservations || trimsRequests else { return Trimmed() }
-
-        // For each kind, the first batch that holds any of what it keeps (nil: it has none).
-        let firstObservationBatch = try observations.map { span in
-            try firstBatch(holding: "lastObservation", after: trimsObservations ? span.newest - Int64(limit) : span.oldest - 1, db: db)
-        } ?? nil
-        let firstRequestBatch = try requests.map { span in
-            try firstBatch(holding: "lastRequest", after: trimsRequests ? span.newest - Int64(limit) : span.oldest - 1, db: db)
-        } ?? nil
+        let firstObservationBatch = try firstKeptBatch(observations, trimmed: trimsObservations, column: "lastObservation", db: db)
+        let firstRequestBatch = try firstKeptBatch(requests, trimmed: trimsRequests, column: "lastRequest", db: db)
 
         var trimmed = Trimmed()
         if trimsObservations, let first = firstObservationBatch,
@@ -66,13 +59,22 @@ struct HistoryRetention: Sendable {
         return trimmed
     }
 
-    /// The oldest batch whose highest sequence of a kind is above `sequence`.
-    private func firstBatch(holding column: String, after sequence: Int64, db: Database) throws -> Int64? {
-        try Int64.fetchOne(db, sql: "SELECT batch FROM batches WHERE \(column) > ? ORDER BY batch LIMIT 1", arguments: [sequence])
+    private typealias Span = (oldest: Int64, newest: Int64)
+
+    private func isExceeded(_ span: Span?) -> Bool {
+        span.map { isExceeded(by: Int($0.newest - $0.oldest)) } ?? false
+    }
+
+    /// The first batch that holds any of what a kind keeps: its newest `limit` when it is
+    /// trimmed, all it has otherwise; nil when it has nothing.
+    private func firstKeptBatch(_ span: Span?, trimmed: Bool, column: String, db: Database) throws -> Int64? {
+        guard let span else { return nil }
+        let lastGone = trimmed ? span.newest - Int64(limit) : span.oldest - 1
+        return try Int64.fetchOne(db, sql: "SELECT batch FROM batches WHERE \(column) > ? ORDER BY batch LIMIT 1", arguments: [lastGone])
     }
 
     /// The lowest and highest of an indexed column, each read from its index; nil when empty.
-    private func span(of column: String, in table: String, db: Database) throws -> (oldest: Int64, newest: Int64)? {
+    private func span(of column: String, in table: String, db: Database) throws -> Span? {
         guard let newest = try Int64.fetchOne(db, sql: "SELECT MAX(\(column)) FROM \(table)"),
               let oldest = try Int64.fetchOne(db, sql: "SELECT MIN(\(column)) FROM \(table)")
         else { return nil }

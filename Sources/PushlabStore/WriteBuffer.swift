@@ -55,45 +55,29 @@ final class WriteBuffer: Sendable {
 
     // MARK: Recording (any thread)
 
-    func append(_ observations: [Observation]) {
-        let shed = state.withLock { state -> Shed in
-            guard !state.isClosing else { return Shed() }
-            state.recorded += observations.count
-            guard retention == nil else {
-                state.pending.append(observations)
-                return shedPastTheHistoryLimit(&state)
-            }
-            let room = max(0, backlogLimit - state.backlog)
-            if observations.count <= room {
-                state.pending.append(observations)
-            } else {
-                state.pending.append(Array(observations.prefix(room)))
-                state.statistics.droppedItems += observations.count - room
-            }
-            return Shed()
-        }
-        shed.release()
-    }
+    func append(_ observations: [Observation]) { record(observations) { $0.append($1) } }
 
     /// A batch of requests as the log published it (numbered on from the store's last one).
-    func append(_ requests: [RequestLog.Entry]) {
-        let shed = state.withLock { state -> Shed in
+    func append(_ requests: [RequestLog.Entry]) { record(requests) { $0.append($1) } }
+
+    private func record<Item>(_ items: [Item], appending append: (inout PendingWrites, [Item]) -> Void) {
+        // What is shed comes back out of the lock and is freed here, after it.
+        _ = state.withLock { state -> Shed in
             guard !state.isClosing else { return Shed() }
-            state.recorded += requests.count
+            state.recorded += items.count
             guard retention == nil else {
-                state.pending.append(requests)
+                append(&state.pending, items)
                 return shedPastTheHistoryLimit(&state)
             }
             let room = max(0, backlogLimit - state.backlog)
-            if requests.count <= room {
-                state.pending.append(requests)
+            if items.count <= room {
+                append(&state.pending, items)
             } else {
-                if room > 0 { state.pending.append(Array(requests.prefix(room))) }
-                state.statistics.droppedItems += requests.count - room
+                if room > 0 { append(&state.pending, Array(items.prefix(room))) }
+                state.statistics.droppedItems += items.count - room
             }
             return Shed()
         }
-        shed.release()
     }
 
     /// Sheds the oldest waiting observations and requests once either kind passes the history
@@ -115,14 +99,11 @@ final class WriteBuffer: Sendable {
         return shed
     }
 
-    /// What was shed under the lock, for the caller to let go of after it: freeing a hundred
+    /// What was shed under the lock, returned out of it to be freed after it: freeing a hundred
     /// thousand observations must not hold up every recording thread.
     private struct Shed {
         var observations: [[Observation]] = []
         var requests: [[RequestLog.Entry]] = []
-
-        /// Marks where the items go: at the end of the caller's use, outside the lock.
-        consuming func release() {}
     }
 
     var backlog: Int { state.withLock { $0.backlog } }
@@ -187,7 +168,7 @@ final class WriteBuffer: Sendable {
     /// Records how `batch` went and answers its waiters. A failed batch goes back in front of
     /// what was recorded since, to be tried again, unless that would pass the backlog limit.
     func finish(_ batch: Batch, error: StoreError?, trimmed: HistoryRetention.Trimmed) {
-        let (waiters, shed) = state.withLock { state -> ([Waiter], Shed) in
+        let (waiters, _) = state.withLock { state -> ([Waiter], Shed) in
             var shed = Shed()
             state.inFlight = PendingWrites()
             if let error {
@@ -219,7 +200,6 @@ final class WriteBuffer: Sendable {
             state.waiters = []
             return (batch.waiters + late, shed)
         }
-        shed.release()
         let result: Result<Void, StoreError> = error.map { .failure($0) } ?? .success(())
         for waiter in waiters { waiter.resume(returning: result) }
     }
