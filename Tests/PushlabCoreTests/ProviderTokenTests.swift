@@ -31,6 +31,72 @@ struct ProviderTokenTests {
         #expect(throws: ProviderToken.ParseError.self) { try ProviderToken.parse(hs256[...]) }
     }
 
+    /// A token with this header and these claims (JSON text), signed by TEAMKEY001.
+    private func custom(header: String, claims: String, in world: TestWorld, padded: Bool = false) throws -> String {
+        let pad = { (text: String) in padded ? text + String(repeating: "=", count: (4 - text.utf8.count % 4) % 4) : text }
+        let input = pad(Base64URLForTests.encode(header)) + "." + pad(Base64URLForTests.encode(claims))
+        return ProviderToken.assemble(signingInput: input, signature: try world.signers["TEAMKEY001"]!.sign(Array(input.utf8)))
+    }
+
+    @Test(arguments: ["\(Harness.start / 1000).123456", "\"\(Harness.start / 1000).123456\""])
+    func fractionalIatIsReadAsSeconds(iat: String) throws {
+        // PyAPNs2 (`apns2`, `apns2-up`) sends `"iat": time.time()`; RFC 7519 allows non-integer NumericDates.
+        let harness = try Harness()
+        harness.providerToken = try custom(header: #"{"alg":"ES256","kid":"TEAMKEY001"}"#, claims: #"{"iss":"TEAM000001","iat":\#(iat)}"#, in: harness.world)
+        let parsed = try ProviderToken.parse(harness.providerToken[...])
+        #expect(parsed.issuedAtMilliseconds == Harness.start / 1000 * 1000 + 123)
+        #expect(parsed.issuedAt == Harness.start / 1000)
+        #expect(harness.reason(harness.send()) == nil)
+        harness.clock.set(Harness.start / 1000 * 1000 + 123 + 3_600_000)
+        #expect(harness.reason(harness.send()) == nil, "exactly one hour after the fractional iat")
+        harness.clock.advance(milliseconds: 1)
+        #expect(harness.reason(harness.send()) == .expiredProviderToken, "the fraction counts")
+    }
+
+    @Test func anotherFractionalIatIsANewToken() throws {
+        let harness = try Harness()
+        let second = Harness.start / 1000
+        harness.providerToken = try custom(header: #"{"alg":"ES256","kid":"TEAMKEY001"}"#, claims: #"{"iss":"TEAM000001","iat":\#(second).25}"#, in: harness.world)
+        #expect(harness.reason(harness.send()) == nil)
+        harness.providerToken = try custom(header: #"{"alg":"ES256","kid":"TEAMKEY001"}"#, claims: #"{"iss":"TEAM000001","iat":\#(second).75}"#, in: harness.world)
+        #expect(harness.reason(harness.send()) == .tooManyProviderTokenUpdates, "same second, another token string")
+    }
+
+    @Test func headerAndClaimShapesClientsSendAreAccepted() throws {
+        let iat = Harness.start / 1000
+        let shapes: [(why: String, header: String, claims: String, padded: Bool)] = [
+            ("typ JWT (pushy, APNSwift)", #"{"alg":"ES256","typ":"JWT","kid":"TEAMKEY001"}"#, #"{"iss":"TEAM000001","iat":\#(iat)}"#, false),
+            ("keys in another order", #"{"kid":"TEAMKEY001","alg":"ES256"}"#, #"{"iat":\#(iat),"iss":"TEAM000001"}"#, false),
+            ("exp and jti claims", #"{"alg":"ES256","kid":"TEAMKEY001"}"#, #"{"iss":"TEAM000001","iat":\#(iat),"exp":\#(iat - 10),"jti":"x"}"#, false),
+            ("whitespace in the JSON", "{ \"alg\" : \"ES256\" ,\n\t\"kid\" : \"TEAMKEY001\" }", "{\n  \"iss\": \"TEAM000001\",\n  \"iat\": \(iat)\n}", false),
+            ("base64url padding", #"{"alg":"ES256","kid":"TEAMKEY001"}"#, #"{"iss":"TEAM000001","iat":\#(iat)}"#, true),
+            ("iat written with a decimal point", #"{"alg":"ES256","kid":"TEAMKEY001"}"#, #"{"iss":"TEAM000001","iat":\#(Double(iat))}"#, false),
+        ]
+        for shape in shapes {
+            let harness = try Harness()
+            harness.providerToken = try custom(header: shape.header, claims: shape.claims, in: harness.world, padded: shape.padded)
+            #expect(harness.reason(harness.send()) == nil, "\(shape.why)")
+        }
+    }
+
+    @Test func keyIDAndTeamIDAreCaseSensitive() throws {
+        let iat = Harness.start / 1000
+        for (header, claims) in [(#"{"alg":"ES256","kid":"teamkey001"}"#, #"{"iss":"TEAM000001","iat":\#(iat)}"#),
+                                 (#"{"alg":"ES256","kid":"TEAMKEY001"}"#, #"{"iss":"team000001","iat":\#(iat)}"#),
+                                 (#"{"alg":"ES256","KID":"TEAMKEY001"}"#, #"{"iss":"TEAM000001","iat":\#(iat)}"#)] {
+            let harness = try Harness()
+            harness.providerToken = try custom(header: header, claims: claims, in: harness.world)
+            #expect(harness.reason(harness.send()) == .invalidProviderToken, "\(header) \(claims)")
+        }
+    }
+
+    @Test(arguments: ["\"1e9\"", "\"nan\"", "true", "null", "\" 1712345678\""])
+    func iatThatIsNoNumberIsInvalid(iat: String) throws {
+        let harness = try Harness()
+        harness.providerToken = try custom(header: #"{"alg":"ES256","kid":"TEAMKEY001"}"#, claims: #"{"iss":"TEAM000001","iat":\#(iat)}"#, in: harness.world)
+        #expect(harness.reason(harness.send()) == .invalidProviderToken)
+    }
+
     @Test func missingProviderToken() throws {
         let harness = try Harness()
         #expect(harness.reason(harness.send(omitAuthorization: true)) == .missingProviderToken)
@@ -38,6 +104,7 @@ struct ProviderTokenTests {
         #expect(harness.reason(harness.send(authorization: "bearer ")) == .missingProviderToken)
         #expect(harness.reason(harness.send(authorization: "basic abc")) == .missingProviderToken)
         #expect(harness.reason(harness.send(authorization: "Bearer  \(harness.providerToken) ")) == nil, "case and spaces are forgiven")
+        #expect(harness.reason(harness.send(authorization: "bearer\t\(harness.providerToken)\t")) == nil, "tabs are HTTP whitespace too")
     }
 
     @Test func invalidProviderToken() throws {

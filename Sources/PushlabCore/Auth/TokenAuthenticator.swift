@@ -5,7 +5,8 @@
 final class TokenAuthenticator {
     struct Verified {
         let key: SigningKey
-        let issuedAt: Int64
+        /// `iat` in milliseconds.
+        let issuedAt: EpochMilliseconds
     }
 
     private let world: APNsWorld
@@ -26,7 +27,7 @@ final class TokenAuthenticator {
     /// comparison of bytes and two checks on numbers.
     /// Empty when no header has passed (an empty header never does).
     @exclusivity(unchecked) private var lastAuthorization: [UInt8] = []
-    @exclusivity(unchecked) private var lastIssuedAt: Int64 = 0
+    @exclusivity(unchecked) private var lastIssuedAt: EpochMilliseconds = 0
     @exclusivity(unchecked) private var lastKeyEnvironments: UInt8 = 0
     @exclusivity(unchecked) private var lastUpdateAt: EpochMilliseconds = 0
     @exclusivity(unchecked) private var updatesInWindow = 0
@@ -89,8 +90,8 @@ final class TokenAuthenticator {
         return nil
     }
 
-    private func ageProblem(issuedAt: Int64, now: EpochMilliseconds) -> APNsErrorReason? {
-        let ageMilliseconds = now - issuedAt * 1000
+    private func ageProblem(issuedAt: EpochMilliseconds, now: EpochMilliseconds) -> APNsErrorReason? {
+        let ageMilliseconds = now - issuedAt
         if ageMilliseconds > policy.providerTokenLifetimeSeconds * 1000 { return .expiredProviderToken }
         if -ageMilliseconds > policy.providerTokenFutureSkewSeconds * 1000 { return .invalidProviderToken }
         return nil
@@ -111,26 +112,28 @@ final class TokenAuthenticator {
             return .failure(.invalidProviderToken)
         }
         if verifiedTokens.count >= Self.verifiedTokenLimit { verifiedTokens.removeAll(keepingCapacity: true) }
-        let verified = Verified(key: key, issuedAt: parsed.issuedAt)
+        let verified = Verified(key: key, issuedAt: parsed.issuedAtMilliseconds)
         verifiedTokens[token] = verified
         return .success(verified)
     }
 
-    /// The token after `bearer ` (case-insensitive, surrounding spaces trimmed); nil when absent or empty.
+    /// The token after `bearer ` (case-insensitive, surrounding spaces and tabs trimmed: HTTP's
+    /// optional whitespace); nil when absent or empty.
     static func bearerToken(_ header: String) -> Substring? {
         let utf8 = header.utf8
+        func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         var start = utf8.startIndex
-        while start < utf8.endIndex, utf8[start] == UInt8(ascii: " ") { start = utf8.index(after: start) }
+        while start < utf8.endIndex, isBlank(utf8[start]) { start = utf8.index(after: start) }
         var end = utf8.endIndex
-        while end > start, utf8[utf8.index(before: end)] == UInt8(ascii: " ") { end = utf8.index(before: end) }
-        // "bearer" in any case, then at least one space.
+        while end > start, isBlank(utf8[utf8.index(before: end)]) { end = utf8.index(before: end) }
+        // "bearer" in any case, then at least one space or tab.
         var cursor = start
         for expected in "bearer".utf8 {
             guard cursor < end, utf8[cursor] | 0x20 == expected else { return nil }
             cursor = utf8.index(after: cursor)
         }
-        guard cursor < end, utf8[cursor] == UInt8(ascii: " ") else { return nil }
-        while cursor < end, utf8[cursor] == UInt8(ascii: " ") { cursor = utf8.index(after: cursor) }
+        guard cursor < end, isBlank(utf8[cursor]) else { return nil }
+        while cursor < end, isBlank(utf8[cursor]) { cursor = utf8.index(after: cursor) }
         guard cursor < end else { return nil }
         return header[cursor..<end]
     }
