@@ -62,9 +62,13 @@ def wait_for_binary(path: Path = PUSHLAB_BIN, timeout: float | None = None) -> P
 class PushlabServer:
     """One `pushlab serve` process on two free ports (port 0)."""
 
-    def __init__(self, workdir: Path, extra_args: tuple[str, ...] = (), scenario: Path | None = INTEGRATION_SCENARIO):
-        """scenario=None runs the server's own default world (scenarios/default.yaml)."""
+    def __init__(self, workdir: Path, extra_args: tuple[str, ...] = (), scenario: Path | None = INTEGRATION_SCENARIO,
+                 host: str = "127.0.0.1", ports: tuple[int, int] = (0, 0)):
+        """scenario=None runs the server's own default world (scenarios/default.yaml); `ports` are
+        the development and production ports (0: free ones)."""
         self.workdir = workdir
+        self.host = host
+        self.ports = ports
         self.extra_args = tuple(extra_args)
         self.scenario = scenario
         self.log_path = workdir / "pushlab.out"
@@ -82,7 +86,7 @@ class PushlabServer:
         binary = wait_for_binary()
         args = [
             str(binary), "serve",
-            "--development-port", "0", "--production-port", "0", "--host", "127.0.0.1",
+            "--development-port", str(self.ports[0]), "--production-port", str(self.ports[1]), "--host", self.host,
             "--tls-cert", "certs/server.pem", "--tls-key", "certs/server-key.pem",
             "--client-ca", "certs/ca.pem",
             *(["--scenario", str(self.scenario)] if self.scenario else []),
@@ -112,7 +116,7 @@ class PushlabServer:
             time.sleep(0.05)
         dev, prod = BANNER_DEV.search(text), BANNER_PROD.search(text)
         assert dev and prod, f"cannot parse the ports from the banner:\n{text}"
-        assert dev.group(1) == "127.0.0.1" and prod.group(1) == "127.0.0.1", text
+        assert dev.group(1) == self.host and prod.group(1) == self.host, text
         self.dev_port, self.prod_port = int(dev.group(2)), int(prod.group(2))
         control = BANNER_CONTROL.search(text)
         self.control_url = f"http://127.0.0.1:{control.group(2)}" if control else None

@@ -61,6 +61,20 @@ if [ "$(cat "$STAMP" 2>/dev/null || true)" != "$want" ]; then
     echo "$want" >"$STAMP"
 fi
 
+# --- One venv per APNs client library of the matrix (test_client_matrix.py) ------------
+# Each library pins its own dependencies, and some pin old, conflicting ones (h2 3.x, hyper).
+for requirements in "$HERE"/clients/requirements/*.txt; do
+    name="$(basename "$requirements" .txt)"
+    client_venv="$HERE/.venvs/$name"
+    want="$(sha256sum "$requirements" | cut -d' ' -f1)"
+    [ "$(cat "$client_venv/.requirements.sha256" 2>/dev/null || true)" = "$want" ] && continue
+    echo "run.sh: making the $name venv" >&2
+    rm -rf "$client_venv"
+    python3 -m venv "$client_venv"
+    "$client_venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps -r "$requirements"
+    echo "$want" >"$client_venv/.requirements.sha256"
+done
+
 # --- The binary under test --------------------------------------------------------
 if [ -z "${PUSHLAB_BIN:-}" ]; then
     bin_path="$(swift build --show-bin-path)"

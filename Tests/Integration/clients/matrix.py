@@ -1,0 +1,242 @@
+"""The client matrix's one script: the same small sequence of pushes through one APNs client library.
+
+Run inside the library's own venv (Tests/Integration/run.sh makes one per file in requirements/):
+
+    python matrix.py ADAPTER --auth token|certificate --world world.json
+
+ADAPTER names a module in adapters/ that wraps the library (see adapters/README.md). The script
+prints one JSON object: what the library reported for each step, as the library surfaced it
+(status, reason, 410 timestamp, apns-id). It judges nothing: test_client_matrix.py does.
+
+The steps, in order, on one client (one connection pool), as a provider would send them:
+  first_alert        an alert to a simulated phone (the test then looks for its banner)
+  unregistered       a token whose app was uninstalled: 410 Unregistered with a timestamp
+  bad_token          a malformed token: 400 BadDeviceToken
+  expired_token      (token auth) a new client whose clock reads an hour and a second ago
+  concurrent         300 pushes at once to 300 different phones
+  push_type:<type>   one push of each push type the library can send
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import concurrent.futures
+import contextlib
+import dataclasses
+import importlib
+import importlib.metadata
+import inspect
+import json
+import sys
+import time
+import traceback
+import uuid
+from pathlib import Path
+from unittest import mock
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import apple_hosts  # noqa: E402  (before any library resolves a name)
+
+# The topic suffix of each push type (Apple's "Sending notification requests to APNs").
+TOPIC_SUFFIX = {
+    "alert": "", "background": "", "voip": ".voip", "complication": ".complication",
+    "fileprovider": ".pushkit.fileprovider", "liveactivity": ".push-type.liveactivity",
+    "location": ".location-query", "pushtotalk": ".voip-ptt", "widgets": ".push-type.widgets",
+    "controls": ".push-type.controls",
+}
+# The topics the test client certificate (certs/client.pem) lists: certificate auth can send
+# only these push types (Apple: "If a push topic for a specific push type isn't listed ...").
+CERTIFICATE_PUSH_TYPES = ("alert", "background", "voip", "complication")
+
+
+@dataclasses.dataclass
+class World:
+    """What the script needs to know about the server and its world (written by the test)."""
+    address: str
+    certs: str
+    key_id: str
+    team_id: str
+    topic: str
+    app_token: str
+    voip_token: str
+    unregistered_token: str
+    concurrent_tokens: list[str]
+    nonce: str
+
+    def path(self, name: str) -> str:
+        return str(Path(self.certs) / name)
+
+    @property
+    def ca(self) -> str:
+        return self.path("ca.pem")
+
+    @property
+    def signing_key(self) -> str:
+        return self.path(f"AuthKey_{self.key_id}.p8")
+
+
+@dataclasses.dataclass
+class Push:
+    token: str
+    payload: dict
+    push_type: str = "alert"
+    topic: str | None = None
+    priority: int | None = None
+    expiration: int | None = None
+    collapse_id: str | None = None
+    apns_id: str | None = None
+
+
+@dataclasses.dataclass
+class Answer:
+    """APNs's answer as the library surfaced it; `error` when it raised something else."""
+    status: int | None = None
+    reason: str | None = None
+    timestamp: int | None = None
+    apns_id: str | None = None
+    error: str | None = None
+
+
+def failure(exc: BaseException) -> Answer:
+    return Answer(error=f"{type(exc).__name__}: {exc}"[:400])
+
+
+def payload_for(push_type: str, nonce: str) -> tuple[dict, int | None]:
+    """A payload that fits the push type, and the priority Apple asks for."""
+    now = int(time.time())
+    return {
+        "alert": ({"aps": {"alert": {"title": "Matrix", "body": f"alert {nonce}"}}}, 10),
+        "background": ({"aps": {"content-available": 1}, "nonce": nonce}, 5),
+        "voip": ({"aps": {}, "caller": "Ann", "nonce": nonce}, 10),
+        "complication": ({"aps": {"alert": f"complication {nonce}"}}, 10),
+        "fileprovider": ({"container-identifier": "NSFileProviderRootContainerItemIdentifier"}, 10),
+        "liveactivity": ({"aps": {"timestamp": now, "event": "update", "content-state": {"nonce": nonce}}}, 10),
+        "location": ({"aps": {}}, 10),
+        "pushtotalk": ({"aps": {}, "activeSpeaker": "Ann"}, 10),
+        "widgets": ({"aps": {"content-changed": True}}, 5),
+        "controls": ({"aps": {"content-changed": True}}, 5),
+    }[push_type]
+
+
+class Session:
+    """One adapter's client, sync or async, driven from asyncio."""
+
+    def __init__(self, adapter, world: World, auth: str):
+        self.adapter, self.world, self.auth = adapter, world, auth
+        self.client = None
+
+    async def open(self):
+        # In the event loop's thread: async libraries (aioapns) build their pools there.
+        self.client = self.adapter.Client(self.world, self.auth)
+        return self
+
+    async def _call(self, function, *args):
+        if inspect.iscoroutinefunction(function):
+            return await function(*args)
+        return await asyncio.to_thread(function, *args)
+
+    async def send(self, push: Push) -> Answer:
+        try:
+            return await asyncio.wait_for(self._call(self.client.send, push), 30)
+        except Exception as exc:   # a library error is a result to report, not a crash
+            return failure(exc)
+
+    async def send_many(self, pushes: list[Push]) -> list[Answer]:
+        batch = getattr(self.client, "send_many", None)
+        try:
+            if batch is not None:
+                return await asyncio.wait_for(self._call(batch, pushes), 120)
+            if inspect.iscoroutinefunction(self.client.send):
+                return list(await asyncio.wait_for(asyncio.gather(*(self.send(p) for p in pushes)), 120))
+            # A synchronous client, shared by a pool of threads as a provider would share it.
+            with concurrent.futures.ThreadPoolExecutor(max_workers=16) as pool:
+                return list(await asyncio.get_running_loop().run_in_executor(
+                    None, lambda: list(pool.map(self._send_blocking, pushes))))
+        except Exception as exc:
+            return [failure(exc)] * len(pushes)
+
+    def _send_blocking(self, push: Push) -> Answer:
+        try:
+            return self.client.send(push)
+        except Exception as exc:
+            return failure(exc)
+
+    async def close(self):
+        close = getattr(self.client, "close", None)
+        if close is not None:
+            try:
+                await self._call(close)
+            except Exception:
+                pass
+
+
+async def run(adapter, world: World, auth: str) -> dict:
+    steps: dict[str, list[dict] | dict] = {}
+
+    def record(name, answers):
+        steps[name] = [dataclasses.asdict(a) for a in answers]
+
+    session = await Session(adapter, world, auth).open()
+    try:
+        payload, priority = payload_for("alert", world.nonce)
+        record("first_alert", [await session.send(Push(world.app_token, payload, "alert", world.topic, priority))])
+        record("unregistered", [await session.send(Push(world.unregistered_token, payload, "alert", world.topic, 10))])
+        record("bad_token", [await session.send(Push("0badc0de", payload, "alert", world.topic, 10))])
+
+        if auth == "token":
+            # A provider whose clock is an hour and a second behind signs an expired token; the
+            # library signs with whatever time.time() says, on a connection of its own.
+            stale = time.time() - 3601
+            with contextlib.ExitStack() as clocks:
+                for target in ("time.time", *getattr(adapter, "CLOCK_PATCHES", ())):
+                    clocks.enter_context(mock.patch(target, return_value=stale))
+                expired = await Session(adapter, world, auth).open()
+                try:
+                    record("expired_token", [await expired.send(Push(world.app_token, payload, "alert", world.topic, 10))])
+                finally:
+                    await expired.close()
+
+        many = [Push(token, {"aps": {"alert": f"#{i} {world.nonce}"}}, "alert", world.topic, 10)
+                for i, token in enumerate(world.concurrent_tokens)]
+        record("concurrent", await session.send_many(many))
+
+        allowed = CERTIFICATE_PUSH_TYPES if auth == "certificate" else tuple(TOPIC_SUFFIX)
+        for push_type in adapter.PUSH_TYPES:
+            if push_type not in allowed:
+                continue
+            payload, priority = payload_for(push_type, world.nonce)
+            token = world.voip_token if push_type == "voip" else world.app_token
+            push = Push(token, payload, push_type, world.topic + TOPIC_SUFFIX[push_type], priority,
+                        expiration=0 if push_type == "pushtotalk" else None, apns_id=str(uuid.uuid4()))
+            record(f"push_type:{push_type}", [await session.send(push)])
+    finally:
+        await session.close()
+    return steps
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("adapter")
+    parser.add_argument("--auth", choices=("token", "certificate"), required=True)
+    parser.add_argument("--world", required=True, help="JSON file with the World fields")
+    args = parser.parse_args()
+    world = World(**json.loads(Path(args.world).read_text()))
+    apple_hosts.install(world.address)
+    adapter = importlib.import_module(f"adapters.{args.adapter}")
+    out = {"client": adapter.NAME, "version": importlib.metadata.version(adapter.NAME), "auth": args.auth,
+           "push_types": list(adapter.PUSH_TYPES)}
+    if args.auth not in adapter.AUTH:
+        out["unsupported"] = f"{adapter.NAME} has no {args.auth} authentication"
+    else:
+        try:
+            out["steps"] = asyncio.run(run(adapter, world, args.auth))
+        except Exception:
+            out["crash"] = traceback.format_exc()[-2000:]
+    print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

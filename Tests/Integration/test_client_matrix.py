@@ -1,0 +1,167 @@
+"""The client matrix: every APNs client library we can install, driven against `pushlab serve`.
+
+Each library runs clients/matrix.py in its own venv (Tests/Integration/.venvs/<adapter>, made by
+run.sh from clients/requirements/<adapter>.txt), once per auth mode, against one server with the
+out-of-the-box world and policy (scenarios/clients.yaml: scenarios/default.yaml plus 300 phones).
+The script reports what the library surfaced; the tests here judge each step. docs/CLIENTS.md
+is the matrix in words.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+
+from conftest import PushlabServer, _finish
+from world import CERTS, DEV_TOKEN, DEV_UNREGISTERED_TOKEN, DEV_VOIP_TOKEN, GONE_SINCE_MS, KEY_ID, TEAM_ID, TOPIC
+
+HERE = Path(__file__).resolve().parent
+CLIENTS = HERE / "clients"
+VENVS = HERE / ".venvs"
+SCENARIO = HERE / "scenarios" / "clients.yaml"
+ADAPTERS = sorted(p.stem for p in (CLIENTS / "requirements").glob("*.txt"))
+CONCURRENT = [f"cc{i:062x}" for i in range(300)]
+ALL_PUSH_TYPES = ("alert", "background", "voip", "complication", "fileprovider", "liveactivity", "location",
+                  "pushtotalk", "widgets", "controls")
+CERTIFICATE_PUSH_TYPES = ("alert", "background", "voip", "complication")
+
+
+@pytest.fixture(scope="module")
+def matrix_server(tmp_path_factory) -> PushlabServer:
+    """Pushlab where Apple serves: ports 443 and 2197 (each serving both environments, told apart
+    by the host name the client sends), on a loopback address of its own so that nothing else on
+    the machine is in the way. Binding 443 needs root, as it would for a user."""
+    if os.geteuid() != 0:
+        pytest.skip("the client matrix binds port 443, as Apple's hosts serve: run it as root (CI does)")
+    address = f"127.0.{random.randint(1, 254)}.{random.randint(2, 254)}"
+    srv = PushlabServer(tmp_path_factory.mktemp("pushlab-clients"), scenario=SCENARIO, host=address,
+                        ports=(443, 2197)).start()
+    try:
+        yield srv
+    finally:
+        _finish(srv)
+
+
+_runs: dict[tuple[str, str], dict] = {}
+
+
+def run_client(server: PushlabServer, adapter: str, auth: str, tmp: Path) -> dict:
+    """matrix.py for one library and auth mode, once per module: the steps' tests share its report
+    (or its failure)."""
+    key = (adapter, auth)
+    if key not in _runs:
+        try:
+            _runs[key] = _run_once(server, adapter, auth, tmp)
+        except AssertionError as failure:
+            _runs[key] = {"failure": str(failure)}
+    if "failure" in _runs[key]:
+        pytest.fail(_runs[key]["failure"])
+    return _runs[key]
+
+
+def _run_once(server: PushlabServer, adapter: str, auth: str, tmp: Path) -> dict:
+    """Writes the world file, runs matrix.py in the library's venv, returns its report."""
+    python = VENVS / adapter / "bin" / "python"
+    assert python.exists(), f"no venv for {adapter}: run Tests/Integration/run.sh (it makes {python.parent.parent})"
+    nonce = f"{adapter}-{auth}-{uuid.uuid4().hex[:8]}"
+    world = tmp / f"{adapter}-{auth}.json"
+    world.write_text(json.dumps({
+        "address": server.host, "certs": str(CERTS),
+        "key_id": KEY_ID, "team_id": TEAM_ID, "topic": TOPIC, "app_token": DEV_TOKEN,
+        "voip_token": DEV_VOIP_TOKEN, "unregistered_token": DEV_UNREGISTERED_TOKEN,
+        "concurrent_tokens": CONCURRENT, "nonce": nonce,
+    }))
+    done = subprocess.run([str(python), str(CLIENTS / "matrix.py"), adapter, "--auth", auth, "--world", str(world)],
+                          cwd=CLIENTS, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"matrix.py failed:\n{done.stdout}\n{done.stderr[-3000:]}"
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "crash" not in result, f"{adapter} ({auth}) crashed:\n{result['crash']}\n{done.stderr[-2000:]}"
+    result["nonce"] = nonce
+    return result
+
+
+def steps_of(result: dict) -> dict:
+    if "unsupported" in result:
+        pytest.skip(result["unsupported"])
+    return result["steps"]
+
+
+def answer(steps: dict, name: str) -> dict:
+    assert name in steps, f"step {name} did not run: {sorted(steps)}"
+    (one,) = steps[name]
+    assert one["error"] is None, f"{name}: the library raised {one['error']}"
+    return one
+
+
+def banner_bodies(server: PushlabServer, device: str) -> list[str]:
+    url = f"{server.control_url}/v1/devices/{device}/observations?kind=banner&limit=10000"
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return [o.get("body") for o in json.load(response)["observations"]]
+
+
+AUTHS = ("token", "certificate")
+CASES = [(adapter, auth) for adapter in ADAPTERS for auth in AUTHS]
+IDS = [f"{adapter}-{auth}" for adapter, auth in CASES]
+
+
+@pytest.fixture(params=CASES, ids=IDS)
+def run(request, matrix_server, tmp_path_factory):
+    adapter, auth = request.param
+    return run_client(matrix_server, adapter, auth, tmp_path_factory.mktemp("matrix", numbered=True))
+
+
+def test_first_alert_is_accepted_and_shown(run, matrix_server):
+    steps = steps_of(run)
+    first = answer(steps, "first_alert")
+    assert (first["status"], first["reason"]) == (200, None)
+    wanted = f"alert {run['nonce']}"
+    deadline = time.monotonic() + 10
+    while wanted not in banner_bodies(matrix_server, "ann"):
+        assert time.monotonic() < deadline, f"no banner {wanted!r} on ann"
+        time.sleep(0.1)
+
+
+def test_uninstalled_app_is_410_unregistered_with_its_timestamp(run):
+    gone = answer(steps_of(run), "unregistered")
+    assert (gone["status"], gone["reason"]) == (410, "Unregistered")
+    assert gone["timestamp"] == GONE_SINCE_MS, "the library must surface the 410's timestamp"
+
+
+def test_malformed_token_is_bad_device_token(run):
+    bad = answer(steps_of(run), "bad_token")
+    assert (bad["status"], bad["reason"]) == (400, "BadDeviceToken")
+
+
+def test_expired_provider_token(run):
+    steps = steps_of(run)
+    if run["auth"] != "token":
+        pytest.skip("certificate connections carry no provider token")
+    expired = answer(steps, "expired_token")
+    assert (expired["status"], expired["reason"]) == (403, "ExpiredProviderToken")
+
+
+def test_300_concurrent_pushes_to_300_phones(run):
+    answers = steps_of(run)["concurrent"]
+    assert len(answers) == 300
+    errors = [a["error"] for a in answers if a["error"]]
+    assert not errors, f"{len(errors)} raised, e.g. {errors[0]}"
+    assert [(a["status"], a["reason"]) for a in answers] == [(200, None)] * 300
+
+
+@pytest.mark.parametrize("push_type", ALL_PUSH_TYPES)
+def test_each_push_type_the_library_sends(run, push_type):
+    steps = steps_of(run)
+    if push_type not in run["push_types"]:
+        pytest.skip(f"{run['client']} {run['version']} cannot send {push_type}")
+    if run["auth"] == "certificate" and push_type not in CERTIFICATE_PUSH_TYPES:
+        pytest.skip(f"the test certificate lists no topic for {push_type}")
+    sent = answer(steps, f"push_type:{push_type}")
+    assert (sent["status"], sent["reason"]) == (200, None)
