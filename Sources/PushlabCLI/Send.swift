@@ -25,7 +25,7 @@ struct Send: AsyncParsableCommand {
         """
     )
 
-    @Argument(help: "Device token (hex), or a simulated device's id or name (looked up through the control API).")
+    @Argument(help: "Device token (hex), or a simulated device's id or name (looked up through the control API; hex that names no device is sent as a token).")
     var device: String
 
     @Option(help: "development (sandbox, the default) or production.")
@@ -186,11 +186,14 @@ struct Send: AsyncParsableCommand {
     }
 
     /// A hex token as given; otherwise a simulated device's id or name, through the control API.
+    /// Shorter hex that names no device is sent as it is: APNs answers it (`BadDeviceToken`).
     private func deviceToken() async throws -> String {
         if device.count >= 64, device.allSatisfy(\.isHexDigit) { return device }
+        let isHex = !device.isEmpty && device.allSatisfy(\.isHexDigit)
         let bundleID = topic.map { APNsTopic($0).bundleID }
         do {
             guard let match = try await ControlAPIDevices.find(device, at: control) else {
+                if isHex { return device }
                 throw LookupProblem(description: "No simulated device \(device) (by id or name) at \(control); pass a device token instead")
             }
             let apps = bundleID.map { id in match.apps.filter { $0.bundleId == id } } ?? match.apps
@@ -201,6 +204,7 @@ struct Send: AsyncParsableCommand {
         } catch let problem as LookupProblem {
             throw problem
         } catch {
+            if isHex { return device }
             let why = (error as? URLError).map { _ in "it does not answer (is pushlab serve running, with its control API there?)" } ?? "\(error)"
             throw LookupProblem(description: "\(device) is not a device token, and the control API at \(control) cannot look it up: \(why)")
         }

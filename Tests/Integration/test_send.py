@@ -55,3 +55,14 @@ def test_bad_options_are_explained(default_server):
     assert p.returncode != 0 and "--priority must be 10, 5 or 1" in p.stderr
     p = send(default_server, DEV_TOKEN, "--key", "x.p8", "--payload", "{}")
     assert p.returncode != 0 and "--key needs --key-id and --team-id" in p.stderr
+
+
+def test_short_hex_that_names_no_device_is_sent_as_a_token(default_server):
+    """A malformed token must reach APNs, to see its BadDeviceToken; a name that is not hex still
+    needs a device (the control API here is the server's own)."""
+    control = ["--control", default_server.control_url]
+    p = send(default_server, "0badc0de", "--topic", TOPIC, *KEY, "--payload", '{"aps":{"alert":"hi"}}', "--json", *control)
+    assert p.returncode == 1, p.stderr
+    assert (json.loads(p.stdout)["status"], json.loads(p.stdout)["reason"]) == (400, "BadDeviceToken")
+    p = send(default_server, "nobody-here", "--topic", TOPIC, *KEY, "--payload", "{}", *control)
+    assert p.returncode != 0 and "No simulated device nobody-here" in p.stderr

@@ -55,6 +55,7 @@ CERTIFICATE_PUSH_TYPES = ("alert", "background", "voip", "complication")
 class World:
     """What the script needs to know about the server and its world (written by the test)."""
     address: str
+    pushlab: str
     certs: str
     key_id: str
     team_id: str
@@ -225,7 +226,8 @@ def main() -> int:
     world = World(**json.loads(Path(args.world).read_text()))
     apple_hosts.install(world.address)
     adapter = importlib.import_module(f"adapters.{args.adapter}")
-    out = {"client": adapter.NAME, "version": importlib.metadata.version(adapter.NAME), "auth": args.auth,
+    version = adapter.version() if hasattr(adapter, "version") else importlib.metadata.version(adapter.NAME)
+    out = {"client": adapter.NAME, "version": version, "auth": args.auth,
            "push_types": list(adapter.PUSH_TYPES)}
     if args.auth not in adapter.AUTH:
         out["unsupported"] = f"{adapter.NAME} has no {args.auth} authentication"
