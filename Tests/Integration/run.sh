@@ -70,7 +70,15 @@ for requirements in "$HERE"/clients/requirements/*.txt; do
     [ "$(cat "$client_venv/.requirements.sha256" 2>/dev/null || true)" = "$want" ] && continue
     echo "run.sh: making the $name venv" >&2
     rm -rf "$client_venv"
-    python3 -m venv "$client_venv"
+    # "# debian: PACKAGES" on the first line: the library as Debian packages it, for Debian's python3.
+    debian="$(sed -n '1s/^# debian: *//p' "$requirements")"
+    if [ -n "$debian" ]; then
+        # shellcheck disable=SC2086
+        dpkg-query -W -f='${Status}' $debian 2>/dev/null | grep -q "install ok installed" || apt_install $debian
+        /usr/bin/python3 -m venv --system-site-packages "$client_venv"
+    else
+        python3 -m venv "$client_venv"
+    fi
     "$client_venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps -r "$requirements"
     echo "$want" >"$client_venv/.requirements.sha256"
 done

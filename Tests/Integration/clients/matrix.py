@@ -179,8 +179,11 @@ async def run(adapter, world: World, auth: str) -> dict:
     def record(name, answers):
         steps[name] = [dataclasses.asdict(a) for a in answers]
 
+    push_types = push_types_of(adapter, auth)
     session = await Session(adapter, world, auth).open()
     try:
+        if "alert" not in push_types:   # the steps below are alerts: only the push-type steps apply
+            return await push_type_steps(session, world, push_types, record, steps)
         payload, priority = payload_for("alert", world.nonce)
         record("first_alert", [await session.send(Push(world.app_token, payload, "alert", world.topic, priority))])
         record("unregistered", [await session.send(Push(world.unregistered_token, payload, "alert", world.topic, 10))])
@@ -193,6 +196,8 @@ async def run(adapter, world: World, auth: str) -> dict:
             with contextlib.ExitStack() as clocks:
                 for target in ("time.time", *getattr(adapter, "CLOCK_PATCHES", ())):
                     clocks.enter_context(mock.patch(target, return_value=stale))
+                if hasattr(adapter, "stale_clock"):
+                    clocks.enter_context(adapter.stale_clock(stale))
                 expired = await Session(adapter, world, auth).open()
                 try:
                     record("expired_token", [await expired.send(Push(world.app_token, payload, "alert", world.topic, 10))])
@@ -203,17 +208,26 @@ async def run(adapter, world: World, auth: str) -> dict:
                 for i, token in enumerate(world.concurrent_tokens)]
         record("concurrent", await session.send_many(many))
 
-        allowed = CERTIFICATE_PUSH_TYPES if auth == "certificate" else tuple(TOPIC_SUFFIX)
-        for push_type in adapter.PUSH_TYPES:
-            if push_type not in allowed:
-                continue
-            payload, priority = payload_for(push_type, world.nonce)
-            token = world.voip_token if push_type == "voip" else world.app_token
-            push = Push(token, payload, push_type, world.topic + TOPIC_SUFFIX[push_type], priority,
-                        expiration=0 if push_type == "pushtotalk" else None, apns_id=str(uuid.uuid4()))
-            record(f"push_type:{push_type}", [await session.send(push)])
+        return await push_type_steps(session, world, push_types, record, steps)
     finally:
         await session.close()
+
+
+def push_types_of(adapter, auth: str) -> tuple[str, ...]:
+    """What the library sends with this auth (some send less with a certificate)."""
+    return tuple(getattr(adapter, "PUSH_TYPES_BY_AUTH", {}).get(auth, adapter.PUSH_TYPES))
+
+
+async def push_type_steps(session: Session, world: World, push_types, record, steps: dict) -> dict:
+    allowed = CERTIFICATE_PUSH_TYPES if session.auth == "certificate" else tuple(TOPIC_SUFFIX)
+    for push_type in push_types:
+        if push_type not in allowed:
+            continue
+        payload, priority = payload_for(push_type, world.nonce)
+        token = world.voip_token if push_type == "voip" else world.app_token
+        push = Push(token, payload, push_type, world.topic + TOPIC_SUFFIX[push_type], priority,
+                    expiration=0 if push_type == "pushtotalk" else None, apns_id=str(uuid.uuid4()))
+        record(f"push_type:{push_type}", [await session.send(push)])
     return steps
 
 
@@ -228,7 +242,9 @@ def main() -> int:
     adapter = importlib.import_module(f"adapters.{args.adapter}")
     version = adapter.version() if hasattr(adapter, "version") else importlib.metadata.version(adapter.NAME)
     out = {"client": adapter.NAME, "version": version, "auth": args.auth,
-           "push_types": list(adapter.PUSH_TYPES)}
+           "push_types": list(push_types_of(adapter, args.auth)), "surfaces_timestamp": getattr(adapter, "SURFACES_TIMESTAMP", True),
+           "surfaces_status": getattr(adapter, "SURFACES_STATUS", True),
+           "limits": dict(getattr(adapter, "LIMITS", {}))}
     if args.auth not in adapter.AUTH:
         out["unsupported"] = f"{adapter.NAME} has no {args.auth} authentication"
     else:

@@ -1,0 +1,89 @@
+"""mopyapns (import name `apns2`, a PyAPNs2 fork on sync httpx): fractional-second `iat` in its JWT."""
+
+from __future__ import annotations
+
+import os
+
+from apns2.client import APNsClient, Notification, NotificationPriority, NotificationType
+from apns2.credentials import TokenCredentials
+from apns2.payload import Payload, PayloadAlert
+
+from matrix import Answer
+
+NAME = "mopyapns"
+AUTH = ("token", "certificate")
+PUSH_TYPES = tuple(t.value for t in NotificationType)   # alert, background, voip, complication, fileprovider, mdm
+
+
+def payload_of(payload: dict) -> Payload:
+    """The library's Payload for a matrix payload: its aps keys as Payload's arguments, the rest custom."""
+    aps = dict(payload.get("aps", {}))
+    alert = aps.pop("alert", None)
+    if isinstance(alert, dict):
+        alert = PayloadAlert(**alert)
+    content_available = bool(aps.pop("content-available", 0))
+    assert not aps, f"no Payload argument for {aps}"
+    custom = {k: v for k, v in payload.items() if k != "aps"} or None
+    return Payload(alert=alert, content_available=content_available, custom=custom)
+
+
+class Client:
+    def __init__(self, world, auth):
+        # mopyapns takes no CA: TokenCredentials leaves httpx's verify=True (httpx then reads
+        # SSL_CERT_FILE), CertificateCredentials builds ssl.create_default_context() (OpenSSL's
+        # default paths, which SSL_CERT_FILE sets). So Pushlab's CA is trusted process-wide.
+        os.environ["SSL_CERT_FILE"] = world.ca
+        if auth == "token":
+            credentials = TokenCredentials(auth_key_path=world.signing_key, auth_key_id=world.key_id,
+                                           team_id=world.team_id)
+        else:
+            credentials = world.path("client-combined.pem")   # README: APNsClient('key.pem', ...)
+        # use_sandbox: api.development.push.apple.com:443
+        self.apns = APNsClient(credentials=credentials, use_sandbox=True)
+
+    def send(self, push) -> Answer:
+        # send_notification() returns None or raises an exception named after the reason (no status,
+        # and it takes no push_type); send_notification_async() is the library's public one-push call
+        # that takes push_type and hands back the httpx.Response, which get_notification_result()
+        # reads ('Success', reason, or (reason, timestamp) for a 410).
+        response = self.apns.send_notification_async(
+            push.token, payload_of(push.payload), topic=push.topic,
+            priority=NotificationPriority(str(push.priority or 10)), expiration=push.expiration,
+            collapse_id=push.collapse_id, push_type=NotificationType(push.push_type))
+        result = self.apns.get_notification_result(response)
+        reason, timestamp = (None, None)
+        if isinstance(result, tuple):
+            reason, timestamp = result
+        elif result != "Success":
+            reason = result
+        # The library has no apns-id parameter: push.apns_id is not sent; the answer's apns-id is
+        # the server's, read off the response the library returns.
+        return Answer(status=response.status_code, reason=reason, timestamp=timestamp,
+                      apns_id=response.headers.get("apns-id"))
+
+    def send_many(self, pushes) -> list[Answer]:
+        # The library's batch API (README: "To send multiple notifications in a batch"): one topic,
+        # priority and push type for the batch; it answers token -> 'Success', reason, or
+        # (reason, timestamp) for a 410; 'Success' is exactly a 200, and a rejection's status is not
+        # kept. (Sharing one APNsClient among threads instead makes httpx's sync HTTP/2 connection
+        # read and write its TLS socket from several threads at once, which fails now and then with
+        # "Server disconnected" while the server keeps the connection open.)
+        (common,) = {(p.topic, p.priority, p.expiration, p.collapse_id, p.push_type) for p in pushes}
+        topic, priority, expiration, collapse_id, push_type = common
+        results = self.apns.send_notification_batch(
+            [Notification(token=p.token, payload=payload_of(p.payload)) for p in pushes], topic=topic,
+            priority=NotificationPriority(str(priority or 10)), expiration=expiration, collapse_id=collapse_id,
+            push_type=NotificationType(push_type))
+        answers = []
+        for push in pushes:
+            result = results[push.token]
+            if result == "Success":
+                answers.append(Answer(status=200))
+            elif isinstance(result, tuple):
+                answers.append(Answer(reason=result[0], timestamp=result[1]))
+            else:
+                answers.append(Answer(reason=result))
+        return answers
+
+    def close(self):
+        pass
