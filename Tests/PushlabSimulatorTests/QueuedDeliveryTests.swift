@@ -47,6 +47,18 @@ import Testing
         #expect(h.recorded.delivered.count == 1)
     }
 
+    @Test func aPendingTickIsNoQueuedPush() throws {
+        let h = try SimulatorHarness(queue: 100)
+        try h.alert()
+        h.clock.advance(milliseconds: Fixture.second)
+        h.simulator.runDueEvents()   // queued behind the push: a tick, which is no push
+        #expect(h.simulator.queuedDeliveries == 1)
+        #expect(h.simulator.deliverQueued(limit: 1) == 1)
+        #expect(h.simulator.queuedDeliveries == 0, "only the tick is left")
+        #expect(h.simulator.deliverQueued(limit: 10) == 1)
+        #expect(h.simulator.queuedDeliveries == 0)
+    }
+
     @Test func theWorkerIsWokenOnlyWhenTheQueueStopsBeingEmpty() throws {
         let h = try SimulatorHarness(queue: 100)
         let token = try h.token()
@@ -121,7 +133,8 @@ import Testing
         h.clock.advance(milliseconds: Fixture.minute)
         h.simulator.runDueEvents()
         h.simulator.runDueEvents()
-        #expect(h.simulator.queuedDeliveries == 2)  // the push and one tick: ticks merge
+        #expect(h.simulator.totalQueuedDeliveries == 2, "the push and one tick: ticks merge")
+        #expect(h.simulator.queuedDeliveries == 1, "a tick is no push")
         #expect(h.recorded.isEmpty)
 
         let delivered = h.all.delivered

@@ -49,6 +49,9 @@ final class DeliveryQueue: Sendable {
     private let incoming = Mutex<[Entry]>([])
     private let taken = Mutex(Taken())
     private let outstanding = Atomic<Int>(0)
+    /// Of `outstanding`, the ticks: rare (one pending at most), so pushes are counted without a
+    /// second atomic per push.
+    private let outstandingTicks = Atomic<Int>(0)
     /// Items ever handed over, read without the lock (a worker measures its intake with it).
     private let appended = Atomic<Int64>(0)
     /// Called when the queue stops being empty, so a sleeping worker can be woken.
@@ -59,8 +62,8 @@ final class DeliveryQueue: Sendable {
         self.wake = wake
     }
 
-    /// Items handed over and not yet delivered.
-    var count: Int { outstanding.load(ordering: .relaxed) }
+    /// Pushes handed over and not yet delivered (a pending tick is no push).
+    var count: Int { max(0, outstanding.load(ordering: .relaxed) - outstandingTicks.load(ordering: .relaxed)) }
 
     /// Items handed over since the queue was made.
     var appendedCount: Int64 { appended.load(ordering: .relaxed) }
@@ -85,6 +88,7 @@ final class DeliveryQueue: Sendable {
                 return (false, 0)
             }
             let added = entry.itemCount
+            if case .runDue = entry { outstandingTicks.add(1, ordering: .relaxed) }
             entries.append(entry)
             // Inside the lock: whoever reads the count next finds these entries queued.
             appended.add(Int64(added), ordering: .relaxed)
@@ -126,6 +130,7 @@ final class DeliveryQueue: Sendable {
                 if taken.offset == pushes.count { finishEntry(&taken) }
             case .runDue(let time):
                 item = .runDue(until: time)
+                outstandingTicks.subtract(1, ordering: .relaxed)
                 finishEntry(&taken)
             case .done:
                 // Never ahead of `taken.entry`: finishing an entry moves past it.
