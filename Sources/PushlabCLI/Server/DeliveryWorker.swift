@@ -41,7 +41,7 @@ final class DeliveryWorker: Sendable {
         while !stopping.load(ordering: .acquiring) {
             // At capacity nothing is lost (the event loops deliver a batch themselves, which
             // slows the sender), so a burst may use most of the queue before the worker takes CPU
-            // from the answers (docs/PERFORMANCE.md: starting at half cost ~3% at 100 x 10).
+            // from the answers (Benchmarks/results/history.md: starting at half cost ~3% at 100 x 10).
             let filling = simulator.queuedDeliveries >= capacity - capacity / 8
             if hold.shouldWait(arrived: simulator.totalQueuedDeliveries, filling: filling, now: clock.now) {
                 _ = wakeUp.wait(timeout: .now() + .milliseconds(Self.holdPause))

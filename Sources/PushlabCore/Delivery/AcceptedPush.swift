@@ -127,7 +127,7 @@ private final class ParsedPayload: Sendable {
 
 /// Where accepted pushes go (the device simulator). Called on the event loop: return quickly.
 /// Class-bound: every connection asks it about every push, and borrows it from the service
-/// instead of retaining it each time (docs/PERFORMANCE.md, shared reference counts).
+/// instead of retaining it each time (Benchmarks/results/history.md, shared reference counts).
 public protocol PushSink: AnyObject, Sendable {
     /// Whether `accept` reads `payload`; when false the payload is only parsed if a rule needs it.
     var needsPayload: Bool { get }
