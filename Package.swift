@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "PushlabTransport", targets: ["PushlabTransport"]),
         .library(name: "PushlabClient", targets: ["PushlabClient"]),
         .library(name: "PushlabControl", targets: ["PushlabControl"]),
+        .library(name: "PushlabRuntime", targets: ["PushlabRuntime"]),
         .library(name: "PushlabTesting", targets: ["PushlabTesting"]),
     ],
     dependencies: [
@@ -45,10 +46,11 @@ let package = Package(
         .target(name: "PushlabOpenSSL", dependencies: ["COpenSSL"]),
         .target(name: "PushlabCore"),
         .target(name: "PushlabSimulator", dependencies: ["PushlabCore"]),
+        .target(name: "PushlabPacing"),
         .target(
             name: "PushlabStore",
             dependencies: [
-                "PushlabCore", "PushlabSimulator",
+                "PushlabCore", "PushlabSimulator", "PushlabPacing",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
@@ -85,11 +87,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // One runtime for `pushlab serve`, `pushlab run` and PushlabTesting: the cores, the
+        // delivery worker, the store, the control API and the listeners, started and stopped in order.
+        .target(
+            name: "PushlabRuntime",
+            dependencies: [
+                "PushlabCore", "PushlabSimulator", "PushlabPacing", "PushlabScenario", "PushlabStore", "PushlabTransport", "PushlabControl",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "PushlabCLI",
             dependencies: [
                 "PushlabCore", "PushlabTransport", "PushlabClient", "PushlabScenario", "PushlabSimulator", "PushlabStore", "PushlabOpenSSL", "CMallocTuning",
-                "PushlabControl",
+                "PushlabControl", "PushlabRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -102,7 +113,7 @@ let package = Package(
         .target(
             name: "PushlabTesting",
             dependencies: [
-                "PushlabCore", "PushlabSimulator", "PushlabTransport", "PushlabScenario", "PushlabOpenSSL",
+                "PushlabCore", "PushlabSimulator", "PushlabTransport", "PushlabScenario", "PushlabOpenSSL", "PushlabRuntime",
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Resources/Certificates")]
@@ -114,12 +125,13 @@ let package = Package(
         ),
         .testTarget(name: "PushlabTestingTests", dependencies: ["PushlabTesting", "PushlabClient"]),
         .testTarget(name: "PushlabNGHTTP2Tests", dependencies: ["PushlabNGHTTP2"]),
+        .testTarget(name: "PushlabPacingTests", dependencies: ["PushlabPacing"]),
         .testTarget(name: "PushlabScenarioTests", dependencies: ["PushlabScenario", "PushlabCore"]),
         .testTarget(name: "PushlabOpenSSLTests", dependencies: ["PushlabOpenSSL"]),
         .testTarget(name: "PushlabSimulatorTests", dependencies: ["PushlabSimulator", "PushlabCore"]),
         .testTarget(
             name: "PushlabStoreTests",
-            dependencies: ["PushlabStore", "PushlabSimulator", "PushlabCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["PushlabStore", "PushlabSimulator", "PushlabCore", "PushlabPacing", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "PushlabControlTests",

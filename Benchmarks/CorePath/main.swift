@@ -32,7 +32,8 @@ let simulator = DeviceSimulator(world: world, clock: clock, settings: scenario.s
 try scenario.install(into: world, simulator: simulator)
 let log = RequestLog()
 let service = APNsProviderService(world: world, policy: scenario.policy, clock: clock, log: log, sink: simulator)
-let store = try storePath.map { try PushlabStore(path: $0, simulator: simulator, requestLog: log) }
+let store = try storePath.map { try PushlabStore(path: $0, devices: simulator) }
+_ = store?.connect(observations: simulator, requests: log)
 
 let tokens = world.tokens.map(\.token)
 // 250 bytes, as run.sh sends.

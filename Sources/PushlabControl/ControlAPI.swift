@@ -9,8 +9,9 @@ import Synchronization
 /// and results into JSON (`Routes/`); the rules stay in the cores. `docs/CONTROL-API.md`
 /// describes every route.
 ///
-/// Make one per simulator: it registers itself as an observer of the simulator and the request
-/// log, which cannot be undone.
+/// Making one changes nothing: `connect()` starts watching the simulator and the request log
+/// (for events, metrics and, without a store, the observations it keeps) until the function it
+/// returns is called.
 public final class ControlAPI: Sendable {
     /// A listener of the APNs server, for `/v1/health`.
     public typealias Listener = APNsListener
@@ -28,6 +29,8 @@ public final class ControlAPI: Sendable {
     let faults: FaultRules
     let store: PushlabStore?
     let history: History
+    /// Without a store: where the newest observations are kept once connected.
+    private let observationLog: InMemoryObservationLog?
     let events: EventHub
     /// The counters behind `/metrics`; wrap the APNs service with `metrics.measuring(_:)` to
     /// time answers and count connections.
@@ -58,17 +61,25 @@ public final class ControlAPI: Sendable {
         events = EventHub(bufferSize: eventBufferSize, heartbeat: eventHeartbeat)
         metrics = ControlMetrics()
         if let store {
+            observationLog = nil
             history = History(observations: store, requests: store)
         } else {
             let log = InMemoryObservationLog()
-            simulator.addSink(log)
+            observationLog = log
             history = History(observations: log, requests: requestLog)
         }
-        simulator.addSink(events)
-        simulator.addSink(metrics)
-        requestLog.observe { [events, metrics] entries in
+    }
+
+    /// Starts watching the simulator and the request log; calling the result stops it.
+    public func connect() -> @Sendable () -> Void {
+        let sinks = ([observationLog, events, metrics] as [(any ObservationSink)?]).compactMap { $0 }.map(simulator.addSink)
+        let observer = requestLog.observe { [events, metrics] entries in
             metrics.record(entries)
             events.publish(entries)
+        }
+        return { [simulator, requestLog] in
+            sinks.forEach(simulator.removeSink)
+            requestLog.removeObserver(observer)
         }
     }
 

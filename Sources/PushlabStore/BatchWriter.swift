@@ -11,7 +11,7 @@ final class BatchWriter: Sendable {
     private let database: any DatabaseWriter
     private let path: String
     private let buffer: WriteBuffer
-    private let simulator: DeviceSimulator
+    private let devices: any DeviceStates
     private let interval: DispatchTimeInterval
     /// Device snapshots are taken at most this often (and on every flush and at close): a busy
     /// device changes with every push, and encoding it each batch would cost more than the pushes.
@@ -20,7 +20,7 @@ final class BatchWriter: Sendable {
     private let wakeUp = DispatchSemaphore(value: 0)
 
     init(
-        database: any DatabaseWriter, path: String, buffer: WriteBuffer, simulator: DeviceSimulator, interval: Duration,
+        database: any DatabaseWriter, path: String, buffer: WriteBuffer, devices: any DeviceStates, interval: Duration,
         deviceInterval: Duration = .seconds(5), retention: HistoryRetention? = nil
     ) {
         self.deviceInterval = deviceInterval
@@ -28,7 +28,7 @@ final class BatchWriter: Sendable {
         self.database = database
         self.path = path
         self.buffer = buffer
-        self.simulator = simulator
+        self.devices = devices
         let (seconds, attoseconds) = interval.components
         let nanoseconds = max(1_000_000, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         self.interval = .nanoseconds(Int(clamping: nanoseconds))
@@ -56,7 +56,7 @@ final class BatchWriter: Sendable {
             // Taken after the waiters: a device changed before `flush()` was called is in this batch.
             // Nothing recorded since the last look: the devices have settled, save them now.
             if !batch.waiters.isEmpty || batch.isLast || batch.isQuiet || clock.now - lastSnapshot >= deviceInterval {
-                batch.writes.add(simulator.takeChanges())
+                batch.writes.add(devices.takeChanges())
                 lastSnapshot = clock.now
             }
             let (error, trimmed) = write(batch.writes)

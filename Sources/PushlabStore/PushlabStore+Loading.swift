@@ -2,25 +2,22 @@ import PushlabSimulator
 
 extension PushlabStore {
     /// Puts the saved devices into the simulator, replacing the ones it has (their tokens are
-    /// registered in its world; what fell due while Pushlab was down happens at the next tick),
-    /// and continues observation numbering after the newest saved observation.
+    /// registered in its world; what fell due while Pushlab was down happens at the next tick).
+    /// Observation numbering goes on after the saved ones once the store is connected.
     ///
     /// Requests are not reloaded: the live `RequestLog` starts empty in every run, and saved
     /// requests are read with `requests(deviceToken:status:reason:limit:)`.
     @discardableResult
     public func load() throws(StoreError) -> [SimulatedDevice] {
-        let (devices, lastSequence) = try StoreDatabase.read(database, path: path) { db in
-            (try DeviceRows.all(in: db), try ObservationRows.maximumSequence(in: db))
-        }
+        let saved = try StoreDatabase.read(database, path: path) { db in try DeviceRows.all(in: db) }
         do {
-            try simulator.replaceAll(with: devices)
+            try devices.replaceAll(with: saved)
         } catch {
             throw StoreError(.unreadable, "Cannot load the devices saved in \(path): \(error)")
         }
         // They came from the store: nothing to write back.
-        _ = simulator.takeChanges()
-        simulator.resumeSequence(after: lastSequence)
-        return devices
+        _ = devices.takeChanges()
+        return saved
     }
 
     /// The scenario the saved devices were seeded from (a fingerprint of its file), if any.
@@ -34,7 +31,7 @@ extension PushlabStore {
     /// Observations and requests stay: they are history.
     public func reseed(fromScenario fingerprint: String) throws(StoreError) {
         var writes = PendingWrites()
-        writes.add(simulator.takeChanges())
+        writes.add(devices.takeChanges())
         do {
             try database.write { db in
                 try db.execute(sql: "DELETE FROM devices")

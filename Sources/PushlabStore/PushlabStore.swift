@@ -1,5 +1,6 @@
 import GRDB
 import PushlabCore
+import PushlabPacing
 import PushlabSimulator
 
 /// Keeps what Pushlab records in SQLite: every observation, every APNs request (or the newest
@@ -14,18 +15,22 @@ import PushlabSimulator
 /// the push. A file store is in WAL mode, so whatever a batch committed survives a crash or
 /// `kill -9` of the process.
 ///
-/// Call `close()` when done: the simulator and the request log keep references to the store
-/// (neither can remove a listener), so the writer thread does not end by itself.
+/// Opening a store starts its writer thread and nothing else: `connect(observations:requests:)`
+/// starts recording until the function it returns is called. Call `close()` when done.
 public final class PushlabStore: ObservationSink, Sendable {
     /// The file, or ":memory:" for a database that lives and dies with the store.
     public let path: String
     let database: any DatabaseWriter
     let buffer: WriteBuffer
-    let simulator: DeviceSimulator
+    let devices: any DeviceStates
     private let writer: BatchWriter
+    /// The newest observation and request the file held when it was opened: numbering goes on
+    /// after them.
+    public let savedObservationSequence: Int64
+    public let savedRequestSequence: Int64
 
-    /// Opens (or creates) the store at `path` and starts recording `simulator`'s observations
-    /// and `requestLog`'s entries.
+    /// Opens (or creates) the store at `path`; `devices` are the simulator's, whose changes it
+    /// saves and which `load()` replaces.
     ///
     /// - Parameters:
     ///   - flushInterval: how long the writer sleeps between batches.
@@ -44,7 +49,7 @@ public final class PushlabStore: ObservationSink, Sendable {
     ///     `statistics`), and what waits to be written past it is never written. Nil keeps
     ///     everything. Must be at least 1.
     public init(
-        path: String, simulator: DeviceSimulator, requestLog: RequestLog, flushInterval: Duration = .milliseconds(100),
+        path: String, devices: any DeviceStates, flushInterval: Duration = .milliseconds(100),
         largeBatchSize: Int = 50_000, backlogLimit: Int = 2_000_000, busyRate: Int? = 10_000, longestHold: Duration = .seconds(10),
         historyLimit: Int? = nil
     ) throws(StoreError) {
@@ -62,20 +67,28 @@ public final class PushlabStore: ObservationSink, Sendable {
         self.path = path
         self.database = database
         self.buffer = buffer
-        self.simulator = simulator
+        self.devices = devices
+        savedObservationSequence = lastObservation
+        savedRequestSequence = lastRequest
         writer = BatchWriter(
-            database: database, path: path, buffer: buffer, simulator: simulator, interval: flushInterval,
+            database: database, path: path, buffer: buffer, devices: devices, interval: flushInterval,
             retention: retention
         )
-
-        // Numbering goes on after the saved observations even if `load()` is never called: a
-        // new observation must not reuse the sequence (the primary key) of a saved one.
-        simulator.resumeSequence(after: lastObservation)
-        simulator.addSink(self)
-        // Requests are numbered on after the saved ones, like observations.
-        requestLog.resumeSequence(after: lastRequest)
-        requestLog.observe { [buffer] entries in buffer.append(entries) }
         writer.start()
+    }
+
+    /// Records `observations`' batches and `requests`' entries from now on, numbering both on
+    /// after what the file holds (a new observation must not reuse the sequence, the primary
+    /// key, of a saved one).
+    public func connect(observations: DeviceSimulator, requests: RequestLog) -> @Sendable () -> Void {
+        observations.resumeSequence(after: savedObservationSequence)
+        requests.resumeSequence(after: savedRequestSequence)
+        let sink = observations.addSink(self)
+        let observer = requests.observe { [buffer] entries in buffer.append(entries) }
+        return {
+            observations.removeSink(sink)
+            requests.removeObserver(observer)
+        }
     }
 
     /// Called on the server's event loops: appends to the buffer and returns.

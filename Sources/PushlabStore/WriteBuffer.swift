@@ -1,4 +1,5 @@
 import PushlabCore
+import PushlabPacing
 import PushlabSimulator
 import Synchronization
 

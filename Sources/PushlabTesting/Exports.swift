@@ -3,3 +3,5 @@
 // modules that define them spares every consumer two more imports and two more products.
 @_exported import PushlabCore
 @_exported import PushlabSimulator
+// `RuntimeConfiguration.Delivery` is part of `PushlabTestServer.start`.
+@_exported import struct PushlabRuntime.RuntimeConfiguration

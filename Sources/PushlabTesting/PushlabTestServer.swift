@@ -1,14 +1,16 @@
 import Foundation
 import Logging
 import PushlabCore
+import PushlabRuntime
 import PushlabScenario
 import PushlabSimulator
 import PushlabTransport
-import Synchronization
 
 /// Pushlab in-process for one test: the APNs provider API over HTTP/2 + TLS on free loopback
 /// ports (development and production), simulated devices behind it, a manual clock, fault
-/// rules, and every request and observation kept in memory.
+/// rules, and every request and observation kept in memory. It runs on the same runtime as
+/// `pushlab serve`, with pushes queued for the phones as there (or `.inline`, if a test wants
+/// each push delivered before its answer).
 ///
 /// ```swift
 /// let server = try await PushlabTestServer.start()
@@ -53,8 +55,7 @@ public final class PushlabTestServer: Sendable {
 
     let waiters: ObservationWaiters
     private let apns: APNsProviderService
-    private let server: PushlabServer
-    private let stopped = Atomic<Bool>(false)
+    private let runtime: PushlabRuntime
 
     /// The APNs rules new connections use; existing connections keep the one they started with.
     public var policy: APNsPolicy {
@@ -75,13 +76,16 @@ public final class PushlabTestServer: Sendable {
     ///   - signingKey: the key registered for clients; the sample `PUSHLAB001` key by default. A
     ///     scenario that declares the same key id keeps its own declaration (revoked, limited to
     ///     an environment, ...).
+    ///   - delivery: `.queued()` as `pushlab serve` delivers (reads and waits see every push
+    ///     answered before them), or `.inline`.
     public static func start(
         scenario: String? = nil,
         policy: APNsPolicy = APNsPolicy(),
         simulatorSettings: SimulatorSettings? = nil,
         clockStart: Date? = nil,
         certificates: TLSCertificates = .bundled,
-        signingKey: ProviderSigningKey? = nil
+        signingKey: ProviderSigningKey? = nil,
+        delivery: RuntimeConfiguration.Delivery = .queued()
     ) async throws -> PushlabTestServer {
         let signingKey = try signingKey ?? ProviderSigningKey.bundled()
         let loaded = try scenario.map { try Scenario.load(path: $0, basePolicy: policy) }
@@ -94,40 +98,28 @@ public final class PushlabTestServer: Sendable {
         let start = clockStart.map { EpochMilliseconds(($0.timeIntervalSince1970 * 1000).rounded()) } ?? SystemClock().now()
         let clock = ControlledClock(manualStart: start)
         let simulator = DeviceSimulator(world: world, clock: clock, settings: settings)
-        // The log first: a waiter woken by the same batch then finds it in `observations(device:)`.
-        let log = InMemoryObservationLog()
-        let waiters = ObservationWaiters(log: log)
-        simulator.addSink(log)
-        simulator.addSink(waiters)
         try loaded?.install(into: world, simulator: simulator)
         if world.key(signingKey.keyID) == nil { world.add(signingKey.registration) }
         if world.app(defaultBundleID) == nil { world.add(AppRecord(bundleID: defaultBundleID, teamID: signingKey.teamID)) }
+        let cores = PushlabCores(world: world, clock: clock, simulator: simulator, policy: loaded?.policy ?? policy)
 
-        let faults = FaultRules()
-        let requests = RequestLog()
-        let apns = APNsProviderService(
-            world: world, policy: loaded?.policy ?? policy, clock: clock, log: requests, sink: simulator, faults: faults
-        )
-        let server = try PushlabServer(configuration: configuration(certificates), service: apns, logger: logger)
-        let bound: [PushlabServer.BoundListener]
+        // The log first: a waiter woken by the same batch then finds it in `observations(device:)`.
+        let log = InMemoryObservationLog()
+        let waiters = ObservationWaiters(log: log)
+        let runtime: PushlabRuntime
         do {
-            bound = try await server.start()
+            runtime = try await PushlabRuntime.start(
+                cores, configuration: RuntimeConfiguration(server: configuration(certificates), delivery: delivery), sinks: [log, waiters],
+                logger: logger
+            )
         } catch {
-            await server.shutdown()  // its event loop thread
             throw PushlabTestingError("Pushlab cannot listen on \(loopback): \(error)")
         }
-        return PushlabTestServer(
-            bound: bound, certificates: certificates, signingKey: signingKey, world: world, simulator: simulator,
-            faults: faults, requests: requests, log: log, waiters: waiters, apns: apns, server: server
-        )
+        return PushlabTestServer(certificates: certificates, signingKey: signingKey, runtime: runtime, log: log, waiters: waiters)
     }
 
-    private init(
-        bound: [PushlabServer.BoundListener], certificates: TLSCertificates, signingKey: ProviderSigningKey,
-        world: APNsWorld, simulator: DeviceSimulator, faults: FaultRules, requests: RequestLog,
-        log: InMemoryObservationLog, waiters: ObservationWaiters, apns: APNsProviderService, server: PushlabServer
-    ) {
-        let port = { (environment: APNsEnvironment) in bound.first { $0.environment == environment }?.port ?? 0 }
+    private init(certificates: TLSCertificates, signingKey: ProviderSigningKey, runtime: PushlabRuntime, log: InMemoryObservationLog, waiters: ObservationWaiters) {
+        let port = { (environment: APNsEnvironment) in runtime.listeners.first { $0.environment == environment }?.port ?? 0 }
         host = Self.loopback
         developmentPort = port(.development)
         productionPort = port(.production)
@@ -137,15 +129,16 @@ public final class PushlabTestServer: Sendable {
         productionURL = URL(string: "https://localhost:\(productionPort)")!
         self.certificates = certificates
         self.signingKey = signingKey
-        self.world = world
-        self.simulator = simulator
-        clock = PushlabTestClock(simulator: simulator)
-        self.faults = faults
-        self.requests = requests
+        let cores = runtime.cores
+        world = cores.world
+        simulator = cores.simulator
+        clock = PushlabTestClock(simulator: cores.simulator)
+        faults = cores.faults
+        requests = cores.service.log
+        apns = cores.service
         observationLog = log
         self.waiters = waiters
-        self.apns = apns
-        self.server = server
+        self.runtime = runtime
     }
 
     /// The URL of an environment's listener.
@@ -163,8 +156,8 @@ public final class PushlabTestServer: Sendable {
     /// Graceful shutdown, as APNs does it: GOAWAY `Shutdown`, in-flight streams finish, the
     /// connections close. Calling it again does nothing.
     public func stop() async {
-        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        await server.shutdown()
+        // Nothing is stored: there is no last batch to fail.
+        try? await runtime.shutdown()
     }
 
     private static let loopback = "127.0.0.1"
@@ -201,11 +194,12 @@ public func withPushlabTestServer<Value: Sendable>(
     clockStart: Date? = nil,
     certificates: TLSCertificates = .bundled,
     signingKey: ProviderSigningKey? = nil,
+    delivery: RuntimeConfiguration.Delivery = .queued(),
     _ body: (PushlabTestServer) async throws -> Value
 ) async throws -> Value {
     let server = try await PushlabTestServer.start(
         scenario: scenario, policy: policy, simulatorSettings: simulatorSettings, clockStart: clockStart,
-        certificates: certificates, signingKey: signingKey
+        certificates: certificates, signingKey: signingKey, delivery: delivery
     )
     do {
         let result = try await body(server)

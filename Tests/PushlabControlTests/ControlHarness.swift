@@ -46,7 +46,8 @@ final class ControlHarness: Sendable {
         try simulator.replaceAll(with: initialDevices)
         let service = APNsProviderService(world: world, clock: clock, log: requestLog, sink: simulator, faults: faults)
         self.service = service
-        let pushlabStore = store ? try PushlabStore(path: ":memory:", simulator: simulator, requestLog: requestLog) : nil
+        let pushlabStore = store ? try PushlabStore(path: ":memory:", devices: simulator) : nil
+        _ = pushlabStore?.connect(observations: simulator, requests: requestLog)
         let world = world
         let reset: ControlAPI.Reset = { [clock] in
             clock.set(Self.start)
@@ -66,6 +67,7 @@ final class ControlHarness: Sendable {
             loadScenario: withReset ? load : nil,
             eventBufferSize: eventBufferSize
         )
+        _ = api.connect()
     }
 
     var application: some ApplicationProtocol {

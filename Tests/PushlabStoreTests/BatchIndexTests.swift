@@ -10,7 +10,7 @@ struct BatchIndexTests {
     @Test func aDevicesObservationsAcrossBatchesComeBackInSequenceOrder() async throws {
         let folder = try TemporaryDirectory()
         let lab = TestPushlab()
-        let store = try PushlabStore(path: folder.path("store.db"), simulator: lab.simulator, requestLog: lab.requestLog, flushInterval: .seconds(3600))
+        let store = try lab.recordingStore(path: folder.path("store.db"), flushInterval: .seconds(3600))
         // Sequences are numbered when observed and written when a batch is cut, so a batch may
         // hold a lower number than the one before it.
         let batches: [[Observation]] = [
@@ -36,7 +36,7 @@ struct BatchIndexTests {
     @Test func aTokensRequestsAcrossBatchesComeBackNewestFirst() async throws {
         let folder = try TemporaryDirectory()
         let lab = TestPushlab()
-        let store = try PushlabStore(path: folder.path("store.db"), simulator: lab.simulator, requestLog: lab.requestLog, flushInterval: .seconds(3600))
+        let store = try lab.recordingStore(path: folder.path("store.db"), flushInterval: .seconds(3600))
         try lab.addPhone("phone-1")
         let token = lab.token("phone-1")
         for _ in 0..<3 {
@@ -58,7 +58,7 @@ struct BatchIndexTests {
     /// Keys are 64-bit hashes: a row another device's key points at is read and dropped.
     @Test func anotherDevicesRowUnderTheSameKeyIsNotReturned() async throws {
         let lab = TestPushlab()
-        let store = try PushlabStore(path: ":memory:", simulator: lab.simulator, requestLog: lab.requestLog)
+        let store = try lab.recordingStore(path: ":memory:")
         store.record([.badge(1, device: "a"), .badge(2, device: "b")])
         try await store.flush()
         try await store.database.write { db in
@@ -83,7 +83,7 @@ struct BatchIndexTests {
         }
 
         let lab = TestPushlab()
-        let store = try PushlabStore(path: path, simulator: lab.simulator, requestLog: lab.requestLog)
+        let store = try lab.recordingStore(path: path)
         #expect(try store.observations(deviceID: "a", limit: 100).map(\.sequence) == [1, 3])
         #expect(try store.requests(deviceToken: "ab").map(\.apnsID) == ["X"])
         store.record([.badge(4, device: "a")])
@@ -109,7 +109,7 @@ struct BatchIndexTests {
         }
 
         let lab = TestPushlab()
-        let store = try PushlabStore(path: path, simulator: lab.simulator, requestLog: lab.requestLog)
+        let store = try lab.recordingStore(path: path)
         #expect(try store.observations(deviceID: "a", limit: 100).map(\.sequence) == [1, 3])
         #expect(try store.observations(deviceID: "b", limit: 100).map(\.sequence) == [2])
         #expect(try store.requests(deviceToken: token).map(\.apnsID) == ["X"])
@@ -124,7 +124,7 @@ struct BatchIndexTests {
 
     @Test func findingADeviceProbesTheIndexAndNeverScansIt() async throws {
         let lab = TestPushlab()
-        let store = try PushlabStore(path: ":memory:", simulator: lab.simulator, requestLog: lab.requestLog)
+        let store = try lab.recordingStore(path: ":memory:")
         let lookups: [(String, StatementArguments)] = [
             (BatchIndexRows.observationLookup, [Int64(1), 0]),
             (BatchIndexRows.requestLookup, [Int64(2)]),

@@ -7,7 +7,7 @@ struct ConcurrencyTests {
     @Test func nothingIsLostWhileTheWriterAndQueriesRun() async throws {
         let folder = try TemporaryDirectory()
         let lab = TestPushlab()
-        let store = try PushlabStore(path: folder.path("store.db"), simulator: lab.simulator, requestLog: lab.requestLog, flushInterval: .milliseconds(1))
+        let store = try lab.recordingStore(path: folder.path("store.db"), flushInterval: .milliseconds(1))
         let writers = 8
         let perWriter = 1_000
 

@@ -10,7 +10,7 @@ struct DeviceSnapshotTests {
         let path = folder.path("store.db")
 
         let firstRun = TestPushlab()
-        let first = try PushlabStore(path: path, simulator: firstRun.simulator, requestLog: firstRun.requestLog)
+        let first = try firstRun.recordingStore(path: path)
         try firstRun.addPhone("phone-1", apps: [TestPushlab.app, TestPushlab.news])
         try firstRun.addPhone("phone-2")
         let token = firstRun.token("phone-1")
@@ -23,7 +23,7 @@ struct DeviceSnapshotTests {
 
         let secondRun = TestPushlab()
         #expect(secondRun.world.token(token) == nil)
-        let second = try PushlabStore(path: path, simulator: secondRun.simulator, requestLog: secondRun.requestLog)
+        let second = try secondRun.recordingStore(path: path)
         let loaded = try second.load()
 
         #expect(loaded.map(\.id) == ["phone-1"], "the removed phone is gone from the file")
@@ -50,7 +50,7 @@ struct DeviceSnapshotTests {
     @Test func aReloadedDeviceMatchesTheSavedOneFieldForField() async throws {
         let folder = try TemporaryDirectory()
         let lab = TestPushlab()
-        let store = try PushlabStore(path: folder.path("store.db"), simulator: lab.simulator, requestLog: lab.requestLog)
+        let store = try lab.recordingStore(path: folder.path("store.db"))
         try lab.addPhone("phone-1")
         try ObservationStoreTests.driveEveryKind(lab, phone: "phone-1")
         // Leave pushes held in the saved state: one low power mode holds, one APNs stores.
@@ -63,7 +63,7 @@ struct DeviceSnapshotTests {
         #expect(app.heldLowPriority.count == 1 && app.storedWhileOffline != nil)
 
         let fresh = TestPushlab()
-        let reader = try PushlabStore(path: folder.path("store.db"), simulator: fresh.simulator, requestLog: fresh.requestLog)
+        let reader = try fresh.recordingStore(path: folder.path("store.db"))
         let loaded = try reader.load()
         let original = lab.simulator.devices
         #expect(loaded.count == 1 && original.count == 1)
@@ -78,7 +78,7 @@ struct DeviceSnapshotTests {
         let folder = try TemporaryDirectory()
         let path = folder.path("store.db")
         let firstRun = TestPushlab()
-        let first = try PushlabStore(path: path, simulator: firstRun.simulator, requestLog: firstRun.requestLog)
+        let first = try firstRun.recordingStore(path: path)
         #expect(try first.seededScenario() == nil)
         try first.reseed(fromScenario: "scenario-a")
         try firstRun.addPhone("phone-1")
@@ -86,7 +86,7 @@ struct DeviceSnapshotTests {
         try await first.close()
 
         let secondRun = TestPushlab()
-        let second = try PushlabStore(path: path, simulator: secondRun.simulator, requestLog: secondRun.requestLog)
+        let second = try secondRun.recordingStore(path: path)
         #expect(try second.seededScenario() == "scenario-a")
         try second.reseed(fromScenario: "scenario-b")
         #expect(try second.seededScenario() == "scenario-b")
@@ -99,14 +99,14 @@ struct DeviceSnapshotTests {
         let folder = try TemporaryDirectory()
         let path = folder.path("store.db")
         let firstRun = TestPushlab()
-        let first = try PushlabStore(path: path, simulator: firstRun.simulator, requestLog: firstRun.requestLog, flushInterval: .milliseconds(20))
+        let first = try firstRun.recordingStore(path: path, flushInterval: .milliseconds(20))
         try firstRun.addPhone("phone-1")
         try await first.flush()  // the device row, with an empty Notification Center
         firstRun.push(to: firstRun.token("phone-1"))
         try await Task.sleep(for: .milliseconds(300))  // batches commit; the next snapshot is seconds away
 
         let secondRun = TestPushlab()
-        let second = try PushlabStore(path: path, simulator: secondRun.simulator, requestLog: secondRun.requestLog)
+        let second = try secondRun.recordingStore(path: path)
         let reloaded = try #require(try second.load().first)
         #expect(reloaded.app(TestPushlab.app)?.notificationCenter.map(\.content.title) == ["Goal"])
         #expect(reloaded.app(TestPushlab.app)?.notificationCenter.first?.content.userInfo["match"] == .number(42))
@@ -119,12 +119,12 @@ struct DeviceSnapshotTests {
         let path = folder.path("store.db")
         let firstRun = TestPushlab()
         try firstRun.addPhone("phone-1")
-        let first = try PushlabStore(path: path, simulator: firstRun.simulator, requestLog: firstRun.requestLog)
+        let first = try firstRun.recordingStore(path: path)
         try first.reseed(fromScenario: "scenario-a")
 
         // A second process reads the file before any batch: the devices are there already.
         let secondRun = TestPushlab()
-        let second = try PushlabStore(path: path, simulator: secondRun.simulator, requestLog: secondRun.requestLog)
+        let second = try secondRun.recordingStore(path: path)
         #expect(try second.load().map(\.id) == ["phone-1"])
         try await second.close()
         try await first.close()

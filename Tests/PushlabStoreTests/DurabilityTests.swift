@@ -13,7 +13,7 @@ struct DurabilityTests {
         let folder = try TemporaryDirectory()
         let path = folder.path("store.db")
         let lab = TestPushlab()
-        let store = try PushlabStore(path: path, simulator: lab.simulator, requestLog: lab.requestLog, flushInterval: .seconds(3600))
+        let store = try lab.recordingStore(path: path, flushInterval: .seconds(3600))
         try lab.addPhone("phone-1")
         lab.push(to: lab.token("phone-1"))
         try await store.flush()
@@ -21,7 +21,7 @@ struct DurabilityTests {
         store.record([.badge(1_000)])
 
         let next = TestPushlab()
-        let survivor = try PushlabStore(path: path, simulator: next.simulator, requestLog: next.requestLog)
+        let survivor = try next.recordingStore(path: path)
         #expect(!committed.isEmpty)
         #expect(try survivor.observations(limit: 1000) == committed, "the buffered observation was never committed")
         #expect(try survivor.requests().map(\.status) == [200])
@@ -37,7 +37,7 @@ struct DurabilityTests {
         let folder = try TemporaryDirectory()
         let path = folder.path("store.db")
         let lab = TestPushlab()
-        let store = try PushlabStore(path: path, simulator: lab.simulator, requestLog: lab.requestLog)
+        let store = try lab.recordingStore(path: path)
         let (journalMode, migrations) = try await store.database.read { db in
             (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try StoreSchema.migrator.appliedIdentifiers(db))
         }
@@ -50,7 +50,7 @@ struct DurabilityTests {
 
     @Test func anInMemoryStoreWorksAndLeavesNoFile() async throws {
         let lab = TestPushlab()
-        let store = try PushlabStore(path: ":memory:", simulator: lab.simulator, requestLog: lab.requestLog)
+        let store = try lab.recordingStore(path: ":memory:")
         try lab.addPhone("phone-1")
         lab.push(to: lab.token("phone-1"))
         try await store.flush()
@@ -62,7 +62,7 @@ struct DurabilityTests {
         #expect(!FileManager.default.fileExists(atPath: FileManager.default.currentDirectoryPath + "/:memory:"))
 
         let other = TestPushlab()
-        let separate = try PushlabStore(path: ":memory:", simulator: other.simulator, requestLog: other.requestLog)
+        let separate = try other.recordingStore(path: ":memory:")
         #expect(try separate.observations().isEmpty, "each in-memory store is its own database")
         try await separate.close()
         try await store.close()
@@ -72,7 +72,7 @@ struct DurabilityTests {
         let folder = try TemporaryDirectory()
         let path = folder.path("store.db")
         let lab = TestPushlab()
-        let store = try PushlabStore(path: path, simulator: lab.simulator, requestLog: lab.requestLog, flushInterval: .seconds(3600))
+        let store = try lab.recordingStore(path: path, flushInterval: .seconds(3600))
         store.record((1...5).map { .badge($0) })
         #expect(store.backlog == 5)
         #expect(store.statistics.batchesWritten == 0)
@@ -86,7 +86,7 @@ struct DurabilityTests {
         try await store.close()
 
         let next = TestPushlab()
-        let reader = try PushlabStore(path: path, simulator: next.simulator, requestLog: next.requestLog)
+        let reader = try next.recordingStore(path: path)
         #expect(try reader.observations().map(\.sequence) == [1, 2, 3, 4, 5])
         #expect(next.simulator.lastSequence == 5, "opening resumes numbering even without load()")
         try await reader.close()
@@ -95,7 +95,7 @@ struct DurabilityTests {
     @Test func theWriterWritesOnItsOwnEveryInterval() async throws {
         let folder = try TemporaryDirectory()
         let lab = TestPushlab()
-        let store = try PushlabStore(path: folder.path("store.db"), simulator: lab.simulator, requestLog: lab.requestLog, flushInterval: .milliseconds(20))
+        let store = try lab.recordingStore(path: folder.path("store.db"), flushInterval: .milliseconds(20))
         store.record([.badge(1), .badge(2)])
         let deadline = ContinuousClock.now + .seconds(10)
         while store.statistics.itemsWritten < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
@@ -108,8 +108,7 @@ struct DurabilityTests {
     @Test func aLargeBatchIsWrittenWholeAndTheBacklogIsBounded() async throws {
         let folder = try TemporaryDirectory()
         let lab = TestPushlab()
-        let store = try PushlabStore(
-            path: folder.path("store.db"), simulator: lab.simulator, requestLog: lab.requestLog, flushInterval: .seconds(3600),
+        let store = try lab.recordingStore(path: folder.path("store.db"), flushInterval: .seconds(3600),
             largeBatchSize: 10, backlogLimit: 30
         )
         store.record((1...25).map { .badge($0) })
@@ -127,7 +126,7 @@ struct DurabilityTests {
     @Test func aFailedBatchIsKeptAndWrittenOnceTheDatabaseRecovers() async throws {
         let folder = try TemporaryDirectory()
         let lab = TestPushlab()
-        let store = try PushlabStore(path: folder.path("store.db"), simulator: lab.simulator, requestLog: lab.requestLog, flushInterval: .seconds(3600))
+        let store = try lab.recordingStore(path: folder.path("store.db"), flushInterval: .seconds(3600))
         try await store.database.write { db in try db.execute(sql: "ALTER TABLE observations RENAME TO observations_away") }
         store.record([.badge(1), .badge(2)])
 

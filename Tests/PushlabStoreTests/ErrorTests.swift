@@ -8,7 +8,7 @@ struct ErrorTests {
     static func openError(_ path: String) -> StoreError? {
         let lab = TestPushlab()
         do {
-            _ = try PushlabStore(path: path, simulator: lab.simulator, requestLog: lab.requestLog)
+            _ = try lab.recordingStore(path: path)
             return nil
         } catch {
             return error
@@ -47,7 +47,7 @@ struct ErrorTests {
         let folder = try TemporaryDirectory()
         let path = folder.path("store.db")
         let lab = TestPushlab()
-        let store = try PushlabStore(path: path, simulator: lab.simulator, requestLog: lab.requestLog)
+        let store = try lab.recordingStore(path: path)
         try await store.database.write { db in
             try db.execute(sql: "INSERT INTO observations VALUES (7, 0, 'phone', 'com.example.app', NULL, 'banner', '{not json')")
             try db.execute(sql: "INSERT INTO devices VALUES ('phone', '{\"id\": 42}')")

@@ -11,8 +11,7 @@ struct HistoryRetentionTests {
     @Test func observationsPastTheLimitGoABatchAtATime() async throws {
         let folder = try TemporaryDirectory()
         let lab = TestPushlab()
-        let store = try PushlabStore(
-            path: folder.path("store.db"), simulator: lab.simulator, requestLog: lab.requestLog, flushInterval: .seconds(3600), historyLimit: 10
+        let store = try lab.recordingStore(path: folder.path("store.db"), flushInterval: .seconds(3600), historyLimit: 10
         )
         var sequence: Int64 = 0
         func recordBatch() async throws {
@@ -39,7 +38,7 @@ struct HistoryRetentionTests {
 
     @Test func requestsPastTheLimitGoABatchAtATime() async throws {
         let lab = TestPushlab()
-        let store = try PushlabStore(path: ":memory:", simulator: lab.simulator, requestLog: lab.requestLog, flushInterval: .seconds(3600), historyLimit: 5)
+        let store = try lab.recordingStore(path: ":memory:", flushInterval: .seconds(3600), historyLimit: 5)
         for _ in 0..<4 {
             for _ in 0..<3 { lab.push(to: TestPushlab.unknownToken) }
             try await store.flush()
@@ -55,7 +54,7 @@ struct HistoryRetentionTests {
     /// holds the newest observations keeps them, and its requests still go.
     @Test func eachKindIsTrimmedOnItsOwn() async throws {
         let lab = TestPushlab()
-        let store = try PushlabStore(path: ":memory:", simulator: lab.simulator, requestLog: lab.requestLog, flushInterval: .seconds(3600), historyLimit: 4)
+        let store = try lab.recordingStore(path: ":memory:", flushInterval: .seconds(3600), historyLimit: 4)
         store.record([.badge(1), .badge(2), .badge(3)])
         for _ in 0..<3 { lab.push(to: TestPushlab.unknownToken) }
         try await store.flush()
@@ -108,7 +107,7 @@ struct HistoryRetentionTests {
 
     @Test func withoutALimitNothingGoes() async throws {
         let lab = TestPushlab()
-        let store = try PushlabStore(path: ":memory:", simulator: lab.simulator, requestLog: lab.requestLog, flushInterval: .seconds(3600))
+        let store = try lab.recordingStore(path: ":memory:", flushInterval: .seconds(3600))
         for batch in 0..<5 {
             store.record((1...4).map { .badge(Int64(batch * 4 + $0)) })
             try await store.flush()
@@ -122,7 +121,7 @@ struct HistoryRetentionTests {
     func aLimitUnderOneIsRefused(_ limit: Int) {
         let lab = TestPushlab()
         let error = #expect(throws: StoreError.self) {
-            try PushlabStore(path: ":memory:", simulator: lab.simulator, requestLog: lab.requestLog, historyLimit: limit)
+            try lab.recordingStore(path: ":memory:", historyLimit: limit)
         }
         #expect(error?.kind == .invalidSetting)
         #expect(error?.description.contains("\(limit)") == true)

@@ -28,7 +28,7 @@ struct ObservationStoreTests {
         let lab = TestPushlab()
         let reference = InMemoryObservationLog()
         lab.simulator.addSink(reference)
-        let store = try PushlabStore(path: folder.path("store.db"), simulator: lab.simulator, requestLog: lab.requestLog)
+        let store = try lab.recordingStore(path: folder.path("store.db"))
         try lab.addPhone("phone-1")
 
         try Self.driveEveryKind(lab, phone: "phone-1")
@@ -48,7 +48,7 @@ struct ObservationStoreTests {
         lab.simulator.addSink(reference)
         // An hour between batches: only `flush()` writes, so each check below knows what is
         // in the file and what is still buffered.
-        let store = try PushlabStore(path: folder.path("store.db"), simulator: lab.simulator, requestLog: lab.requestLog, flushInterval: .seconds(3600))
+        let store = try lab.recordingStore(path: folder.path("store.db"), flushInterval: .seconds(3600))
         try lab.addPhone("phone-1", apps: [TestPushlab.app, TestPushlab.news])
         try lab.addPhone("phone-2")
 

@@ -69,7 +69,7 @@ struct RequestChunkTests {
     }
 
     @Test func aBatchLargerThanAChunkIsSplitAndTheNewestComeFirst() async throws {
-        let store = try PushlabStore(path: ":memory:", simulator: TestPushlab().simulator, requestLog: RequestLog(), flushInterval: .seconds(3600))
+        let store = try TestPushlab().recordingStore(path: ":memory:", flushInterval: .seconds(3600))
         let count = RequestChunk.maximumCount * 2 + 5
         // Entries as a batch can hold them: nearly, not strictly, in order.
         var entries: [RequestLog.Entry] = []
@@ -112,7 +112,7 @@ struct RequestChunkTests {
         }
 
         let lab = TestPushlab()
-        let store = try PushlabStore(path: path, simulator: lab.simulator, requestLog: lab.requestLog)
+        let store = try lab.recordingStore(path: path)
         #expect(try store.requests(deviceToken: token).map(\.apnsID) == ["ID-3", "ID-1"])
         #expect(try store.requests(deviceToken: "EF").map(\.apnsID) == ["ID-2"])
         #expect(try store.requests(reason: "Unregistered").map(\.sequence) == [3])

@@ -8,7 +8,7 @@ struct RequestStoreTests {
     @Test func everyRequestIsSavedNewestFirstAndFilters() async throws {
         let folder = try TemporaryDirectory()
         let lab = TestPushlab()
-        let store = try PushlabStore(path: folder.path("store.db"), simulator: lab.simulator, requestLog: lab.requestLog, flushInterval: .seconds(3600))
+        let store = try lab.recordingStore(path: folder.path("store.db"), flushInterval: .seconds(3600))
         try lab.addPhone("phone-1")
         let token = lab.token("phone-1")
 
@@ -41,13 +41,13 @@ struct RequestStoreTests {
         let folder = try TemporaryDirectory()
         let path = folder.path("store.db")
         let firstRun = TestPushlab()
-        let first = try PushlabStore(path: path, simulator: firstRun.simulator, requestLog: firstRun.requestLog)
+        let first = try firstRun.recordingStore(path: path)
         firstRun.push(to: TestPushlab.unknownToken)
         firstRun.push(to: TestPushlab.unknownToken)
         try await first.close()
 
         let secondRun = TestPushlab()
-        let second = try PushlabStore(path: path, simulator: secondRun.simulator, requestLog: secondRun.requestLog)
+        let second = try secondRun.recordingStore(path: path)
         secondRun.push(to: TestPushlab.unknownToken, topic: TestPushlab.news)
         try await second.flush()
 

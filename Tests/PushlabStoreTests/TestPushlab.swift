@@ -1,5 +1,6 @@
 import PushlabCore
 import PushlabSimulator
+import PushlabStore
 
 /// One run of Pushlab without sockets: a world, a simulator on a manual clock, a request log,
 /// and the APNs provider API in front of them, reached with a client certificate per topic.
@@ -19,6 +20,19 @@ final class TestPushlab {
     init() {
         simulator = DeviceSimulator(world: world, clock: clock)
         service = APNsProviderService(world: world, clock: clock, log: requestLog, sink: simulator)
+    }
+
+    /// A store recording this run, as the runtime connects one.
+    func recordingStore(
+        path: String, flushInterval: Duration = .milliseconds(100), largeBatchSize: Int = 50_000, backlogLimit: Int = 2_000_000,
+        busyRate: Int? = 10_000, longestHold: Duration = .seconds(10), historyLimit: Int? = nil
+    ) throws(StoreError) -> PushlabStore {
+        let store = try PushlabStore(
+            path: path, devices: simulator, flushInterval: flushInterval, largeBatchSize: largeBatchSize, backlogLimit: backlogLimit,
+            busyRate: busyRate, longestHold: longestHold, historyLimit: historyLimit
+        )
+        _ = store.connect(observations: simulator, requests: requestLog)
+        return store
     }
 
     @discardableResult

@@ -1,4 +1,5 @@
 import PushlabCore
+import PushlabPacing
 import PushlabSimulator
 @testable import PushlabStore
 import Testing
@@ -67,8 +68,7 @@ import Testing
     @Test func aFlushIsAnsweredEvenWhileBusy() async throws {
         let lab = TestPushlab()
         let folder = try TemporaryDirectory()
-        let store = try PushlabStore(
-            path: folder.path("store.db"), simulator: lab.simulator, requestLog: lab.requestLog,
+        let store = try lab.recordingStore(path: folder.path("store.db"),
             flushInterval: .milliseconds(10), busyRate: 1, longestHold: .seconds(3600)
         )
         store.record((1...50).map { .badge($0) })

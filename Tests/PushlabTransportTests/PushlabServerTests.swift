@@ -132,14 +132,16 @@ struct PushlabServerTests {
         #expect { try PushlabServer(configuration: configuration, service: RecordingService()) } throws: { "\($0)".contains("/nope/server.pem") }
     }
 
-    @Test func portInUseIsAnError() async throws {
+    @Test func portInUseNamesTheListenerAndItsAddress() async throws {
         let (server, dev, _) = try await startServer(RecordingService())
         let clash = ServerConfiguration(
             listeners: [.init(host: "127.0.0.1", port: dev, environment: .development)],
             certificateChainFile: TestCertificates.path("server.pem"), privateKeyFile: TestCertificates.path("server-key.pem"), threads: 1
         )
         let second = try PushlabServer(configuration: clash, service: RecordingService())
-        await #expect(throws: (any Error).self) { try await second.start() }
+        let error = await #expect(throws: ListenerUnavailable.self) { try await second.start() }
+        #expect(error?.addressInUse == true)
+        #expect(error?.description == "The development listener cannot listen on 127.0.0.1:\(dev): the address is in use")
         await second.shutdown()
         await server.shutdown()
     }

@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import PushlabControl
 import PushlabCore
+import PushlabRuntime
 import PushlabScenario
 import PushlabSimulator
 import PushlabStore
@@ -101,7 +102,7 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let file = try config.map(ServeConfigurationFile.load(path:))
-        let configuration = try resolvedConfiguration(file: file)
+        let server = try resolvedConfiguration(file: file)
         let queueCapacity = deliveryQueue ?? file?.deliveryQueue ?? 2_000_000
         guard queueCapacity >= 0 else { throw ValidationError("--delivery-queue (deliveryQueue in a config file) must be 0 or more, not \(queueCapacity)") }
         let keptHistory = historyLimit ?? file?.historyLimit ?? 1_000_000
@@ -115,57 +116,56 @@ struct Serve: AsyncParsableCommand {
         _ = pushlab_keep_malloc_arenas_warm()
         let scenario = try loadScenario(file: file)
         let streams = maxConcurrentStreams ?? file?.http2?.maxConcurrentStreams
-        let assembly: PushlabAssembly
+        let cores: PushlabCores
         do {
-            assembly = try PushlabAssembly(scenario: scenario, manualStart: try manualClockStart()) { loaded in
+            cores = try PushlabCores(scenario: scenario, manualStart: try manualClockStart()) { loaded in
                 if let streams { loaded.policy.maxConcurrentStreams = streams }
             }
         } catch let error as Scenario.LoadError {
             throw ValidationError(error.description)
         }
-        let (simulator, service) = (assembly.simulator, assembly.service)
-        let (store, reloaded) = try openStore(
-            db ?? file?.db ?? "pushlab.db", historyLimit: keptHistory > 0 ? keptHistory : nil, scenario: scenario, simulator: simulator, log: service.log
+        let requestedControlPort = controlPort ?? file?.controlPort
+        let configuration = RuntimeConfiguration(
+            server: server,
+            delivery: queueCapacity > 0 ? .queued(capacity: queueCapacity) : .inline,
+            store: .init(path: db ?? file?.db ?? "pushlab.db", historyLimit: keptHistory > 0 ? keptHistory : nil),
+            // A busy default port is not fatal (another pushlab may hold it): the banner says so.
+            // A port given with --control-port or in the config file must bind.
+            control: .init(host: controlHost ?? file?.controlHost ?? "127.0.0.1", port: requestedControlPort ?? Self.defaultControlPort,
+                           required: requestedControlPort != nil),
+            tickInterval: .milliseconds(100)
         )
-        // The store keeps the requests (up to its history limit) and answers every query about them.
-        service.log.keepNone()
-        let worker = queueCapacity > 0 ? DeliveryWorker(simulator: simulator, capacity: queueCapacity) : nil
-        let control = assembly.controlAPI(store: store)
-        let server = try PushlabServer(configuration: configuration, service: control.metrics.measuring(service), logger: logger)
-        let bound = try await server.start()
-        control.setListeners(bound)
-        let controlServer = try await startControlServer(control, file: file, logger: logger)
-        let ticker = Self.tick(simulator)
-        printBanner(bound, control: controlServer, configuration: configuration, scenario: scenario, simulator: simulator, store: store, reloaded: reloaded)
+        let runtime: PushlabRuntime
+        do {
+            runtime = try await PushlabRuntime.start(cores, configuration: configuration, logger: logger)
+        } catch {
+            throw CLIFailure(Self.startFailure(error))
+        }
+        printBanner(runtime, scenario: scenario)
         await ShutdownSignal.wait()
         logger.info("Shutting down: GOAWAY Shutdown on every connection")
-        if case .running(let controlServer) = controlServer { await controlServer.stop() }
-        await server.shutdown()
-        ticker.cancel()
-        // Every push answered with 200 reaches its device before the store's last batch.
-        worker?.stop()
         do {
-            try await store.close()
+            try await runtime.shutdown()
         } catch {
             logger.error("The store's last batch was not written: \(error.description)")
         }
     }
 
-    /// Opens the store. When its devices were seeded from this very scenario they are reloaded
-    /// (the state of the last run); otherwise the scenario's devices start a fresh world in it.
-    private func openStore(
-        _ path: String, historyLimit: Int?, scenario: Scenario, simulator: DeviceSimulator, log: RequestLog
-    ) throws -> (PushlabStore, reloaded: Int?) {
-        do throws(StoreError) {
-            let store = try PushlabStore(path: path, simulator: simulator, requestLog: log, historyLimit: historyLimit)
-            let fingerprint = scenario.fingerprint
-            if path != ":memory:", try store.seededScenario() == fingerprint {
-                return (store, try store.load().count)
-            }
-            try store.reseed(fromScenario: fingerprint)
-            return (store, nil)
-        } catch {
-            throw ValidationError("\(error.description). Pass --db with a writable path, or --db :memory: to keep nothing.")
+    static let defaultControlPort = 2198
+
+    /// What went wrong at start, with the flag that changes it.
+    static func startFailure(_ error: any Error) -> String {
+        switch error {
+        case let listener as ListenerUnavailable:
+            let flag = listener.listener.environment == .development ? "--development-port" : "--production-port"
+            let hint = listener.addressInUse ? " (another pushlab serve?)" : ""
+            return "\(listener.description)\(hint). Pass \(flag) with another port, or 0 for a free one."
+        case let control as ControlAPIUnavailable:
+            return "\(control.description). Pass --control-port 0 for a free port."
+        case let store as StoreError:
+            return "\(store.description). Pass --db with a writable path, or --db :memory: to keep nothing."
+        default:
+            return "\(error)"
         }
     }
 
@@ -177,17 +177,6 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--clock-start must be an ISO 8601 time like 2026-01-01T00:00:00Z, not \(clockStart)")
         }
         return EpochMilliseconds((date.timeIntervalSince1970 * 1000).rounded())
-    }
-
-    /// Real time: local notifications fire and held background pushes are released as their
-    /// times come (each observed at its own time, whatever the tick's lateness).
-    private static func tick(_ simulator: DeviceSimulator) -> Task<Void, Never> {
-        Task.detached {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(100))
-                simulator.runDueEvents()
-            }
-        }
     }
 
     private func resolvedConfiguration(file: ServeConfigurationFile?) throws -> ServerConfiguration {
@@ -230,15 +219,20 @@ struct Serve: AsyncParsableCommand {
         return loaded
     }
 
-    private func printBanner(_ bound: [PushlabServer.BoundListener], control: ControlServerState, configuration: ServerConfiguration, scenario: Scenario, simulator: DeviceSimulator, store: PushlabStore, reloaded: Int?) {
+    private func printBanner(_ runtime: PushlabRuntime, scenario: Scenario) {
+        let simulator = runtime.cores.simulator
         var lines = ["Pushlab is serving the APNs provider API (HTTP/2 + TLS):"]
-        for listener in bound {
+        for listener in runtime.listeners {
             let host = listener.host.contains(":") ? "[\(listener.host)]" : listener.host
             let apple = listener.environment == .development ? "api.sandbox.push.apple.com" : "api.push.apple.com"
             lines.append("  \(listener.environment.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) https://\(host):\(listener.port)  (as \(apple))")
         }
-        lines.append(control.bannerLine)
-        lines.append("  certificate  \(configuration.certificateChainFile)  (trust certs/ca.pem in your client)")
+        if let control = runtime.controlServer {
+            lines.append("  control API  \(control.url)")
+        } else if let why = runtime.controlUnavailable {
+            lines.append("  control API  not running: \(why) (pass --control-port 0 for a free port)")
+        }
+        lines.append("  certificate  \(runtime.configuration.server.certificateChainFile)  (trust certs/ca.pem in your client)")
         lines.append("Scenario \(scenario.name) (\(scenario.source)): \(scenario.keys.count) signing key(s), \(scenario.apps.count) app(s), \(scenario.tokens.count) device token(s)")
         for key in scenario.keys {
             lines.append("  key \(key.keyID)  team \(key.teamID)  \(key.environments.map(\.rawValue).sorted().joined(separator: "+"))")
@@ -254,10 +248,11 @@ struct Serve: AsyncParsableCommand {
         }
         if scenario.tokens.count > 8 { lines.append("  … and \(scenario.tokens.count - 8) more tokens") }
         let devices = simulator.deviceCount
-        if let reloaded {
-            lines.append("Store \(store.path): \(reloaded) device(s) reloaded as the last run left them (the scenario is unchanged)")
+        let storePath = runtime.store?.path ?? ":memory:"
+        if let reloaded = runtime.reloadedDevices {
+            lines.append("Store \(storePath): \(reloaded) device(s) reloaded as the last run left them (the scenario is unchanged)")
         } else {
-            lines.append("Store \(store.path): devices from the scenario\(store.path == ":memory:" ? "; nothing is kept" : "")")
+            lines.append("Store \(storePath): devices from the scenario\(storePath == ":memory:" ? "; nothing is kept" : "")")
         }
         if devices > 0 { lines.append("Simulated devices (\(devices)):") }
         for device in simulator.devices(limit: 8) {
@@ -267,7 +262,7 @@ struct Serve: AsyncParsableCommand {
             }
         }
         if devices > 8 { lines.append("  … and \(devices - 8) more devices") }
-        if devices > 0 { lines.append("What they observe: pushlab observations --db \(store.path) [--device ID]") }
+        if devices > 0 { lines.append("What they observe: pushlab observations --db \(storePath) [--device ID]") }
         lines.append("Ready. Press Ctrl-C to stop.")
         // Unbuffered, so a script waiting for "Ready." sees it at once even through a pipe.
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))

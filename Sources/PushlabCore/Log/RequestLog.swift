@@ -56,7 +56,7 @@ public final class RequestLog: Sendable {
         var next = 0
         /// Each shard holds its own copy, so recording takes one shard's lock and no lock that
         /// every event loop shares.
-        var observers: [@Sendable ([Entry]) -> Void] = []
+        var observers: [(id: Int, observer: @Sendable ([Entry]) -> Void)] = []
 
         mutating func insert(_ entry: Entry, capacity: Int) {
             if entries.count < capacity {
@@ -74,6 +74,7 @@ public final class RequestLog: Sendable {
     private let keptPerShard: Atomic<Int>
     private let shards: [LockedShard<Ring>]
     private let sequence = Atomic<Int64>(0)
+    private let nextObserverID = Atomic<Int>(1)
 
     public init(capacity: Int = 10_000, shards: Int = 4) {
         keptPerShard = Atomic(max(0, capacity))
@@ -105,7 +106,7 @@ public final class RequestLog: Sendable {
             if kept > 0 { for entry in entries { ring.insert(entry, capacity: kept) } }
             return ring.observers
         }
-        for observer in observers { observer(entries) }
+        for entry in observers { entry.observer(entries) }
         entries.startNextBatch()
     }
 
@@ -127,8 +128,17 @@ public final class RequestLog: Sendable {
 
     /// Called with every batch of new entries, oldest first (the control API's event stream
     /// and metrics, the store).
-    public func observe(_ observer: @escaping @Sendable ([Entry]) -> Void) {
-        for shard in shards { shard.withLock { $0.observers.append(observer) } }
+    /// The id takes the observer off again (`removeObserver`).
+    @discardableResult
+    public func observe(_ observer: @escaping @Sendable ([Entry]) -> Void) -> Int {
+        let id = nextObserverID.add(1, ordering: .relaxed).oldValue
+        for shard in shards { shard.withLock { $0.observers.append((id, observer)) } }
+        return id
+    }
+
+    /// Stops calling the observer `observe` returned `id` for.
+    public func removeObserver(_ id: Int) {
+        for shard in shards { shard.withLock { $0.observers.removeAll { $0.id == id } } }
     }
 
     /// From now on only the observers see new entries, and `entries` is empty: for a server

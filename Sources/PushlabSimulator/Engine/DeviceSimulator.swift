@@ -24,7 +24,8 @@ public final class DeviceSimulator: PushSink, Sendable {
 
     private let shards: [LockedShard<Shard>]
     private let sequence = Atomic<Int64>(0)
-    private let sinks = Mutex<[any ObservationSink]>([])
+    private let sinks = Mutex<[(id: Int, sink: any ObservationSink)]>([])
+    private let nextSinkID = Atomic<Int>(1)
     private let tokens: Mutex<APNsIDGenerator>
     private let deviceCounter = Atomic<Int>(0)
     /// Serializes clock advances so catching up runs once at a time.
@@ -41,7 +42,18 @@ public final class DeviceSimulator: PushSink, Sendable {
 
     // MARK: Observers
 
-    public func addSink(_ sink: any ObservationSink) { sinks.withLock { $0.append(sink) } }
+    /// Hands every batch of observations to `sink` from now on; the id takes it off again.
+    @discardableResult
+    public func addSink(_ sink: any ObservationSink) -> Int {
+        let id = nextSinkID.add(1, ordering: .relaxed).oldValue
+        sinks.withLock { $0.append((id, sink)) }
+        return id
+    }
+
+    /// Stops handing observations to the sink `addSink` returned `id` for.
+    public func removeSink(_ id: Int) {
+        sinks.withLock { $0.removeAll { $0.id == id } }
+    }
 
     /// The sequence number of the newest observation (0 before any).
     public var lastSequence: Int64 { sequence.load(ordering: .acquiring) }
@@ -103,7 +115,7 @@ public final class DeviceSimulator: PushSink, Sendable {
 
     private func publish(_ observations: [Observation]) {
         guard !observations.isEmpty else { return }
-        for sink in sinks.withLock({ $0 }) { sink.record(observations) }
+        for entry in sinks.withLock({ $0 }) { entry.sink.record(observations) }
     }
 
     func nextSequence() -> Int64 { sequence.add(1, ordering: .relaxed).newValue }

@@ -42,20 +42,21 @@ public final class PushlabServer: Sendable {
         }
     }
 
-    /// Binds every listener; returns them with their actual ports.
+    /// Binds every listener; returns them with their actual ports. A listener that cannot bind
+    /// throws `ListenerUnavailable`, naming it.
     @discardableResult
-    public func start() async throws -> [BoundListener] {
+    public func start() async throws(ListenerUnavailable) -> [BoundListener] {
         var channels: [Channel] = []
         var bound: [BoundListener] = []
-        do {
-            for listener in configuration.listeners {
+        for listener in configuration.listeners {
+            do {
                 let channel = try await bootstrap(for: listener).bind(host: listener.host, port: listener.port).get()
                 channels.append(channel)
                 bound.append(BoundListener(host: listener.host, port: channel.localAddress?.port ?? listener.port, environment: listener.environment))
+            } catch {
+                for channel in channels { try? await channel.close() }
+                throw ListenerUnavailable(listener: listener, reason: ListenerUnavailable.reason(of: error))
             }
-        } catch {
-            for channel in channels { try? await channel.close() }
-            throw error
         }
         let result = bound
         state.withLockedValue { $0 = (channels, result) }

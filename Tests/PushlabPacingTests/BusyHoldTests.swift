@@ -1,4 +1,4 @@
-import PushlabCore
+import PushlabPacing
 import Testing
 
 /// Background work (the delivery worker, the store's writer) waits during a burst, and only then.

@@ -1,5 +1,6 @@
 import Foundation
 import PushlabCore
+import PushlabPacing
 import PushlabSimulator
 import Synchronization
 
@@ -7,7 +8,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// The thread that takes accepted pushes to the simulated devices when `pushlab serve` queues
+/// The thread that takes accepted pushes to the simulated devices when the runtime queues
 /// them. It runs below the event loops' priority and holds off during a burst (`BusyHold`):
 /// under a load test the answers come first and the phones catch up afterwards (or when a
 /// reader needs them, on the reader's thread).

@@ -1,0 +1,104 @@
+import Foundation
+import PushlabControl
+import PushlabCore
+import PushlabScenario
+import PushlabSimulator
+import PushlabStore
+import Synchronization
+
+/// The cores one Pushlab runs on: the APNs world and rules, the clock, the device simulator,
+/// the fault rules and the request log. Plain objects, connected to nothing: `PushlabRuntime`
+/// puts sockets, a store and a control API around them. Made from a scenario, they also know
+/// how to go back to it (reset) and to take another (load).
+public final class PushlabCores: Sendable {
+    public let world: APNsWorld
+    public let clock: ControlledClock
+    public let simulator: DeviceSimulator
+    public let faults = FaultRules()
+    public let service: APNsProviderService
+    /// Where a manual clock started (a reset goes back there); nil for real time.
+    public let manualStart: EpochMilliseconds?
+    /// What every scenario loaded later gets on top of its own policy (serve's flags).
+    private let adjust: @Sendable (inout Scenario) -> Void
+    private let current: Mutex<Scenario?>
+
+    /// The cores of `scenario`, installed.
+    public convenience init(scenario: Scenario, manualStart: EpochMilliseconds?, adjust: @escaping @Sendable (inout Scenario) -> Void = { _ in }) throws {
+        let world = APNsWorld()
+        let clock = ControlledClock(manualStart: manualStart)
+        let simulator = DeviceSimulator(world: world, clock: clock, settings: scenario.simulatorSettings)
+        do {
+            try scenario.install(into: world, simulator: simulator)
+        } catch {
+            throw Scenario.LoadError(description: "Scenario \(scenario.source): \(error.description)")
+        }
+        self.init(world: world, clock: clock, simulator: simulator, policy: scenario.policy, scenario: scenario, adjust: adjust)
+    }
+
+    /// Cores around a world and simulator made by hand (a test's); without a scenario there is
+    /// nothing to reset to.
+    public init(
+        world: APNsWorld, clock: ControlledClock, simulator: DeviceSimulator, policy: APNsPolicy, requestLog: RequestLog = RequestLog(),
+        scenario: Scenario? = nil, adjust: @escaping @Sendable (inout Scenario) -> Void = { _ in }
+    ) {
+        self.world = world
+        self.clock = clock
+        self.simulator = simulator
+        manualStart = clock.mode == .manual ? clock.now() : nil
+        self.adjust = adjust
+        current = Mutex(scenario)
+        service = APNsProviderService(world: world, policy: policy, clock: clock, log: requestLog, sink: simulator, faults: faults)
+    }
+
+    /// The scenario the cores were made from, or the one loaded since.
+    public var scenario: Scenario? { current.withLock { $0 } }
+
+    /// The control API over these cores; `POST /v1/scenario` also reseeds `store`.
+    public func controlAPI(store: PushlabStore?) -> ControlAPI {
+        var reset: ControlAPI.Reset?
+        var loadScenario: ControlAPI.LoadScenario?
+        if scenario != nil {
+            reset = { [self] in try self.reset() }
+            loadScenario = { [self] path in
+                let loaded = try load(path: path)
+                try store?.reseed(fromScenario: loaded.fingerprint)
+                return loaded.name
+            }
+        }
+        return ControlAPI(
+            simulator: simulator, requestLog: service.log, faults: faults, store: store, scenarioName: scenario?.name,
+            reset: reset, loadScenario: loadScenario
+        )
+    }
+
+    /// Back to the scenario: the clock to its manual start (or real time), then the world, the
+    /// devices and the policy.
+    public func reset() throws {
+        guard let scenario = self.scenario else { return }
+        if let manualStart { clock.set(manualStart) } else { clock.setMode(.real) }
+        try scenario.install(into: world, simulator: simulator)
+        service.policy = scenario.policy
+    }
+
+    /// Makes another scenario file the current one and resets to it. Its simulator settings must
+    /// be the running simulator's: devices already made keep the rules they were made with.
+    public func load(path: String) throws -> Scenario {
+        var loaded = try Scenario.load(path: path)
+        adjust(&loaded)
+        guard loaded.simulatorSettings == simulator.settings else {
+            throw Scenario.LoadError(description: "Scenario \(path) has other simulator settings than this server runs with; restart pushlab serve with it (or run it in-process)")
+        }
+        let previous = current.withLock { scenario in
+            defer { scenario = loaded }
+            return scenario
+        }
+        do {
+            try reset()
+        } catch {
+            current.withLock { $0 = previous }
+            try reset()
+            throw error
+        }
+        return loaded
+    }
+}

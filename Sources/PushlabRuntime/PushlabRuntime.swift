@@ -1,0 +1,176 @@
+import Logging
+import PushlabControl
+import PushlabCore
+import PushlabSimulator
+import PushlabStore
+import PushlabTransport
+import Synchronization
+
+/// A running Pushlab: its cores behind the APNs listeners, with the delivery queue and its
+/// worker, the store, the control API and the real-time ticker that the configuration asks for.
+/// `pushlab serve`, `pushlab run` and `PushlabTestServer` each start one; what they differ in is
+/// the configuration. The runtime connects every sink and observer itself and disconnects them
+/// at `shutdown()`, in the reverse order.
+public final class PushlabRuntime: Sendable {
+    public let cores: PushlabCores
+    public let configuration: RuntimeConfiguration
+    /// The listeners with the ports they got.
+    public let listeners: [APNsListener]
+    public let store: PushlabStore?
+    /// Devices the store brought back as the last run left them (the scenario unchanged); nil
+    /// when the scenario's devices started a fresh world in it, or without a store.
+    public let reloadedDevices: Int?
+    public let controlAPI: ControlAPI?
+    public let controlServer: ControlServer?
+    /// Why the control API is not running although configured (`ControlSettings.required` false).
+    public let controlUnavailable: String?
+
+    private let server: PushlabServer
+    private let parts: Parts
+    private let stopped = Atomic<Bool>(false)
+
+    /// What shutdown takes down besides the listeners.
+    private struct Parts: Sendable {
+        var disconnects: [@Sendable () -> Void] = []
+        var worker: DeliveryWorker?
+        var ticker: Task<Void, Never>?
+        var store: PushlabStore?
+
+        /// The ticker, the worker (every push answered with 200 reaches its phone first), the
+        /// connections in reverse order, then the store's last batch.
+        func stop() async throws(StoreError) {
+            ticker?.cancel()
+            worker?.stop()
+            for disconnect in disconnects.reversed() { disconnect() }
+            try await store?.close()
+        }
+    }
+
+    private init(
+        cores: PushlabCores, configuration: RuntimeConfiguration, listeners: [APNsListener], store: PushlabStore?, reloadedDevices: Int?,
+        controlAPI: ControlAPI?, controlServer: ControlServer?, controlUnavailable: String?, server: PushlabServer, parts: Parts
+    ) {
+        self.cores = cores
+        self.configuration = configuration
+        self.listeners = listeners
+        self.store = store
+        self.reloadedDevices = reloadedDevices
+        self.controlAPI = controlAPI
+        self.controlServer = controlServer
+        self.controlUnavailable = controlUnavailable
+        self.server = server
+        self.parts = parts
+    }
+
+    /// Starts `cores` as `configuration` says. `sinks` see every observation, before the store.
+    /// Throws `StoreError` (the store cannot be opened), `ListenerUnavailable` (an APNs listener
+    /// cannot bind), `ControlAPIUnavailable` (a required control API cannot bind), or what the
+    /// server's TLS files make it throw; whatever had started is stopped again.
+    public static func start(
+        _ cores: PushlabCores, configuration: RuntimeConfiguration, sinks: [any ObservationSink] = [], logger: Logger
+    ) async throws -> PushlabRuntime {
+        var parts = Parts()
+        let simulator = cores.simulator
+        for sink in sinks {
+            let id = simulator.addSink(sink)
+            parts.disconnects.append { simulator.removeSink(id) }
+        }
+        do {
+            var reloaded: Int?
+            if let settings = configuration.store {
+                let (store, count) = try openStore(settings, for: cores)
+                parts.store = store
+                reloaded = count
+                parts.disconnects.append(store.connect(observations: simulator, requests: cores.service.log))
+                // The store keeps the requests (up to its history limit) and answers every query about them.
+                cores.service.log.keepNone()
+            }
+            if case .queued(let capacity) = configuration.delivery, capacity > 0 {
+                parts.worker = DeliveryWorker(simulator: simulator, capacity: capacity)
+            }
+            let control = configuration.control.map { _ in cores.controlAPI(store: parts.store) }
+            if let control { parts.disconnects.append(control.connect()) }
+
+            let service: any APNsService = control.map { $0.metrics.measuring(cores.service) } ?? cores.service
+            let server = try PushlabServer(configuration: configuration.server, service: service, logger: logger)
+            let listeners: [APNsListener]
+            do {
+                listeners = try await server.start()
+            } catch {
+                await server.shutdown()
+                throw error
+            }
+            control?.setListeners(listeners)
+            let (controlServer, unavailable): (ControlServer?, String?)
+            do {
+                (controlServer, unavailable) = try await startControlServer(control, configuration.control, logger: logger)
+            } catch {
+                await server.shutdown()
+                throw error
+            }
+            parts.ticker = configuration.tickInterval.map { interval in
+                Task.detached {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: interval)
+                        simulator.runDueEvents()
+                    }
+                }
+            }
+            return PushlabRuntime(
+                cores: cores, configuration: configuration, listeners: listeners, store: parts.store, reloadedDevices: reloaded,
+                controlAPI: control, controlServer: controlServer, controlUnavailable: unavailable, server: server, parts: parts
+            )
+        } catch {
+            try? await parts.stop()
+            throw error
+        }
+    }
+
+    /// Opens the store. When its devices were seeded from this very scenario they are reloaded
+    /// (the state of the last run); otherwise the scenario's devices start a fresh world in it.
+    private static func openStore(_ settings: RuntimeConfiguration.StoreSettings, for cores: PushlabCores) throws(StoreError) -> (PushlabStore, reloaded: Int?) {
+        let store = try PushlabStore(path: settings.path, devices: cores.simulator, historyLimit: settings.historyLimit)
+        let fingerprint = cores.scenario?.fingerprint ?? ""
+        if settings.path != ":memory:", try store.seededScenario() == fingerprint {
+            return (store, try store.load().count)
+        }
+        try store.reseed(fromScenario: fingerprint)
+        return (store, nil)
+    }
+
+    private static func startControlServer(
+        _ api: ControlAPI?, _ settings: RuntimeConfiguration.ControlSettings?, logger: Logger
+    ) async throws(ControlAPIUnavailable) -> (ControlServer?, unavailable: String?) {
+        guard let api, let settings else { return (nil, nil) }
+        // Hummingbird's start-up lines would land in the middle of the caller's banner.
+        var quiet = Logger(label: "pushlab.control")
+        quiet.logLevel = logger.logLevel <= .debug ? logger.logLevel : max(logger.logLevel, .warning)
+        do {
+            return (try await ControlServer.start(api: api, host: settings.host, port: settings.port, logger: quiet), nil)
+        } catch {
+            let failure = ControlAPIUnavailable(host: settings.host, port: settings.port, reason: "\(error)")
+            if settings.required { throw failure }
+            return (nil, failure.description)
+        }
+    }
+
+    /// Graceful shutdown, as APNs does it: the control API stops, every connection gets GOAWAY
+    /// `Shutdown` and its streams finish (up to the grace period); then every push answered
+    /// reaches its phone and the store writes its last batch (its error, if any, is thrown).
+    /// Calling it again does nothing.
+    public func shutdown() async throws(StoreError) {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        if let controlServer { await controlServer.stop() }
+        await server.shutdown()
+        try await parts.stop()
+    }
+}
+
+/// The control API's address could not be bound.
+public struct ControlAPIUnavailable: Error, CustomStringConvertible {
+    public let host: String
+    public let port: Int
+    public let reason: String
+
+    public var description: String { "The control API cannot listen on \(host):\(port): \(reason)" }
+}

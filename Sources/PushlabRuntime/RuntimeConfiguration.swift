@@ -1,0 +1,62 @@
+import Foundation
+import PushlabTransport
+
+/// How a `PushlabRuntime` runs its cores: where it listens, how pushes reach the phones, what it
+/// keeps. `pushlab serve`, `pushlab run` and `PushlabTestServer` differ only in this.
+public struct RuntimeConfiguration: Sendable {
+    /// The APNs listeners, TLS and HTTP/2 settings. A new listener is one more entry here.
+    public var server: ServerConfiguration
+    public var delivery: Delivery
+    /// SQLite store for observations, requests and devices; nil keeps nothing.
+    public var store: StoreSettings?
+    /// The control API (plain HTTP); nil runs none.
+    public var control: ControlSettings?
+    /// Real time: how often due events (local notifications, held pushes) are run; nil never
+    /// (a manual clock moves only when told).
+    public var tickInterval: Duration?
+
+    public init(server: ServerConfiguration, delivery: Delivery = .queued(), store: StoreSettings? = nil, control: ControlSettings? = nil, tickInterval: Duration? = nil) {
+        self.server = server
+        self.delivery = delivery
+        self.store = store
+        self.control = control
+        self.tickInterval = tickInterval
+    }
+
+    /// How an accepted push reaches the simulated phones.
+    public enum Delivery: Sendable, Equatable {
+        /// As APNs does: answered first, delivered by a worker thread that catches up below the
+        /// event loops' priority; readers of devices and observations wait only for what came
+        /// before them. A full queue slows the answers and loses nothing.
+        case queued(capacity: Int = 2_000_000)
+        /// Delivered on the event loop before the answer is sent: simpler to reason about in a
+        /// test, slower under load.
+        case inline
+    }
+
+    public struct StoreSettings: Sendable {
+        public var path: String
+        /// Observations and requests kept, each; nil keeps everything.
+        public var historyLimit: Int?
+
+        public init(path: String, historyLimit: Int? = 1_000_000) {
+            self.path = path
+            self.historyLimit = historyLimit
+        }
+    }
+
+    public struct ControlSettings: Sendable {
+        public var host: String
+        /// 0 picks a free port.
+        public var port: Int
+        /// When false, a port that cannot be bound leaves the runtime without a control API
+        /// (`PushlabRuntime.controlUnavailable` says why) instead of failing the start.
+        public var required: Bool
+
+        public init(host: String = "127.0.0.1", port: Int, required: Bool = true) {
+            self.host = host
+            self.port = port
+            self.required = required
+        }
+    }
+}

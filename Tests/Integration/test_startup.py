@@ -1,0 +1,43 @@
+"""`pushlab serve` at start: errors a user can act on, and a banner nothing else is written into."""
+
+from __future__ import annotations
+
+import subprocess
+
+from conftest import REPO, PushlabServer, wait_for_binary
+
+
+def serve(*args: str, timeout: float = 30) -> subprocess.CompletedProcess:
+    return subprocess.run([str(wait_for_binary()), "serve", "--db", ":memory:", "--control-port", "0", *args],
+                          cwd=REPO, capture_output=True, text=True, timeout=timeout)
+
+
+def test_a_port_in_use_names_the_listener_the_port_and_the_flag(default_server):
+    second = serve("--development-port", str(default_server.dev_port), "--production-port", "0")
+    assert second.returncode != 0
+    assert (f"Error: The development listener cannot listen on 127.0.0.1:{default_server.dev_port}: "
+            "the address is in use (another pushlab serve?). Pass --development-port with another port, "
+            "or 0 for a free one.") in second.stderr, second.stderr
+    assert "Usage:" not in second.stderr, "a busy port is no command-line mistake"
+    third = serve("--development-port", "0", "--production-port", str(default_server.prod_port))
+    assert third.returncode != 0 and "Pass --production-port" in third.stderr, third.stderr
+
+
+def test_a_control_port_in_use_says_which_flag_changes_it(default_server):
+    port = default_server.control_url.rsplit(":", 1)[1]
+    taken = subprocess.run([str(wait_for_binary()), "serve", "--db", ":memory:", "--development-port", "0",
+                            "--production-port", "0", "--control-port", port],
+                           cwd=REPO, capture_output=True, text=True, timeout=30)
+    assert taken.returncode != 0
+    assert f"The control API cannot listen on 127.0.0.1:{port}" in taken.stderr, taken.stderr
+    assert "Pass --control-port 0 for a free port." in taken.stderr
+
+
+def test_the_banner_is_not_interleaved_with_log_lines(fresh_server):
+    server: PushlabServer = fresh_server("--log-level", "info")
+    banner = server.stdout()
+    assert banner.startswith("Pushlab is serving the APNs provider API"), banner
+    assert "Ready. Press Ctrl-C to stop." in banner
+    # Library start-up lines (Hummingbird's "Server started and listening") would land in the
+    # middle of the banner on a terminal: at info level nothing is logged while starting.
+    assert server.stderr().strip() == "", server.stderr()
