@@ -15,6 +15,7 @@
 #include <openssl/bn.h>
 #include <openssl/asn1.h>
 #include <openssl/objects.h>
+#include <openssl/pkcs12.h>
 #include "ciphertext_source.h"
 
 // Swift cannot call C macros, and a few OpenSSL entry points are macros around *_ctrl.
@@ -92,6 +93,55 @@ static inline EVP_PKEY *pushlab_generate_rsa_key(unsigned int bits) {
 
 static inline unsigned long pushlab_XN_FLAG_RFC2253(void) {
     return XN_FLAG_RFC2253;
+}
+
+// A client's check of the server's certificate: OpenSSL's own verdict, unchanged, but the
+// certificate it refused is kept (one reference, in the SSL's app data) so that a failed
+// handshake can say whose certificate it was. TLSConnection frees it with the SSL.
+static int pushlab_verify_remember_rejected(int preverified, X509_STORE_CTX *store) {
+    if (!preverified) {
+        SSL *ssl = X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx());
+        X509 *leaf = X509_STORE_CTX_get0_cert(store);
+        if (ssl != NULL && leaf != NULL && SSL_get_app_data(ssl) == NULL && X509_up_ref(leaf) == 1) {
+            SSL_set_app_data(ssl, leaf);
+        }
+    }
+    return preverified;
+}
+
+static inline void pushlab_SSL_CTX_verify_server(SSL_CTX *ctx) {
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, pushlab_verify_remember_rejected);
+}
+
+static inline X509 *pushlab_SSL_get0_rejected_certificate(const SSL *ssl) {
+    return (X509 *)SSL_get_app_data(ssl);
+}
+
+static inline void pushlab_SSL_free_rejected_certificate(SSL *ssl) {
+    X509_free((X509 *)SSL_get_app_data(ssl));
+    SSL_set_app_data(ssl, NULL);
+}
+
+// STACK_OF(X509) functions are macros over OPENSSL_sk_* (PKCS#12's CA certificates).
+static inline STACK_OF(X509) *pushlab_sk_X509_new_null(void) {
+    return sk_X509_new_null();
+}
+
+static inline int pushlab_sk_X509_push(STACK_OF(X509) *stack, X509 *certificate) {
+    return sk_X509_push(stack, certificate);
+}
+
+static inline int pushlab_sk_X509_num(const STACK_OF(X509) *stack) {
+    return sk_X509_num(stack);
+}
+
+static inline X509 *pushlab_sk_X509_value(const STACK_OF(X509) *stack, int index) {
+    return sk_X509_value(stack, index);
+}
+
+// Frees the stack and every certificate it holds (one reference each).
+static inline void pushlab_sk_X509_pop_free(STACK_OF(X509) *stack) {
+    sk_X509_pop_free(stack, X509_free);
 }
 
 #endif

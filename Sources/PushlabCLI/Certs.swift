@@ -4,10 +4,11 @@ import PushlabOpenSSL
 
 struct Certs: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Make a test CA, a server certificate and APNs client certificates (for testing only).",
+        abstract: "Make a test CA, a server certificate, APNs client certificates and a token key (for testing only).",
         discussion: """
-        Writes into OUTPUT_DIR what certs/generate.sh makes, through OpenSSL's library \
-        (no openssl command needed). For testing only: never trust ca.pem outside tests.
+        Writes into OUTPUT_DIR Pushlab's test PKI, through OpenSSL's library (no openssl \
+        command needed); certs/generate.sh runs this. For testing only: never trust ca.pem \
+        outside tests.
 
           ca.pem, ca-key.pem          test CA, EC P-256, 10 years
           server.pem, server-key.pem  server certificate, EC P-256, 825 days, for
@@ -25,6 +26,13 @@ struct Certs: ParsableCommand {
           client-expired.pem          expired in 2021: must be refused
           client-untrusted.pem        signed by another CA: must be refused
           client-combined.pem         client.pem followed by client-key.pem
+          client.p12                  client.pem + key + ca.pem as PKCS#12, password
+                                      --p12-password (pushlab); 3DES and a SHA-1 MAC,
+                                      which macOS Keychain and older tools read
+          AuthKey_<key id>.p8         provider-token (ES256) key, EC P-256 PKCS#8,
+          AuthKey_<key id>.pub.pem    and its public key (no comment lines)
+          sample-key.json             key id, team id, bundle id and the key files
+          README.md                   a "for testing only" note, when missing
         Each NAME.pem comes with its NAME-key.pem. Private keys get mode 0600.
 
         Running it again is safe. An existing ca.pem with its ca-key.pem is reused, so \
@@ -34,8 +42,8 @@ struct Certs: ParsableCommand {
         environments and topics asked for, and 30 days left) is kept as it is. One that \
         is not (another bundle id, team, org or CA, or about to expire) stops the \
         command before anything is written; --force reissues every certificate with a \
-        new key under the same CA. server-chain.pem and client-combined.pem always \
-        follow their parts.
+        new key under the same CA, and makes a new token key. server-chain.pem, \
+        client-combined.pem, client.p12 and the token key's .pub.pem follow their parts.
 
         Examples:
           pushlab certs            # in certs/: make what is missing, keep the rest
@@ -45,6 +53,8 @@ struct Certs: ParsableCommand {
             --tls-key /tmp/pki/server-key.pem --client-ca /tmp/pki/ca.pem
           pushlab send <token> --topic com.example.app --ca /tmp/pki/ca.pem \\
             --cert /tmp/pki/client.pem --cert-key /tmp/pki/client-key.pem
+          pushlab send <token> --topic com.example.app --ca /tmp/pki/ca.pem \\
+            --cert /tmp/pki/client.p12 --cert-password pushlab
         """
     )
 
@@ -60,7 +70,13 @@ struct Certs: ParsableCommand {
     @Option(help: "The organisation: the client certificates' O.")
     var org = APNsClientIdentity.demo.organization
 
-    @Flag(help: "Reissue every server and client certificate with a new key, even those still right (the CA is kept).")
+    @Option(help: "The provider-token key id (kid): names AuthKey_<key id>.p8.")
+    var keyId = CertificateSet.defaultKeyID
+
+    @Option(help: "The password of client.p12.")
+    var p12Password = CertificateSet.defaultPKCS12Password
+
+    @Flag(help: "Reissue every server and client certificate with a new key, even those still right, and make a new token key (the CA is kept).")
     var force = false
 
     @Flag(help: "Replace the CA too, and so every certificate: whoever trusts the old ca.pem must be given the new one.")
@@ -68,6 +84,7 @@ struct Certs: ParsableCommand {
 
     func validate() throws {
         _ = try identity()
+        if let problem = CertificateSet.problem(withKeyID: keyId) { throw ValidationError(problem) }
     }
 
     func run() throws {
@@ -76,6 +93,7 @@ struct Certs: ParsableCommand {
         // Decide everything before writing anything: a conflict leaves the folder as it was.
         let existingAuthority = newCa ? nil : try reusableAuthority(in: folder)
         let kept = try keptCertificates(in: folder, of: set, authority: existingAuthority)
+        let keptTokenKey = try reusableTokenKey(in: folder)
 
         let authority: CertificateWithKey
         if let existingAuthority {
@@ -99,7 +117,10 @@ struct Certs: ParsableCommand {
         if let server = issued[.server], let client = issued[.client] {
             try writeIfChanged(set.serverChainFile(server: server.certificate, authority: authority.certificate), into: folder)
             try writeIfChanged(set.clientCombinedFile(client), into: folder)
+            try writeClientPKCS12(set, client, authority: authority.certificate, into: folder)
         }
+        try writeTokenKey(set, kept: keptTokenKey, into: folder)
+        try writeFolderNoteIfMissing(into: folder)
         print("For testing only. Serve with: pushlab serve --tls-cert \(folder.filePath(CertificateSet.serverChainFile)) "
             + "--tls-key \(folder.filePath(CertificateSet.Member.server.keyFile)) --client-ca \(folder.filePath(CertificateSet.authorityFile))")
     }
@@ -169,7 +190,7 @@ struct Certs: ParsableCommand {
         }
     }
 
-    private func write(_ files: [CertificateSet.File], into folder: CertsOutputFolder) throws {
+    func write(_ files: [CertificateSet.File], into folder: CertsOutputFolder) throws {
         for file in files {
             try folder.write(file)
             print(Self.line("wrote", folder.filePath(file.name), file.isPrivate ? "mode 0600, \(file.description)" : file.description))
@@ -177,15 +198,15 @@ struct Certs: ParsableCommand {
     }
 
     /// For the files made of others: rewritten only when their parts changed.
-    private func writeIfChanged(_ file: CertificateSet.File, into folder: CertsOutputFolder) throws {
-        if try folder.text(of: file.name) == file.contents {
+    func writeIfChanged(_ file: CertificateSet.File, into folder: CertsOutputFolder) throws {
+        if try folder.bytes(of: file.name) == file.bytes {
             report("kept", folder, file.name)
         } else {
             try write([file], into: folder)
         }
     }
 
-    private func report(_ verb: String, _ folder: CertsOutputFolder, _ names: String...) {
+    func report(_ verb: String, _ folder: CertsOutputFolder, _ names: String...) {
         for name in names {
             print(Self.line(verb, folder.filePath(name), "already right, unchanged"))
         }

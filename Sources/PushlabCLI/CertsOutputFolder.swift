@@ -43,11 +43,16 @@ struct CertsOutputFolder {
 
     /// The file's text, nil when it does not exist; a file that exists but cannot be read is an error.
     func text(of name: String) throws -> String? {
+        try bytes(of: name).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The file's bytes, nil when it does not exist; a file that exists but cannot be read is an error.
+    func bytes(of name: String) throws -> [UInt8]? {
         guard exists(name) else { return nil }
         guard let data = FileManager.default.contents(atPath: filePath(name)) else {
             throw CLIFailure("Cannot read \(filePath(name))")
         }
-        return String(decoding: data, as: UTF8.self)
+        return Array(data)
     }
 
     struct PairProblem: Error, CustomStringConvertible {
@@ -84,7 +89,7 @@ struct CertsOutputFolder {
         unlink(temporary)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, file.isPrivate ? 0o600 : 0o644)
         guard descriptor >= 0 else { throw CLIFailure("Cannot write \(destination): \(Self.lastError())") }
-        let bytes = Array(file.contents.utf8)
+        let bytes = file.bytes
         var written = 0
         while written < bytes.count {
             let count = bytes[written...].withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }

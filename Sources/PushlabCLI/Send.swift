@@ -21,6 +21,8 @@ struct Send: AsyncParsableCommand {
             --payload '{"aps":{"alert":"hi"}}'
           echo '{"aps":{"content-available":1}}' | pushlab send ann --topic com.pushlab.demo \\
             --push-type background --priority 5 --cert certs/client.pem --cert-key certs/client-key.pem
+          pushlab send ann --topic com.pushlab.demo --cert certs/client.p12 --cert-password pushlab \\
+            --payload '{"aps":{"alert":"hi"}}'
           pushlab send $TOKEN --apple --environment production --topic com.example.app --key AuthKey_X.p8 … --json
         """
     )
@@ -76,8 +78,11 @@ struct Send: AsyncParsableCommand {
     @Option(help: "Provider-token auth with a token you already have.")
     var providerToken: String?
 
-    @Option(help: "Certificate auth: the client certificate (PEM; may hold the key too).")
+    @Option(help: "Certificate auth: the client certificate, PEM (may hold the key too) or PKCS#12 (.p12, with --cert-password).")
     var cert: String?
+
+    @Option(help: "The password of a PKCS#12 --cert (certs/client.p12's is pushlab).")
+    var certPassword: String?
 
     @Option(help: "The client certificate's private key (PEM), when not in --cert.")
     var certKey: String?
@@ -98,6 +103,7 @@ struct Send: AsyncParsableCommand {
             throw ValidationError("Choose one way to authenticate: --key, --provider-token or --cert")
         }
         if apple, server != nil { throw ValidationError("--apple and --server name two different servers; give one") }
+        if certPassword != nil, cert == nil { throw ValidationError("--cert-password is the password of a PKCS#12 --cert; give --cert too") }
         if let priority, ![1, 5, 10].contains(priority) { throw ValidationError("--priority must be 10, 5 or 1") }
     }
 
@@ -111,8 +117,12 @@ struct Send: AsyncParsableCommand {
             FileHandle.standardError.write(Data("pushlab send: \(problem.description)\n".utf8))
             throw ExitCode(2)
         }
+        let payload = try payloadBytes()
+        if let warning = PayloadWarning.unparsable(payload) {
+            FileHandle.standardError.write(Data("pushlab send: warning: \(warning)\n".utf8))
+        }
         let notification = APNsNotification(
-            deviceToken: token, payload: try payloadBytes(), topic: topic, pushType: pushType, priority: priority,
+            deviceToken: token, payload: payload, topic: topic, pushType: pushType, priority: priority,
             expiration: expiration, collapseID: collapseId, apnsID: apnsId, providerToken: try bearerToken()
         )
         let client: APNsClient
@@ -142,10 +152,12 @@ struct Send: AsyncParsableCommand {
 
     private func clientConfiguration(production: Bool) throws -> APNsClient.Configuration {
         let clientFiles = (certificate: cert, key: certKey ?? cert)
+        try checkPKCS12Certificate()
         if apple {
             let host = production ? "api.push.apple.com" : "api.sandbox.push.apple.com"
             return .init(host: host, port: 443, serverName: host, trustedCertificatesFile: ca,
-                         certificateFile: clientFiles.certificate, privateKeyFile: clientFiles.certificate == nil ? nil : clientFiles.key)
+                         certificateFile: clientFiles.certificate, privateKeyFile: clientFiles.certificate == nil ? nil : clientFiles.key,
+                         certificatePassword: certPassword)
         }
         let target = server ?? (production ? "localhost:2196" : "localhost:2197")
         guard let colon = target.lastIndex(of: ":"), let port = Int(target[target.index(after: colon)...]) else {
@@ -159,7 +171,28 @@ struct Send: AsyncParsableCommand {
             throw ValidationError("CA bundle \(trusted) does not exist: pass --ca, or run from the repository root")
         }
         return .init(host: host, port: port, serverName: isAddress ? nil : host, trustedCertificatesFile: trusted,
-                     certificateFile: clientFiles.certificate, privateKeyFile: clientFiles.certificate == nil ? nil : clientFiles.key)
+                     certificateFile: clientFiles.certificate, privateKeyFile: clientFiles.certificate == nil ? nil : clientFiles.key,
+                     certificatePassword: certPassword)
+    }
+
+    /// A PKCS#12 --cert (told by its content, whatever its name) must open with --cert-password
+    /// and needs no --cert-key; a PEM one takes no password. Checked before connecting, to name the flag.
+    private func checkPKCS12Certificate() throws {
+        guard let cert else { return }
+        guard PKCS12Archive.isPKCS12(file: cert) else {
+            if certPassword != nil { throw ValidationError("--cert-password is for a PKCS#12 (.p12) --cert; \(cert) is not one") }
+            return
+        }
+        if certKey != nil { throw ValidationError("\(cert) is a PKCS#12 file, which holds its own key: drop --cert-key") }
+        do {
+            _ = try PKCS12Archive(file: cert, password: certPassword ?? "")
+        } catch where error.reason == .wrongPassword {
+            throw ValidationError(certPassword == nil
+                ? "\(cert) is a PKCS#12 file protected by a password: give it with --cert-password (certs/client.p12's is pushlab)"
+                : "\(cert) does not open with that --cert-password: \(error)")
+        } catch {
+            throw ValidationError("Cannot use \(cert) as a client certificate: \(error)")
+        }
     }
 
     private func payloadBytes() throws -> [UInt8] {

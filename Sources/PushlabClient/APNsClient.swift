@@ -14,17 +14,23 @@ public final class APNsClient: Sendable {
         public var serverName: String?
         /// CA bundle (PEM) to trust; nil uses the system's.
         public var trustedCertificatesFile: String?
-        /// Client certificate and key (PEM) for certificate-based auth.
+        /// Client certificate and key for certificate-based auth: PEM files, or one PKCS#12
+        /// file (`.p12`, told by its content) opened with `certificatePassword`.
         public var certificateFile: String?
         public var privateKeyFile: String?
+        public var certificatePassword: String?
 
-        public init(host: String, port: Int, serverName: String? = nil, trustedCertificatesFile: String? = nil, certificateFile: String? = nil, privateKeyFile: String? = nil) {
+        public init(
+            host: String, port: Int, serverName: String? = nil, trustedCertificatesFile: String? = nil,
+            certificateFile: String? = nil, privateKeyFile: String? = nil, certificatePassword: String? = nil
+        ) {
             self.host = host
             self.port = port
             self.serverName = serverName
             self.trustedCertificatesFile = trustedCertificatesFile
             self.certificateFile = certificateFile
             self.privateKeyFile = privateKeyFile
+            self.certificatePassword = certificatePassword
         }
 
         /// `:authority`: the server name, or the host, with the port unless it is 443.
@@ -52,7 +58,8 @@ public final class APNsClient: Sendable {
         do {
             context = try TLSContext(
                 trustedCertificatesFile: configuration.trustedCertificatesFile,
-                certificateFile: configuration.certificateFile, privateKeyFile: configuration.privateKeyFile
+                certificateFile: configuration.certificateFile, privateKeyFile: configuration.privateKeyFile,
+                certificatePassword: configuration.certificatePassword
             )
         } catch {
             throw APNsClientError("Cannot set up TLS: \(error)")
@@ -79,6 +86,9 @@ public final class APNsClient: Sendable {
         } catch let error as APNsClientError {
             try? await ownedGroup?.shutdownGracefully()
             throw error
+        } catch let failure as TLSHandshakeFailed {
+            try? await ownedGroup?.shutdownGracefully()
+            throw APNsClientError.handshakeFailed(failure, configuration)
         } catch {
             try? await ownedGroup?.shutdownGracefully()
             throw APNsClientError("Cannot connect to \(configuration.host):\(configuration.port): \(error)")

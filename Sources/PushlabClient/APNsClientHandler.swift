@@ -15,6 +15,7 @@ final class APNsClientHandler: ChannelInboundHandler {
     private(set) var handshake: TLSHandshakeCompleted?
     private var handshakePromise: EventLoopPromise<TLSHandshakeCompleted>?
     private var closedReason: String?
+    private var handshakeFailure: TLSHandshakeFailed?
 
     init() throws {
         session = try HTTP2Session(role: .client, delegate: streams)
@@ -34,6 +35,8 @@ final class APNsClientHandler: ChannelInboundHandler {
             handshake = completed
             handshakePromise?.succeed(completed)
             flush()
+        } else if let failed = event as? TLSHandshakeFailed {
+            handshakeFailure = failed
         }
         context.fireUserInboundEventTriggered(event)
     }
@@ -56,7 +59,11 @@ final class APNsClientHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         let reason = closedReason ?? "the server closed the connection"
-        handshakePromise?.fail(APNsClientError("TLS handshake failed: \(reason)"))
+        if let handshakeFailure {
+            handshakePromise?.fail(handshakeFailure)
+        } else {
+            handshakePromise?.fail(APNsClientError("TLS handshake failed: \(reason)"))
+        }
         streams.failAll(APNsClientError("No answer: \(reason)"))
         context.fireChannelInactive()
     }

@@ -3,11 +3,25 @@
 extension CertificateSet {
     public struct File: Sendable, Equatable {
         public let name: String
-        public let contents: String
+        public let bytes: [UInt8]
         /// Holds a private key: written with mode 0600.
         public let isPrivate: Bool
         /// What the file is, for the line `pushlab certs` prints.
         public let description: String
+
+        /// The bytes as text (every file but `client.p12` is text).
+        public var contents: String { String(decoding: bytes, as: UTF8.self) }
+
+        public init(name: String, contents: String, isPrivate: Bool, description: String) {
+            self.init(name: name, bytes: Array(contents.utf8), isPrivate: isPrivate, description: description)
+        }
+
+        init(name: String, bytes: [UInt8], isPrivate: Bool, description: String) {
+            self.name = name
+            self.bytes = bytes
+            self.isPrivate = isPrivate
+            self.description = description
+        }
     }
 
     public func authorityFiles(_ authority: CertificateWithKey) throws -> [File] {

@@ -32,6 +32,14 @@ public final class PrivateKey: @unchecked Sendable {
         return MemoryBIO.drain(bio)
     }
 
+    /// The public half as PEM (`BEGIN PUBLIC KEY`), as `openssl pkey -pubout` writes it.
+    public func publicKeyPEM() throws -> String {
+        guard let bio = BIO_new(BIO_s_mem()) else { throw OpenSSLError("BIO_new") }
+        defer { BIO_free(bio) }
+        guard PEM_write_bio_PUBKEY(bio, pointer) == 1 else { throw OpenSSLError("writing a public key as PEM") }
+        return MemoryBIO.drain(bio)
+    }
+
     /// "EC P-256", "RSA 2048", ...: for messages.
     public var summary: String {
         let bits = EVP_PKEY_get_bits(pointer)

@@ -58,6 +58,7 @@ public final class TLSConnection {
     }
 
     deinit {
+        pushlab_SSL_free_rejected_certificate(ssl)
         SSL_free(ssl)
     }
 
@@ -167,6 +168,13 @@ public final class TLSConnection {
         return X509Certificate(taking: certificate)
     }
 
+    /// The server certificate a client's check refused (untrusted, expired, another host name),
+    /// kept after the failed handshake to say whose it was; nil when none was refused.
+    public var rejectedPeerCertificate: X509Certificate? {
+        guard let certificate = pushlab_SSL_get0_rejected_certificate(ssl), X509_up_ref(certificate) == 1 else { return nil }
+        return X509Certificate(taking: certificate)
+    }
+
     /// The result of checking the peer's chain against the trusted authorities.
     public var peerVerification: CertificateVerification {
         CertificateVerification(code: Int(SSL_get_verify_result(ssl)))
@@ -178,5 +186,8 @@ public struct CertificateVerification: Equatable, Sendable, CustomStringConverti
     public let code: Int
     public var isTrusted: Bool { code == Int(X509_V_OK) }
     public var isExpired: Bool { code == Int(X509_V_ERR_CERT_HAS_EXPIRED) }
+    public var isNotYetValid: Bool { code == Int(X509_V_ERR_CERT_NOT_YET_VALID) }
+    /// The chain is trusted, but the certificate does not carry the name (or address) asked for.
+    public var isNameMismatch: Bool { code == Int(X509_V_ERR_HOSTNAME_MISMATCH) || code == Int(X509_V_ERR_IP_ADDRESS_MISMATCH) }
     public var description: String { String(cString: X509_verify_cert_error_string(code)) }
 }

@@ -50,12 +50,14 @@ public final class TLSContext: @unchecked Sendable {
 
     /// A client context, for tests and for `pushlab send`: verifies the server against
     /// `trustedCertificatesFile` (or the system store), offers `alpn` if given, and presents
-    /// a client certificate if given.
+    /// a client certificate if given: PEM files, or a PKCS#12 `certificateFile` (told by its
+    /// content) opened with `certificatePassword`.
     public init(
         trustedCertificatesFile: String? = nil,
         verifyServer: Bool = true,
         certificateFile: String? = nil,
         privateKeyFile: String? = nil,
+        certificatePassword: String? = nil,
         alpn: [String] = ["h2"]
     ) throws {
         guard let context = SSL_CTX_new(TLS_client_method()) else { throw OpenSSLError("SSL_CTX_new") }
@@ -70,11 +72,18 @@ public final class TLSContext: @unchecked Sendable {
             } else {
                 SSL_CTX_set_default_verify_paths(context)
             }
-            SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+            pushlab_SSL_CTX_verify_server(context)
         } else {
             SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
         }
-        if let certificateFile {
+        if let certificateFile, PKCS12Archive.isPKCS12(file: certificateFile) {
+            let identity = try PKCS12Archive(file: certificateFile, password: certificatePassword ?? "").identity
+            // Both calls take their own reference; the wrappers free theirs.
+            guard SSL_CTX_use_certificate(context, identity.certificate.pointer) == 1,
+                  SSL_CTX_use_PrivateKey(context, identity.key.pointer) == 1 else {
+                throw OpenSSLError("using the client certificate of \(certificateFile)")
+            }
+        } else if let certificateFile {
             guard SSL_CTX_use_certificate_chain_file(context, certificateFile) == 1 else {
                 throw OpenSSLError("loading client certificate \(certificateFile)")
             }

@@ -26,10 +26,15 @@ public final class X509Certificate: @unchecked Sendable {
     }
 
     /// The subject as RFC 2253 text, e.g. `UID=com.example.app,CN=Apple Push Services: com.example.app`.
-    public var subject: String {
+    public var subject: String { Self.rfc2253(X509_get_subject_name(pointer)) }
+
+    /// The issuer (who signed it) as RFC 2253 text, e.g. `CN=Pushlab Test CA (for testing only)`.
+    public var issuer: String { Self.rfc2253(X509_get_issuer_name(pointer)) }
+
+    private static func rfc2253(_ name: OpaquePointer?) -> String {
         guard let bio = BIO_new(BIO_s_mem()) else { return "" }
         defer { BIO_free(bio) }
-        X509_NAME_print_ex(bio, X509_get_subject_name(pointer), 0, pushlab_XN_FLAG_RFC2253())
+        X509_NAME_print_ex(bio, name, 0, pushlab_XN_FLAG_RFC2253())
         return MemoryBIO.drain(bio)
     }
 

@@ -34,8 +34,8 @@ public struct TLSCertificates: Sendable, Equatable {
 }
 
 /// The copies of `certs/` in `Resources/Certificates`. They are a consistent set of their own
-/// (the server certificate is signed by this CA); when `certs/generate.sh` remakes `certs/`,
-/// copy `ca.pem`, `server.pem`, `server-key.pem` and the `AuthKey_PUSHLAB001` pair here again.
+/// (the server certificate is signed by this CA); `certs/generate.sh`, when it remakes `certs/`,
+/// copies `ca.pem`, `server.pem`, `server-key.pem` and the `AuthKey_PUSHLAB001` pair here again.
 enum BundledFile {
     static func url(_ name: String) -> URL {
         // Where the file should be when the lookup fails, so the error that follows names it.

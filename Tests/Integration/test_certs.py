@@ -1,9 +1,10 @@
-"""`pushlab certs`: the test PKI made through OpenSSL's library, checked with the openssl CLI as
-certs/generate.sh checks its own, then used by a real `pushlab serve` for certificate auth."""
+"""`pushlab certs`: the test PKI made through OpenSSL's library, checked with the openssl CLI, then
+used by a real `pushlab serve` for certificate auth; and certs/generate.sh, its thin wrapper."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import stat
@@ -20,6 +21,9 @@ CERT_FILES = ["ca.pem", "server.pem", "server-chain.pem", "client.pem", "client-
 KEY_FILES = ["ca-key.pem", "server-key.pem", "client-key.pem", "client-development-key.pem",
              "client-production-key.pem", "client-single-topic-key.pem", "client-expired-key.pem",
              "client-untrusted-key.pem", "client-combined.pem"]
+# Not PEM pairs: the .p12, the token key (no comment lines), sample-key.json and the folder's note.
+SENDER_FILES = ["client.p12", "AuthKey_PUSHLAB001.p8", "AuthKey_PUSHLAB001.pub.pem", "sample-key.json", "README.md"]
+PRIVATE_SENDER_FILES = ["client.p12", "AuthKey_PUSHLAB001.p8"]
 E1, E2, E6 = "1.2.840.113635.100.6.3.1", "1.2.840.113635.100.6.3.2", "1.2.840.113635.100.6.3.6"
 BODY = '{"aps":{"alert":"Hello from pushlab certs"}}'
 
@@ -56,8 +60,8 @@ def test_every_file_is_written_once_with_private_keys_0600(tmp_path):
     assert p.returncode == 0, p.stderr
     assert p.stderr == ""
     wrote = [line.split()[1] for line in p.stdout.splitlines() if line.startswith("wrote ")]
-    assert sorted(wrote) == sorted(str(directory / name) for name in CERT_FILES + KEY_FILES)
-    for name in KEY_FILES:
+    assert sorted(wrote) == sorted(str(directory / name) for name in CERT_FILES + KEY_FILES + SENDER_FILES)
+    for name in KEY_FILES + PRIVATE_SENDER_FILES:
         assert stat.S_IMODE((directory / name).stat().st_mode) == 0o600, name
     for name in CERT_FILES:
         assert stat.S_IMODE((directory / name).stat().st_mode) & 0o077 != 0o077  # readable certificates
@@ -65,7 +69,9 @@ def test_every_file_is_written_once_with_private_keys_0600(tmp_path):
         first = (directory / name).read_text().splitlines()[:3]
         assert first[0].startswith("# Pushlab TEST ") and "for testing only" in first[0], name
         assert first[1].startswith(f"# {name}: ") and first[2].startswith("-----BEGIN "), name
-    assert sorted(p.name for p in directory.iterdir()) == sorted(CERT_FILES + KEY_FILES), "no temporary files left"
+    assert sorted(p.name for p in directory.iterdir()) == sorted(CERT_FILES + KEY_FILES + SENDER_FILES), \
+        "no temporary files left"
+    assert "for testing only" in (directory / "README.md").read_text()
 
 
 def test_openssl_verifies_server_and_clients_against_the_new_ca(pki):
@@ -240,6 +246,136 @@ def test_new_ca_replaces_the_ca_and_everything_it_signed(pki, tmp_path):
     after = contents(copy)
     assert all(after[name] != before[name] for name in CERT_FILES + KEY_FILES)
     openssl("verify", "-CAfile", str(copy / "ca.pem"), str(copy / "server.pem"), str(copy / "client.pem"))
+
+
+# --- what senders use: client.p12 and the provider-token key -----------------------------------
+
+def p12_certificate_fingerprint(p12: Path, password: str = "pushlab") -> str:
+    pem = openssl("pkcs12", "-in", str(p12), "-passin", f"pass:{password}", "-nokeys", "-clcerts").stdout
+    return openssl("x509", "-noout", "-fingerprint", "-sha256", stdin=pem).stdout
+
+
+def test_client_p12_opens_with_openssl_and_holds_client_pem_its_key_and_the_ca(pki):
+    p12 = str(pki / "client.p12")
+    # 3DES and SHA-1, as generate.sh made it: OpenSSL 3 reads it with or without the legacy provider.
+    info = openssl("pkcs12", "-info", "-noout", "-in", p12, "-passin", "pass:pushlab")
+    assert "MAC: sha1, Iteration 2048" in info.stderr
+    assert info.stderr.count("pbeWithSHA1And3-KeyTripleDES-CBC, Iteration 2048") == 2, info.stderr
+    openssl("pkcs12", "-info", "-noout", "-legacy", "-in", p12, "-passin", "pass:pushlab")
+    assert p12_certificate_fingerprint(pki / "client.p12") == \
+        openssl("x509", "-in", str(pki / "client.pem"), "-noout", "-fingerprint", "-sha256").stdout
+    key = openssl("pkcs12", "-in", p12, "-passin", "pass:pushlab", "-nocerts", "-nodes").stdout
+    assert openssl("pkey", "-pubout", stdin=key).stdout == openssl("x509", "-in", str(pki / "client.pem"), "-noout", "-pubkey").stdout
+    cas = openssl("pkcs12", "-in", p12, "-passin", "pass:pushlab", "-nokeys", "-cacerts").stdout
+    assert "subject=CN = Pushlab Test CA (for testing only)" in cas
+    assert "friendlyName: Pushlab TEST APNs client com.pushlab.demo - for testing only" in \
+        openssl("pkcs12", "-in", p12, "-passin", "pass:pushlab", "-nokeys", "-clcerts").stdout
+    wrong = openssl("pkcs12", "-info", "-noout", "-in", p12, "-passin", "pass:wrong", check=False)
+    assert wrong.returncode != 0 and "mac verify error" in wrong.stderr.lower()
+
+
+def test_curl_authenticates_with_the_p12(tmp_path, fresh_server):
+    pki = tmp_path / "pki"
+    assert certs(str(pki)).returncode == 0
+    srv = serve_with(fresh_server, pki)
+    p = subprocess.run([tool("curl"), "-sS", "--http2", "--max-time", "20", "--cacert", str(pki / "ca.pem"),
+                        "--cert", f"{pki / 'client.p12'}:pushlab", "--cert-type", "P12",
+                        "-H", f"apns-topic: {TOPIC}", "-H", "apns-push-type: alert", "-d", BODY,
+                        "-o", "-", "-w", "\n%{http_code}", f"https://localhost:{srv.dev_port}/3/device/{DEV_TOKEN}"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.rpartition("\n")[2] == "200", p.stdout
+
+
+def test_another_p12_password_and_rerunning_with_it(tmp_path):
+    pki = tmp_path / "pki"
+    assert certs(str(pki), "--p12-password", "s3cret").returncode == 0
+    assert p12_certificate_fingerprint(pki / "client.p12", "s3cret")
+    assert openssl("pkcs12", "-info", "-noout", "-in", str(pki / "client.p12"), "-passin", "pass:pushlab", check=False).returncode != 0
+    before = contents(pki)
+    again = certs(str(pki), "--p12-password", "s3cret")
+    assert again.returncode == 0 and contents(pki) == before, again.stdout
+    changed = certs(str(pki))                   # the default password: only client.p12 is remade
+    assert changed.returncode == 0, changed.stderr
+    assert [line.split()[1] for line in changed.stdout.splitlines() if line.startswith("wrote ")] == [str(pki / "client.p12")]
+    assert p12_certificate_fingerprint(pki / "client.p12")
+
+
+def test_token_key_files_and_sample_key_json(tmp_path):
+    pki = tmp_path / "pki"
+    p = certs(str(pki), "--key-id", "ABC123DEFG", "--team-id", "ABCDE12345", "--bundle-id", "com.example.app")
+    assert p.returncode == 0, p.stderr
+    key, pub = pki / "AuthKey_ABC123DEFG.p8", pki / "AuthKey_ABC123DEFG.pub.pem"
+    assert key.read_text().startswith("-----BEGIN PRIVATE KEY-----") and pub.read_text().startswith("-----BEGIN PUBLIC KEY-----")
+    assert "ASN1 OID: prime256v1" in openssl("pkey", "-in", str(key), "-noout", "-text").stdout
+    assert openssl("pkey", "-in", str(key), "-pubout").stdout == pub.read_text()
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
+    assert json.loads((pki / "sample-key.json").read_text()) == {
+        "keyId": "ABC123DEFG", "teamId": "ABCDE12345", "bundleId": "com.example.app", "privateKey": key.name,
+        "publicKey": pub.name, "_comment": "Pushlab TEST key - for testing only, never use it outside tests"}
+    old_key = key.read_text()
+    forced = certs(str(pki), "--key-id", "ABC123DEFG", "--team-id", "ABCDE12345", "--bundle-id", "com.example.app", "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert key.read_text() != old_key, "--force makes a new token key"
+    assert openssl("pkey", "-in", str(key), "-pubout").stdout == pub.read_text()
+
+
+def test_a_token_key_that_cannot_stay_is_refused_until_forced(pki, tmp_path):
+    copy = tmp_path / "pki"
+    shutil.copytree(pki, copy)
+    key = copy / "AuthKey_PUSHLAB001.p8"
+    key.write_text("# a comment first\n" + key.read_text())
+    before = contents(copy)
+    assert_readable_failure(certs(str(copy)), "AuthKey_PUSHLAB001.p8: it does not start with -----BEGIN PRIVATE KEY-----",
+                            "nothing was written", "--force")
+    assert contents(copy) == before
+    assert certs(str(copy), "--force").returncode == 0
+    assert key.read_text().startswith("-----BEGIN PRIVATE KEY-----")
+
+
+# --- certs/generate.sh: a thin wrapper around pushlab certs -----------------------------------
+
+def generate_sh(*args: str, **env: str) -> subprocess.CompletedProcess:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PUSHLAB_")}
+    environment.update(PUSHLAB_BIN=str(wait_for_binary()), **env)     # never a build from a test
+    return subprocess.run([str(CERTS / "generate.sh"), *args], cwd=REPO, capture_output=True, text=True,
+                          timeout=120, env=environment)
+
+
+def test_generate_sh_passes_its_options_and_environment_to_pushlab_certs(tmp_path):
+    out = tmp_path / "mycerts"
+    p = generate_sh("-b", "com.example.app", "-t", "ABCDE12345", "-k", "KEY1234567", "-q", str(out))
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == ""
+    assert json.loads((out / "sample-key.json").read_text())["keyId"] == "KEY1234567"
+    assert "UID=com.example.app" in openssl("x509", "-noout", "-subject", "-nameopt", "RFC2253", "-in", str(out / "client.pem")).stdout
+    assert p12_certificate_fingerprint(out / "client.p12")
+    env = tmp_path / "from-env"
+    p = generate_sh(str(env), PUSHLAB_TEAM_ID="ZYXWV98765", PUSHLAB_ORG="Env Org", PUSHLAB_P12_PASSWORD="fromenv")
+    assert p.returncode == 0, p.stderr
+    assert "OU=ZYXWV98765" in openssl("x509", "-noout", "-subject", "-nameopt", "RFC2253", "-in", str(env / "client.pem")).stdout
+    assert p12_certificate_fingerprint(env / "client.p12", "fromenv")
+
+
+def test_generate_sh_keeps_the_committed_files_and_force_remakes_the_ca(tmp_path):
+    copy = tmp_path / "certs"
+    shutil.copytree(CERTS, copy)
+    before = contents(copy)
+    p = generate_sh(str(copy))
+    assert p.returncode == 0, p.stderr
+    assert contents(copy) == before
+    forced = generate_sh("--force", str(copy))
+    assert forced.returncode == 0, forced.stderr
+    after = contents(copy)
+    assert after["ca.pem"] != before["ca.pem"] and after["AuthKey_PUSHLAB001.p8"] != before["AuthKey_PUSHLAB001.p8"]
+    openssl("verify", "-CAfile", str(copy / "ca.pem"), str(copy / "server.pem"), str(copy / "client.pem"))
+
+
+def test_generate_sh_help_and_bad_options():
+    p = generate_sh("--help")
+    assert p.returncode == 0 and "pushlab certs" in p.stdout and "PUSHLAB_P12_PASSWORD" in p.stdout
+    p = generate_sh("--nope")
+    assert p.returncode == 2 and "unknown option: --nope" in p.stderr
 
 
 # --- bad input ------------------------------------------------------------------------------

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import PushlabOpenSSL
 
@@ -132,6 +133,38 @@ struct TLSConnectionTests {
         let distrustful = try TLSContext(trustedCertificatesFile: TestCertificates.path("client-untrusted.pem"))
         let pair = Pair(client: try TLSConnection(context: distrustful, serverName: "localhost"), server: try TLSConnection(context: serverContext()))
         #expect(throws: OpenSSLError.self) { try pair.handshake() }
+        // What a message needs: OpenSSL's verdict, and whose certificate it refused.
+        #expect(!pair.client.peerVerification.isTrusted && !pair.client.peerVerification.isNameMismatch)
+        #expect(pair.client.rejectedPeerCertificate?.subject == "CN=localhost")
+        #expect(pair.client.rejectedPeerCertificate?.issuer == "CN=Pushlab Test CA (for testing only)")
+    }
+
+    @Test func clientRejectsServerWithoutTheNameItConnectedBy() throws {
+        let pair = Pair(client: try TLSConnection(context: clientContext(), serverName: "elsewhere.example"), server: try TLSConnection(context: serverContext()))
+        #expect(throws: OpenSSLError.self) { try pair.handshake() }
+        #expect(pair.client.peerVerification.isNameMismatch)
+        #expect(pair.client.rejectedPeerCertificate?.subject == "CN=localhost")
+    }
+
+    @Test func acceptedServerLeavesNoRejectedCertificate() throws {
+        let pair = Pair(client: try TLSConnection(context: clientContext(), serverName: "localhost"), server: try TLSConnection(context: serverContext()))
+        try pair.handshake()
+        #expect(pair.client.rejectedPeerCertificate == nil)
+    }
+
+    @Test func clientPresentsTheCertificateOfAPKCS12File() throws {
+        let context = try TLSContext(
+            trustedCertificatesFile: TestCertificates.path("ca.pem"),
+            certificateFile: TestCertificates.path("client.p12"), certificatePassword: "pushlab"
+        )
+        let pair = Pair(client: try TLSConnection(context: context), server: try TLSConnection(context: serverContext()))
+        try pair.handshake()
+        #expect(pair.server.peerVerification.isTrusted)
+        let committed = try X509Certificate(pem: String(contentsOfFile: TestCertificates.path("client.pem"), encoding: .utf8))
+        #expect(pair.server.peerCertificate?.derBytes == committed.derBytes)
+        #expect(throws: PKCS12ReadError.self) {
+            try TLSContext(certificateFile: TestCertificates.path("client.p12"), certificatePassword: "wrong")
+        }
     }
 
     @Test func missingCertificateFileIsAReadableError() {

@@ -121,6 +121,11 @@ public final class TLSHandler: ChannelDuplexHandler {
             guard try connection.handshake() == .complete else { return }
         } catch {
             logger.debug("TLS handshake failed", metadata: ["error": "\(error)"])
+            context.fireUserInboundEventTriggered(TLSHandshakeFailed(
+                error: "\(error)",
+                peerVerification: connection.peerVerification,
+                rejectedPeerCertificate: connection.rejectedPeerCertificate
+            ))
             fail(context: context)
             return
         }
