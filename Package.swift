@@ -126,7 +126,7 @@ let package = Package(
         .testTarget(name: "PushlabTestingTests", dependencies: ["PushlabTesting", "PushlabClient"]),
         .testTarget(name: "PushlabNGHTTP2Tests", dependencies: ["PushlabNGHTTP2"]),
         .testTarget(name: "PushlabPacingTests", dependencies: ["PushlabPacing"]),
-        .testTarget(name: "PushlabScenarioTests", dependencies: ["PushlabScenario", "PushlabCore"]),
+        .testTarget(name: "PushlabScenarioTests", dependencies: ["PushlabScenario", "PushlabCore", "PushlabSimulator"]),
         .testTarget(name: "PushlabOpenSSLTests", dependencies: ["PushlabOpenSSL"]),
         .testTarget(name: "PushlabSimulatorTests", dependencies: ["PushlabSimulator", "PushlabCore"]),
         .testTarget(
@@ -142,7 +142,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
-        .testTarget(name: "PushlabCoreTests", dependencies: ["PushlabCore", "PushlabOpenSSL", "PushlabScenario", "PushlabSimulator"]),
+        .testTarget(name: "PushlabCoreTests", dependencies: ["PushlabCore", "PushlabOpenSSL", "PushlabScenario"]),
         .testTarget(
             name: "PushlabTransportTests",
             dependencies: [

@@ -91,7 +91,7 @@ public final class PushlabRuntime: Sendable {
             let control = configuration.control.map { _ in cores.controlAPI(store: parts.store) }
             if let control { parts.disconnects.append(control.connect()) }
 
-            let service: any APNsService = control.map { $0.metrics.measuring(cores.service) } ?? cores.service
+            let service: any APNsConnectionFactory = control.map { $0.metrics.measuring(cores.service) } ?? cores.service
             let server = try PushlabServer(configuration: configuration.server, service: service, logger: logger)
             let listeners: [APNsListener]
             do {

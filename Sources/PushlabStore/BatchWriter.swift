@@ -53,7 +53,7 @@ final class BatchWriter: Sendable {
         while true {
             _ = wakeUp.wait(timeout: .now() + interval)
             guard var batch = buffer.takeBatch() else { continue }
-            // Taken after the waiters: a device changed before `flush()` was called is in this batch.
+            // TakenBatch after the waiters: a device changed before `flush()` was called is in this batch.
             // Nothing recorded since the last look: the devices have settled, save them now.
             if !batch.waiters.isEmpty || batch.isLast || batch.isQuiet || clock.now - lastSnapshot >= deviceInterval {
                 batch.writes.add(devices.takeChanges())
@@ -65,7 +65,7 @@ final class BatchWriter: Sendable {
         }
     }
 
-    private func write(_ writes: PendingWrites) -> (StoreError?, HistoryRetention.Trimmed) {
+    private func write(_ writes: PendingWrites) -> (StoreError?, HistoryRetention.TrimmedCounts) {
         guard !writes.isEmpty else { return (nil, .init()) }
         do {
             let trimmed = try database.write { db in
@@ -75,7 +75,7 @@ final class BatchWriter: Sendable {
                 if let batch, writes.requestCount > 0 { try RequestRows.insert(Array(writes.requests), batch: batch, into: db) }
                 try DeviceRows.write(writes.devices, into: db)
                 // In the batch's transaction: a crash keeps both or neither.
-                return try retention?.trim(in: db) ?? HistoryRetention.Trimmed()
+                return try retention?.trim(in: db) ?? HistoryRetention.TrimmedCounts()
             }
             return (nil, trimmed)
         } catch {

@@ -20,21 +20,21 @@ struct HistoryRetention: Sendable {
     /// Whether `count` items of a kind (or a span of sequence numbers) call for a trim.
     func isExceeded(by count: Int) -> Bool { count >= limit + slack }
 
-    struct Trimmed: Equatable {
+    struct TrimmedCounts: Equatable {
         var observations = 0
         var requests = 0
     }
 
     /// Runs inside the writer's transaction, after the batch's rows are in.
-    func trim(in db: Database) throws -> Trimmed {
+    func trim(in db: Database) throws -> TrimmedCounts {
         let observations = try span(of: "sequence", in: "observations", db: db)
         let requests = try span(of: "lastSequence", in: "requestChunks", db: db)
         let trimsObservations = isExceeded(observations), trimsRequests = isExceeded(requests)
-        guard trimsObservations || trimsRequests else { return Trimmed() }
+        guard trimsObservations || trimsRequests else { return TrimmedCounts() }
         let firstObservationBatch = try firstKeptBatch(observations, trimmed: trimsObservations, column: "lastObservation", db: db)
         let firstRequestBatch = try firstKeptBatch(requests, trimmed: trimsRequests, column: "lastRequest", db: db)
 
-        var trimmed = Trimmed()
+        var trimmed = TrimmedCounts()
         if trimsObservations, let first = firstObservationBatch,
            let lastGone = try Int64.fetchOne(db, sql: "SELECT MAX(lastObservation) FROM batches WHERE batch < ?", arguments: [first]) {
             try db.execute(sql: "DELETE FROM observations WHERE sequence <= ?", arguments: [lastGone])

@@ -20,7 +20,7 @@ final class WriteBuffer: Sendable {
 
     private struct State {
         var pending = PendingWrites()
-        /// Taken by the writer, not yet committed: queries still see it here.
+        /// TakenBatch by the writer, not yet committed: queries still see it here.
         var inFlight = PendingWrites()
         var waiters: [Waiter] = []
         var isClosing = false
@@ -63,8 +63,8 @@ final class WriteBuffer: Sendable {
 
     private func record<Item>(_ items: [Item], appending append: (inout PendingWrites, [Item]) -> Void) {
         // What is shed comes back out of the lock and is freed here, after it.
-        _ = state.withLock { state -> Shed in
-            guard !state.isClosing else { return Shed() }
+        _ = state.withLock { state -> ShedRecords in
+            guard !state.isClosing else { return ShedRecords() }
             state.recorded += items.count
             guard retention == nil else {
                 append(&state.pending, items)
@@ -77,15 +77,15 @@ final class WriteBuffer: Sendable {
                 if room > 0 { append(&state.pending, Array(items.prefix(room))) }
                 state.statistics.droppedItems += items.count - room
             }
-            return Shed()
+            return ShedRecords()
         }
     }
 
     /// Sheds the oldest waiting observations and requests once either kind passes the history
     /// limit and its slack, counted as trimmed: the store would delete them once newer ones are
     /// written. What is being written is left alone.
-    private func shedPastTheHistoryLimit(_ state: inout State) -> Shed {
-        var shed = Shed()
+    private func shedPastTheHistoryLimit(_ state: inout State) -> ShedRecords {
+        var shed = ShedRecords()
         guard let retention else { return shed }
         if retention.isExceeded(by: state.pending.observationCount) {
             let taken = state.pending.shedObservations(keeping: retention.limit)
@@ -102,7 +102,7 @@ final class WriteBuffer: Sendable {
 
     /// What was shed under the lock, returned out of it to be freed after it: freeing a hundred
     /// thousand observations must not hold up every recording thread.
-    private struct Shed {
+    private struct ShedRecords {
         var observations: [[Observation]] = []
         var requests: [[RequestLog.Entry]] = []
     }
@@ -168,9 +168,9 @@ final class WriteBuffer: Sendable {
 
     /// Records how `batch` went and answers its waiters. A failed batch goes back in front of
     /// what was recorded since, to be tried again, unless that would pass the backlog limit.
-    func finish(_ batch: Batch, error: StoreError?, trimmed: HistoryRetention.Trimmed) {
-        let (waiters, _) = state.withLock { state -> ([Waiter], Shed) in
-            var shed = Shed()
+    func finish(_ batch: Batch, error: StoreError?, trimmed: HistoryRetention.TrimmedCounts) {
+        let (waiters, _) = state.withLock { state -> ([Waiter], ShedRecords) in
+            var shed = ShedRecords()
             state.inFlight = PendingWrites()
             if let error {
                 state.statistics.failedBatches += 1

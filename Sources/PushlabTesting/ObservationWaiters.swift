@@ -40,6 +40,9 @@ final class ObservationWaiters: ObservationSink {
         }
     }
 
+    /// Waits registered and not yet resumed.
+    var count: Int { waiting.withLock { $0.count } }
+
     func record(_ observations: [Observation]) {
         // The predicates are the tests' code: run outside the lock, and `resume` settles a race
         // with a timeout or a cancellation (only the one that removes the waiter resumes it).

@@ -102,8 +102,15 @@ struct DeviceSnapshotTests {
         let first = try firstRun.recordingStore(path: path, flushInterval: .milliseconds(20))
         try firstRun.addPhone("phone-1")
         try await first.flush()  // the device row, with an empty Notification Center
+        let written = first.statistics.itemsWritten
         firstRun.push(to: firstRun.token("phone-1"))
-        try await Task.sleep(for: .milliseconds(300))  // batches commit; the next snapshot is seconds away
+        // Ordinary batches commit the push's observations (every 20 ms); the next device snapshot
+        // is seconds away, so only the batch can have saved the Notification Center entry.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while first.statistics.itemsWritten == written || first.backlog > 0 {
+            guard ContinuousClock.now < deadline else { Issue.record("no batch was written in 10 s"); break }
+            try await Task.sleep(for: .milliseconds(5))
+        }
 
         let secondRun = TestPushlab()
         let second = try secondRun.recordingStore(path: path)

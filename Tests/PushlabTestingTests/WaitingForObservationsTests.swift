@@ -1,6 +1,6 @@
 import Foundation
 import PushlabClient
-import PushlabTesting
+@testable import PushlabTesting
 import Testing
 
 /// `waitForObservation` and `waitForCallback`: they return the moment the observation exists,
@@ -29,8 +29,8 @@ struct WaitingForObservationsTests {
             let mark = server.lastObservationSequence
             let started = ContinuousClock.now
             async let woken = server.waitForObservation(device: "phone", kind: .appState, since: mark, timeout: generous)
-            // Give the wait time to be registered, so it is woken by the simulator, not the log.
-            try await Task.sleep(for: .milliseconds(100))
+            // Once the wait is registered it is woken by the simulator, not found in the log.
+            try await waitUntilRegistered(server)
             try server.simulator.changeApp(PushlabTestServer.defaultBundleID, on: "phone", to: .foreground)
             let observation = try await woken
             #expect(ContinuousClock.now - started < .seconds(10))
@@ -108,10 +108,19 @@ struct WaitingForObservationsTests {
             try server.addDevice("phone")
             let started = ContinuousClock.now
             let wait = Task { try await server.waitForObservation(device: "phone", kind: .banner, timeout: generous) }
-            try await Task.sleep(for: .milliseconds(50))
+            try await waitUntilRegistered(server)
             wait.cancel()
             await #expect(throws: CancellationError.self) { try await wait.value }
             #expect(ContinuousClock.now - started < .seconds(10))
+        }
+    }
+
+    /// Until one wait is registered with the server's waiters (a condition, not a pause).
+    private func waitUntilRegistered(_ server: PushlabTestServer) async throws {
+        let deadline = ContinuousClock.now + generous
+        while server.waiters.count == 0 {
+            guard ContinuousClock.now < deadline else { throw CancellationError() }
+            try await Task.sleep(for: .milliseconds(1))
         }
     }
 }

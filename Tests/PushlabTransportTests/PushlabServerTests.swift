@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Pushlab server over real TLS sockets")
 struct PushlabServerTests {
-    private func startServer(_ service: any APNsService) async throws -> (PushlabServer, dev: Int, prod: Int) {
+    private func startServer(_ service: any APNsConnectionFactory) async throws -> (PushlabServer, dev: Int, prod: Int) {
         let configuration = ServerConfiguration(
             listeners: [
                 .init(host: "127.0.0.1", port: 0, environment: .development),
@@ -32,7 +32,7 @@ struct PushlabServerTests {
 
     /// Starts a server and a client event loop group, runs `body`, and stops both whatever happens
     /// (stopping a server twice is harmless).
-    private func withServer(_ service: any APNsService, _ body: (Running) async throws -> Void) async throws {
+    private func withServer(_ service: any APNsConnectionFactory, _ body: (Running) async throws -> Void) async throws {
         let (server, dev, prod) = try await startServer(service)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         do {

@@ -2,7 +2,7 @@ import PushlabCore
 import Synchronization
 
 /// An APNs service that records what it saw and answers with a rule the test sets.
-final class RecordingService: APNsService {
+final class RecordingService: APNsConnectionFactory {
     private let state = Mutex<(connections: [ConnectionInfo], requests: [APNsRequest], journal: [String])>(([], [], []))
     let initialMaxConcurrentStreams: UInt32
     let startActions: [ConnectionAction]

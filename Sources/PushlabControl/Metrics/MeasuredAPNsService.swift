@@ -3,14 +3,14 @@ import PushlabCore
 extension ControlMetrics {
     /// `service` with its connections counted and its answers timed, for `/metrics`. Put it
     /// between the transport and the APNs rules; everything else passes through unchanged.
-    public func measuring(_ service: any APNsService) -> any APNsService {
+    public func measuring(_ service: any APNsConnectionFactory) -> any APNsConnectionFactory {
         MeasuredAPNsService(service: service, metrics: self)
     }
 }
 
-/// An `APNsService` that counts connections and times `handle` around another one.
-struct MeasuredAPNsService: APNsService {
-    let service: any APNsService
+/// An `APNsConnectionFactory` that counts connections and times `handle` around another one.
+struct MeasuredAPNsService: APNsConnectionFactory {
+    let service: any APNsConnectionFactory
     let metrics: ControlMetrics
 
     func makeConnectionHandler(for connection: ConnectionInfo) -> any APNsConnectionHandler {

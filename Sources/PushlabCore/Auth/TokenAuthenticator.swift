@@ -1,20 +1,12 @@
-/// Provider-token authentication for one connection (reference 4.2 to 4.5): verification with
-/// a per-connection cache, the team and key bound by the first push, expiry, and the 20-minute
-/// rule for token updates. Not thread-safe: it lives with its connection on one event loop, and
-/// its stored state skips Swift's run-time exclusivity checks (see docs/PERFORMANCE.md).
+/// Provider-token authentication for one connection (reference 4.2 to 4.5): the team and key
+/// bound by the first push, expiry, and the 20-minute rule for token updates. What it may skip
+/// for a repeated token lives in the connection's `ConnectionShortcuts`. Not thread-safe: it
+/// lives with its connection on one event loop, and its stored state skips Swift's run-time
+/// exclusivity checks (see docs/PERFORMANCE.md).
 final class TokenAuthenticator {
-    struct Verified {
-        let key: SigningKey
-        /// `iat` in milliseconds.
-        let issuedAt: EpochMilliseconds
-    }
-
     private let world: APNsWorld
     private let policy: APNsPolicy
-    /// Tokens whose signature already verified on this connection: later requests cost a lookup.
-    @exclusivity(unchecked) private var verifiedTokens: [Substring: Verified] = [:]
-    private static let verifiedTokenLimit = 32
-    @exclusivity(unchecked) private var keyGeneration: UInt64 = 0
+    private let shortcuts: ConnectionShortcuts
     @exclusivity(unchecked) private(set) var boundTeamID: String?
     /// The world's app generation when the connection was bound: later apps are not its topics.
     @exclusivity(unchecked) private(set) var appGenerationAtBinding: UInt64 = 0
@@ -22,19 +14,13 @@ final class TokenAuthenticator {
     /// The key of the token that authenticated the latest request.
     @exclusivity(unchecked) private(set) var currentKey: SigningKey?
     @exclusivity(unchecked) private var currentToken: Substring?
-    /// The last `authorization` header that passed, when its token was issued and where its key
-    /// works: on a busy connection every request repeats it, and then authentication is one
-    /// comparison of bytes and two checks on numbers.
-    /// Empty when no header has passed (an empty header never does).
-    @exclusivity(unchecked) private var lastAuthorization: [UInt8] = []
-    @exclusivity(unchecked) private var lastIssuedAt: EpochMilliseconds = 0
-    @exclusivity(unchecked) private var lastKeyEnvironments: UInt8 = 0
     @exclusivity(unchecked) private var lastUpdateAt: EpochMilliseconds = 0
     @exclusivity(unchecked) private var updatesInWindow = 0
 
-    init(world: APNsWorld, policy: APNsPolicy) {
+    init(world: APNsWorld, policy: APNsPolicy, shortcuts: ConnectionShortcuts) {
         self.world = world
         self.policy = policy
+        self.shortcuts = shortcuts
     }
 
     var hasAuthenticated: Bool { boundTeamID != nil }
@@ -44,19 +30,17 @@ final class TokenAuthenticator {
     /// connection to its key (`currentKey`). Returns why the request is refused, or nil.
     func authenticate(_ authorization: UnsafeRawBufferPointer?, environment: APNsEnvironment, now: EpochMilliseconds) -> APNsErrorReason? {
         guard let authorization else { return .missingProviderToken }
-        // A busy connection repeats the header that last passed: with no key changed since, only
-        // the rules that depend on the request (environment, time) can answer differently, and
-        // nothing is reassigned (each assignment would retain and release shared objects).
-        if world.keyGeneration == keyGeneration, lastAuthorization.holdsSameBytes(as: authorization) {
-            if lastKeyEnvironments & environment.bit == 0 { return policy.environmentKeyReason }
-            return ageProblem(issuedAt: lastIssuedAt, now: now)
+        // A busy connection repeats the header that last passed: only the rules that depend on the
+        // request (environment, time) can answer differently, and nothing is reassigned (each
+        // assignment would retain and release shared objects).
+        if let passed = shortcuts.passed(authorization, world: world) {
+            if passed.keyEnvironments & environment.bit == 0 { return policy.environmentKeyReason }
+            return ageProblem(issuedAt: passed.issuedAt, now: now)
         }
-        // Until this header passes again, it is not the one that last passed: a key removed since
-        // must fail it on every request, not only the first after the removal.
-        lastAuthorization.removeAll(keepingCapacity: true)
+        shortcuts.forgetPassedHeader()
         let header = String(decoding: authorization, as: UTF8.self)
         guard let bearer = Self.bearerToken(header) else { return .missingProviderToken }
-        let verified: Verified
+        let verified: ConnectionShortcuts.VerifiedToken
         switch verify(bearer) {
         case .success(let value): verified = value
         case .failure(let reason): return reason
@@ -84,9 +68,7 @@ final class TokenAuthenticator {
         boundTeamID = key.teamID
         if firstKey == nil { firstKey = key }
         currentKey = key
-        lastAuthorization.append(contentsOf: authorization)
-        lastIssuedAt = verified.issuedAt
-        lastKeyEnvironments = key.environments.reduce(0) { $0 | $1.bit }
+        shortcuts.rememberPassed(authorization, .init(issuedAt: verified.issuedAt, keyEnvironments: key.environments.reduce(0) { $0 | $1.bit }))
         return nil
     }
 
@@ -97,23 +79,16 @@ final class TokenAuthenticator {
         return nil
     }
 
-    private func verify(_ token: Substring) -> Result<Verified, APNsErrorReason> {
-        // A key removed (revoked) since a token verified makes that token invalid.
-        let generation = world.keyGeneration
-        if generation != keyGeneration {
-            verifiedTokens.removeAll(keepingCapacity: true)
-            keyGeneration = generation
-        }
-        if let cached = verifiedTokens[token] { return .success(cached) }
+    private func verify(_ token: Substring) -> Result<ConnectionShortcuts.VerifiedToken, APNsErrorReason> {
+        if let cached = shortcuts.verifiedToken(token, world: world) { return .success(cached) }
         guard let parsed = try? ProviderToken.parse(token),
               let key = world.key(parsed.keyID),
               key.teamID == parsed.teamID,
               key.verifier.isValidSignature(parsed.signature, for: parsed.signingInput) else {
             return .failure(.invalidProviderToken)
         }
-        if verifiedTokens.count >= Self.verifiedTokenLimit { verifiedTokens.removeAll(keepingCapacity: true) }
-        let verified = Verified(key: key, issuedAt: parsed.issuedAtMilliseconds)
-        verifiedTokens[token] = verified
+        let verified = ConnectionShortcuts.VerifiedToken(key: key, issuedAt: parsed.issuedAtMilliseconds)
+        shortcuts.rememberVerified(token, verified)
         return .success(verified)
     }
 
@@ -136,15 +111,5 @@ final class TokenAuthenticator {
         while cursor < end, isBlank(utf8[cursor]) { cursor = utf8.index(after: cursor) }
         guard cursor < end else { return nil }
         return header[cursor..<end]
-    }
-}
-
-private extension APNsEnvironment {
-    /// The environment as one bit of a mask, for the fast path's "where the key works".
-    var bit: UInt8 {
-        switch self {
-        case .development: 1
-        case .production: 2
-        }
     }
 }

@@ -80,10 +80,10 @@ extension APNsProviderConnection {
     /// The topic as sent, or a single-topic certificate's default. Decides nothing: the checks
     /// that read it do.
     func resolveTopic(_ attempt: inout PushAttempt) {
-        if let repeated = attempt.withField(.topic, repeatedTopic) {
+        if let repeated = attempt.withField(.topic, shortcuts.repeatedTopic) {
             attempt.topic = repeated
         } else if let topic = attempt.field(.topic)?.trimmingSpaces, !topic.isEmpty {
-            attempt.topic = parsedTopic(topic)
+            attempt.topic = shortcuts.parsedTopic(topic)
         } else if let certificate, let topic = certificate.defaultTopic(multiTopicDefaultsToApp: policy.multiTopicCertificateDefaultsToAppTopic) {
             attempt.topic = APNsTopic(topic)
         }

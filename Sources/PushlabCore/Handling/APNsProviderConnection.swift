@@ -8,6 +8,8 @@ final class APNsProviderConnection: APNsConnectionHandler {
     let policy: APNsPolicy
     let certificate: CertificateIdentity?
     let tokenAuthenticator: TokenAuthenticator
+    /// What a request like the last one may skip, each shortcut with its own invalidation.
+    let shortcuts = ConnectionShortcuts()
     /// The service's world, sink and fault injector (asked first whether it may fire at all),
     /// every event loop's on every request: held here and read in place (not through `service`,
     /// not bound to a local), which spares a retain and release of each, and two cores
@@ -23,30 +25,18 @@ final class APNsProviderConnection: APNsConnectionHandler {
     @exclusivity(unchecked) private var readTime: EpochMilliseconds?
     @exclusivity(unchecked) private var idleGoAwaySent = false
     @exclusivity(unchecked) var ids = APNsIDGenerator()
-    @exclusivity(unchecked) private var lastAuthority: String?
-    @exclusivity(unchecked) private var lastApp: AppRecord?
-    @exclusivity(unchecked) private var lastTopic: APNsTopic?
-    /// `lastTopic` as sent, so a repeated `apns-topic` is recognised in place.
-    @exclusivity(unchecked) private var lastTopicBytes: [UInt8] = []
-    @exclusivity(unchecked) private var lastAppVersion: UInt64 = 0
-    @exclusivity(unchecked) private var lastAuthorityEnvironment = APNsEnvironment.development
     /// Answers recorded, and pushes accepted for the sink, since the transport last published
     /// them (`flushRecords`).
     @exclusivity(unchecked) private var unpublishedRecords: [RequestLog.Entry] = []
     @exclusivity(unchecked) private var unsentPushes: [AcceptedPush] = []
     @exclusivity(unchecked) private var payloads = PayloadArena()
-    /// The service's rate limiter and its limit as of `rateLimiterGeneration`: no lock per
-    /// request, and a registered token counted in its own window with the limit kept here.
-    @exclusivity(unchecked) private var rateLimiter: DeviceTokenRateLimiter?
-    @exclusivity(unchecked) private var rateLimit: APNsPolicy.RateLimit?
-    @exclusivity(unchecked) private var rateLimiterGeneration = UInt64.max
 
     init(info: ConnectionInfo, service: APNsProviderService, policy: APNsPolicy) {
         self.info = info
         self.service = service
         self.policy = policy
         self.certificate = info.clientCertificate.map(CertificateIdentity.init)
-        self.tokenAuthenticator = TokenAuthenticator(world: service.world, policy: policy)
+        self.tokenAuthenticator = TokenAuthenticator(world: service.world, policy: policy, shortcuts: shortcuts)
         self.world = service.world
         self.sink = service.sink
         self.faults = service.faults
@@ -57,18 +47,14 @@ final class APNsProviderConnection: APNsConnectionHandler {
     var initialMaxConcurrentStreams: UInt32 { announcedStreams }
 
     /// Counts a request against its token's rate limit; nil when the service has no limit.
+    /// A registered token is counted in its own window, with the limit the shortcuts keep.
     func admitByRateLimit(_ attempt: PushAttempt, token: DeviceTokenKey) -> Bool? {
-        let generation = service.rateLimiterGeneration
-        if generation != rateLimiterGeneration {
-            rateLimiter = service.deviceTokenRateLimiter
-            rateLimit = rateLimiter?.limit
-            rateLimiterGeneration = generation
-        }
-        guard let rateLimit else { return nil }
+        shortcuts.refreshRateLimiter(from: service)
+        guard let rateLimit = shortcuts.rateLimit else { return nil }
         if let window = attempt.registered?.rateWindow {
             return DeviceTokenRateLimiter.admit(window, limit: rateLimit, now: attempt.receivedAt)
         }
-        return rateLimiter?.admit(token, now: attempt.receivedAt)
+        return shortcuts.rateLimiter?.admit(token, now: attempt.receivedAt)
     }
 
     func connectionDidStart() -> [ConnectionAction] {
@@ -93,43 +79,15 @@ final class APNsProviderConnection: APNsConnectionHandler {
         return [.goAway(.idleTimeout)]
     }
 
-    /// The topic repeats on a connection: split it into bundle id and suffix once.
-    func parsedTopic(_ value: String) -> APNsTopic {
-        if let lastTopic, lastTopic.value == value { return lastTopic }
-        let topic = APNsTopic(value)
-        lastTopic = topic
-        lastTopicBytes = Array(value.utf8)
-        return topic
-    }
-
-    /// The last topic parsed when `header` is exactly its bytes.
-    func repeatedTopic(_ header: UnsafeRawBufferPointer?) -> APNsTopic? {
-        guard let header, lastTopicBytes.holdsSameBytes(as: header) else { return nil }
-        return lastTopic
-    }
-
     /// Whether `bundleID` is an app of the team the connection is bound to, added before the
-    /// binding (A3). A connection pushes to few apps: each is looked up in the shared world only
-    /// when it changed, and read in place (a copy would retain strings every connection shares).
+    /// binding (A3).
     func appIsBoundToConnection(_ bundleID: String) -> Bool {
-        let version = world.appsVersion
-        if lastAppVersion != version || lastApp?.bundleID != bundleID {
-            lastApp = world.app(bundleID)
-            lastAppVersion = version
+        guard let teamID = tokenAuthenticator.boundTeamID else { return false }
+        let bindingGeneration = tokenAuthenticator.appGenerationAtBinding
+        return shortcuts.withApp(bundleID, in: world) { app in
+            guard let app, app.teamID == teamID else { return false }
+            return app.addedGeneration <= bindingGeneration
         }
-        guard let teamID = tokenAuthenticator.boundTeamID, lastApp?.teamID == teamID,
-              let addedGeneration = lastApp?.addedGeneration else { return false }
-        return addedGeneration <= tokenAuthenticator.appGenerationAtBinding
-    }
-
-    /// `:authority` repeats on every request of a connection: decide its environment once.
-    private func environment(for request: APNsRequest) -> APNsEnvironment {
-        guard let authority = request.authority else { return info.environment }
-        if authority != lastAuthority {
-            lastAuthority = authority
-            lastAuthorityEnvironment = info.environment(for: request)
-        }
-        return lastAuthorityEnvironment
     }
 
     func handle(_ request: consuming APNsRequest) -> APNsOutcome {
@@ -138,7 +96,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
         let fields = Self.collectHeaders(request)
         // An unusable apns-id is never echoed, whichever check answers first: a fresh one replaces it.
         let requestedID = fields.value(.apnsID, in: request).flatMap { APNsID(requested: $0, lowerCaseOnly: policy.strictApnsIDCase) }
-        let environment = environment(for: request)
+        let environment = shortcuts.environment(for: request, on: info)
         var attempt = PushAttempt(
             request: consume request, environment: environment, receivedAt: now,
             apnsID: requestedID ?? APNsID(ids.nextUUID()), echoesRequestedID: requestedID != nil, fields: fields

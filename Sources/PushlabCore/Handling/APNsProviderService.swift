@@ -2,7 +2,7 @@ import Synchronization
 
 /// The APNs provider API, rule for rule: one `APNsProviderConnection` per connection, sharing
 /// the world, the clock, the request log, the rate limiter and the sink.
-public final class APNsProviderService: APNsService {
+public final class APNsProviderService: APNsConnectionFactory {
     public let world: APNsWorld
     public let clock: any PushlabClock
     public let log: RequestLog

@@ -29,7 +29,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     }
 
     private let settings: Settings
-    private let service: any APNsService
+    private let service: any APNsConnectionFactory
     private let registry: ConnectionRegistry?
     @exclusivity(unchecked) private var session: HTTP2Session?
     @exclusivity(unchecked) private var connectionHandler: (any APNsConnectionHandler)?
@@ -46,25 +46,15 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     private let headerValues = HeaderValueCache(slots: HeaderName.cacheSlots)
     @exclusivity(unchecked) private var outputBuffer = ByteBufferAllocator().buffer(capacity: 4096)
     @exclusivity(unchecked) private var context: ChannelHandlerContext?
-    /// Set after a protocol error: close once whatever nghttp2 queued (a GOAWAY) is out.
-    @exclusivity(unchecked) private var closeAfterFlush = false
-    @exclusivity(unchecked) private var readsPaused = false
-    /// Streams the client opened that have not closed yet (what nghttp2 counts against the limit).
-    @exclusivity(unchecked) private var openStreams = 0
-    /// A GOAWAY of our own is queued after a connection error; nghttp2's generic one is not needed.
-    @exclusivity(unchecked) private var goAwaySubmitted = false
-    @exclusivity(unchecked) private var lastAnsweredStreamID: Int32 = 0
+    /// Streams, GOAWAYs waiting for their answer, paused reads: the state machine whose answers
+    /// this handler carries out.
+    @exclusivity(unchecked) private var lifecycle = ConnectionLifecycle()
     private var tickTask: RepeatedTask?
-    /// GOAWAYs that wait for an answer to finish before they are sent.
-    @exclusivity(unchecked) private var goAwaysAfterStream: [Int32: [ConnectionAction]] = [:]
-    /// GOAWAYs whose answer is out; they follow it in a later write (see `deferGoAways`).
-    @exclusivity(unchecked) private var pendingGoAways: [ConnectionAction] = []
     private var pendingGoAwayTimer: Scheduled<Void>?
-    @exclusivity(unchecked) private var readPending = false
     /// Plain-TCP use (tests, h2c): start at channelActive instead of waiting for TLS.
     private let startWithoutTLS: Bool
 
-    public init(settings: Settings, service: any APNsService, registry: ConnectionRegistry? = nil, startWithoutTLS: Bool = false) {
+    public init(settings: Settings, service: any APNsConnectionFactory, registry: ConnectionRegistry? = nil, startWithoutTLS: Bool = false) {
         self.settings = settings
         self.service = service
         self.registry = registry
@@ -100,18 +90,16 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         guard let session else { return }
         let bytes = unwrapInboundIn(data)
         connectionHandler?.peerWasActive()
-        if !pendingGoAways.isEmpty {
-            // The GOAWAY goes out before this read is parsed, so nghttp2 ignores the streams it
-            // opens and the GOAWAY's last stream id tells the client to retry them elsewhere.
-            sendPendingGoAways(session: session)
+        let goAways = lifecycle.readArrived()
+        if !goAways.isEmpty {
+            sendGoAways(goAways, session: session)
             if flushSession(context: context) { return }
         }
         do {
             try bytes.withUnsafeReadableBytes { try session.receive($0) }
         } catch {
             settings.logger.debug("HTTP/2 session error", metadata: ["connection": "\(settings.connectionID)", "error": "\(error)"])
-            if !goAwaySubmitted { try? session.submitGoAway(errorCode: .protocolError) }
-            closeAfterFlush = true
+            if lifecycle.sessionFailed() { try? session.submitGoAway(errorCode: .protocolError) }
         }
         flushSession(context: context)
     }
@@ -121,6 +109,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         tickTask = nil
         pendingGoAwayTimer?.cancel()
         pendingGoAwayTimer = nil
+        lifecycle.connectionClosed()
         lastStream = nil
         streams.removeAll()
         connectionHandler?.connectionDidClose()
@@ -132,12 +121,9 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
 
     public func channelWritabilityChanged(context: ChannelHandlerContext) {
         if context.channel.isWritable {
-            readsPaused = false
+            lifecycle.becameWritable()
             flushSession(context: context)
-            if readPending {
-                readPending = false
-                context.read()
-            }
+            if lifecycle.takeHeldRead() { context.read() }
         }
         context.fireChannelWritabilityChanged()
     }
@@ -145,11 +131,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     /// A peer that does not read its responses stops being read from: TCP pushes back on it,
     /// and Pushlab holds at most one window of frames for it.
     public func read(context: ChannelHandlerContext) {
-        if readsPaused {
-            readPending = true
-        } else {
-            context.read()
-        }
+        if lifecycle.readRequested() { context.read() }
     }
 
     // MARK: Control from outside the event loop (through ConnectionRegistry)
@@ -172,7 +154,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
 
     public func http2Session(_ session: HTTP2Session, didBeginHeadersOn streamID: Int32) {
         guard streams[streamID] == nil else { return }
-        openStreams += 1
+        lifecycle.streamOpened()
         let stream: StreamState
         if let spare = spareStreams.popLast() {
             spare.reuse(for: streamID)
@@ -221,7 +203,6 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
             return
         }
         let outcome = connectionHandler.handle(stream.request)
-        lastAnsweredStreamID = max(lastAnsweredStreamID, streamID)
         let isHead = stream.request.method == "HEAD"
         if spareStreams.count < 64 { spareStreams.append(stream) }
         if outcome.delayMilliseconds > 0, let context {
@@ -243,62 +224,54 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
 
     private func answer(_ outcome: APNsOutcome, on streamID: Int32, isHead: Bool, session: HTTP2Session) {
         guard let response = outcome.response else {
+            lifecycle.streamAnswered(streamID, goAways: [])
             try? session.submitResetStream(streamID, errorCode: .internalError)
             apply(outcome.actions, session: session)
             return
         }
         write(response, on: streamID, omitBody: isHead, session: session)
-        // nghttp2 sends control frames ahead of DATA: a GOAWAY submitted now would land between
-        // this answer's HEADERS and its DATA, which clients read as the connection ending early.
-        let goAways = outcome.actions.filter { if case .goAway = $0 { true } else { false } }
-        if !goAways.isEmpty { goAwaysAfterStream[streamID] = goAways }
-        apply(outcome.actions.filter { if case .goAway = $0 { false } else { true } }, session: session)
+        lifecycle.streamAnswered(streamID, goAways: outcome.actions.filter(\.isGoAway))
+        apply(outcome.actions.filter { !$0.isGoAway }, session: session)
     }
 
     /// APNs answers a client that opens more streams than it was allowed with GOAWAY
     /// REFUSED_STREAM and a plain-text reason (O1); nghttp2 would say PROTOCOL_ERROR.
     public func http2Session(_ session: HTTP2Session, takesOverConnectionErrorFor frameType: UInt8, streamID: Int32) -> Bool {
         let isNewStream = frameType == 0x1 && streamID > session.lastProcessedStreamID
-        guard isNewStream, openStreams >= Int(session.localSetting(.maxConcurrentStreams)) else { return false }
+        guard let lastAnswered = lifecycle.refuseStream(isNew: isNewStream, limit: Int(session.localSetting(.maxConcurrentStreams))) else {
+            return false
+        }
         // The session cannot go on after this, so only streams already answered count as processed:
         // the client may retry the others on a new connection.
         try? session.submitGoAway(
-            lastStreamID: lastAnsweredStreamID, errorCode: .refusedStream,
+            lastStreamID: lastAnswered, errorCode: .refusedStream,
             debugData: Array("Maximum active streams violated for this endpoint.".utf8)
         )
-        goAwaySubmitted = true
         return true
     }
 
     public func http2Session(_ session: HTTP2Session, didCloseStream streamID: Int32, errorCode: UInt32) {
-        openStreams -= 1
         _ = forget(streamID)
-        if let goAways = goAwaysAfterStream.removeValue(forKey: streamID) { deferGoAways(goAways) }
-    }
-
-    /// A GOAWAY written together with the answer that triggered it reaches the client in the same
-    /// read, and a client may then reuse the connection it has just been told is closing (aioapns
-    /// sends its next push on it and fails with a ProtocolError). So it follows the answer: as
-    /// soon as the client sends anything more, or after a short pause.
-    private func deferGoAways(_ goAways: [ConnectionAction]) {
-        pendingGoAways.append(contentsOf: goAways)
-        guard pendingGoAwayTimer == nil, let context else { return }
-        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        pendingGoAwayTimer = context.eventLoop.scheduleTask(in: Self.goAwayPause) {
-            let handler = loopBound.value
-            guard let session = handler.session, let context = handler.context else { return }
-            handler.sendPendingGoAways(session: session)
-            handler.flushSession(context: context)
+        if lifecycle.streamClosed(streamID) == .armGoAwayTimer, let context {
+            let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            pendingGoAwayTimer = context.eventLoop.scheduleTask(in: Self.goAwayPause) {
+                let handler = loopBound.value
+                handler.pendingGoAwayTimer = nil
+                let goAways = handler.lifecycle.goAwayTimerFired()
+                guard let session = handler.session, let context = handler.context else { return }
+                handler.apply(goAways, session: session)
+                handler.flushSession(context: context)
+            }
         }
     }
 
+    /// How long GOAWAYs wait after their answer when the client sends nothing more.
     private static let goAwayPause = TimeAmount.milliseconds(50)
 
-    private func sendPendingGoAways(session: HTTP2Session) {
+    /// GOAWAYs that waited for their answer, ahead of the read that follows it.
+    private func sendGoAways(_ goAways: [ConnectionAction], session: HTTP2Session) {
         pendingGoAwayTimer?.cancel()
         pendingGoAwayTimer = nil
-        let goAways = pendingGoAways
-        pendingGoAways = []
         apply(goAways, session: session)
     }
 
@@ -423,7 +396,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         connectionHandler?.flushRecords()
         guard let session else { return false }
         guard context.channel.isWritable else {
-            readsPaused = true
+            lifecycle.outputBlocked()
             return false
         }
         // One buffer for the life of the connection: the TLS handler below encrypts what it is
@@ -433,32 +406,13 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
             while let chunk = try session.nextOutboundChunk() { outputBuffer.writeBytes(chunk) }
         } catch {
             settings.logger.debug("HTTP/2 serialization error", metadata: ["error": "\(error)"])
-            closeAfterFlush = true
+            lifecycle.serializationFailed()
         }
         if outputBuffer.readableBytes > 0 { context.writeAndFlush(wrapOutboundOut(outputBuffer), promise: nil) }
         // After a GOAWAY, nghttp2 stops wanting to read once no stream is open.
-        guard closeAfterFlush || !session.isActive else { return false }
+        guard lifecycle.closesAfterFlush(sessionActive: session.isActive) else { return false }
         context.close(promise: nil)
         return true
-    }
-}
-
-extension ClientCertificate {
-    init(_ certificate: X509Certificate, verification: CertificateVerification) {
-        let validity = certificate.validity
-        var extensions: [String: [UInt8]] = [:]
-        for oid in ClientCertificate.apnsExtensionOIDs {
-            if let value = certificate.extensionValue(oid: oid) { extensions[oid] = value }
-        }
-        self.init(
-            subject: certificate.subject,
-            userIDs: certificate.subjectValues(oid: "0.9.2342.19200300.100.1.1"),
-            extensions: extensions,
-            notBefore: validity.notBefore,
-            notAfter: validity.notAfter,
-            isTrusted: verification.isTrusted,
-            verificationError: verification.isTrusted ? nil : verification.description
-        )
     }
 }
 

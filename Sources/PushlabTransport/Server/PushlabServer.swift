@@ -5,14 +5,14 @@ import NIOPosix
 import PushlabCore
 import PushlabOpenSSL
 
-/// The APNs look-alike: TLS + HTTP/2 listeners, one per environment, in front of an `APNsService`.
+/// The APNs look-alike: TLS + HTTP/2 listeners, one per environment, in front of an `APNsConnectionFactory`.
 public final class PushlabServer: Sendable {
     /// A listener with the port it actually got.
     public typealias BoundListener = APNsListener
 
     public let configuration: ServerConfiguration
     public let connections = ConnectionRegistry()
-    private let service: any APNsService
+    private let service: any APNsConnectionFactory
     private let tlsContext: TLSContext
     private let group: MultiThreadedEventLoopGroup
     private let ownsGroup: Bool
@@ -21,7 +21,7 @@ public final class PushlabServer: Sendable {
 
     public init(
         configuration: ServerConfiguration,
-        service: any APNsService,
+        service: any APNsConnectionFactory,
         eventLoopGroup: MultiThreadedEventLoopGroup? = nil,
         logger: Logger = Logger(label: "pushlab.server")
     ) throws {

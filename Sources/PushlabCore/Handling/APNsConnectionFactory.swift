@@ -1,7 +1,7 @@
-/// The seam between transport and APNs rules. The transport asks the service for one
-/// handler per connection and calls it on the connection's event loop, one request at a time;
-/// per-connection state (bound team, last provider token) lives in the handler.
-public protocol APNsService: Sendable {
+/// The seam between transport and APNs rules: it makes one handler per connection, which the
+/// transport calls on the connection's event loop, one request at a time; per-connection state
+/// (bound team, last provider token) lives in the handler.
+public protocol APNsConnectionFactory: Sendable {
     func makeConnectionHandler(for connection: ConnectionInfo) -> any APNsConnectionHandler
 }
 

@@ -80,7 +80,7 @@ public final class DeviceSimulator: PushSink, Sendable {
 
     private func runSession<T: Sendable>(_ deviceID: String, at now: EpochMilliseconds, _ body: (inout DeviceSession) throws(SimulatorError) -> T) throws(SimulatorError) -> T {
         let result: Result<(T, [Observation]), SimulatorError> = shard(deviceID).withLock { shard in
-            // Taken out while the session runs, so the session holds the only reference and its
+            // TakenBatch out while the session runs, so the session holds the only reference and its
             // changes (Notification Center, the apps) are made in place rather than copied.
             guard let device = shard.devices.removeValue(forKey: deviceID) else { return .failure(.unknownDevice(deviceID)) }
             var session = DeviceSession(device: device, settings: settings, now: now) { [self] in nextSequence() }

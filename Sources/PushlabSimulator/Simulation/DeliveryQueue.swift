@@ -20,7 +20,7 @@ final class DeliveryQueue: Sendable {
     private enum Entry {
         case pushes([AcceptedPush])
         case runDue(until: EpochMilliseconds)
-        /// Already handed to whoever delivers: what remains of it in `Taken` until the batch ends.
+        /// Already handed to whoever delivers: what remains of it in `TakenBatch` until the batch ends.
         case done
 
         var itemCount: Int {
@@ -34,7 +34,7 @@ final class DeliveryQueue: Sendable {
 
     /// Held by whoever delivers, for one bounded batch: entries taken from `incoming` wait here,
     /// ahead of everything appended since.
-    private struct Taken {
+    private struct TakenBatch {
         var entries: [Entry] = []
         var entry = 0
         /// The next push within `entries[entry]`.
@@ -47,7 +47,7 @@ final class DeliveryQueue: Sendable {
     let capacity: Int
     /// Entries handed over and not yet taken by whoever delivers.
     private let incoming = Mutex<[Entry]>([])
-    private let taken = Mutex(Taken())
+    private let taken = Mutex(TakenBatch())
     private let outstanding = Atomic<Int>(0)
     /// Of `outstanding`, the ticks: rare (one pending at most), so pushes are counted without a
     /// second atomic per push.
@@ -112,7 +112,7 @@ final class DeliveryQueue: Sendable {
         }
     }
 
-    private func deliver(_ taken: inout Taken, limit: Int, _ body: (Item) -> Void) -> Int {
+    private func deliver(_ taken: inout TakenBatch, limit: Int, _ body: (Item) -> Void) -> Int {
         if taken.isExhausted {
             // A burst's buffer is not kept: after a load test the queue goes back to small.
             taken.entries.removeAll(keepingCapacity: taken.entries.count <= 4096)
@@ -147,7 +147,7 @@ final class DeliveryQueue: Sendable {
 
     /// Moves past the current entry and lets its pushes go: a delivered read's payloads are
     /// freed as the worker goes, not when the whole burst is done.
-    private func finishEntry(_ taken: inout Taken) {
+    private func finishEntry(_ taken: inout TakenBatch) {
         taken.entries[taken.entry] = .done
         taken.entry += 1
         taken.offset = 0
