@@ -6,25 +6,13 @@ import os
 
 from apns2.client import APNsClient, Notification, NotificationPriority, NotificationType
 from apns2.credentials import TokenCredentials
-from apns2.payload import Payload, PayloadAlert
 
+from adapters.apns2_up import answer_of, payload_of   # the same Payload and result shapes (PyAPNs2's API)
 from matrix import Answer
 
 NAME = "mopyapns"
 AUTH = ("token", "certificate")
 PUSH_TYPES = tuple(t.value for t in NotificationType)   # alert, background, voip, complication, fileprovider, mdm
-
-
-def payload_of(payload: dict) -> Payload:
-    """The library's Payload for a matrix payload: its aps keys as Payload's arguments, the rest custom."""
-    aps = dict(payload.get("aps", {}))
-    alert = aps.pop("alert", None)
-    if isinstance(alert, dict):
-        alert = PayloadAlert(**alert)
-    content_available = bool(aps.pop("content-available", 0))
-    assert not aps, f"no Payload argument for {aps}"
-    custom = {k: v for k, v in payload.items() if k != "aps"} or None
-    return Payload(alert=alert, content_available=content_available, custom=custom)
 
 
 class Client:
@@ -50,16 +38,11 @@ class Client:
             push.token, payload_of(push.payload), topic=push.topic,
             priority=NotificationPriority(str(push.priority or 10)), expiration=push.expiration,
             collapse_id=push.collapse_id, push_type=NotificationType(push.push_type))
-        result = self.apns.get_notification_result(response)
-        reason, timestamp = (None, None)
-        if isinstance(result, tuple):
-            reason, timestamp = result
-        elif result != "Success":
-            reason = result
-        # The library has no apns-id parameter: push.apns_id is not sent; the answer's apns-id is
-        # the server's, read off the response the library returns.
-        return Answer(status=response.status_code, reason=reason, timestamp=timestamp,
-                      apns_id=response.headers.get("apns-id"))
+        answer = answer_of(self.apns.get_notification_result(response))
+        # The library has no apns-id parameter: push.apns_id is not sent; the answer's status and
+        # apns-id are the server's, read off the response the library returns.
+        answer.status, answer.apns_id = response.status_code, response.headers.get("apns-id")
+        return answer
 
     def send_many(self, pushes) -> list[Answer]:
         # The library's batch API (README: "To send multiple notifications in a batch"): one topic,
@@ -74,16 +57,4 @@ class Client:
             [Notification(token=p.token, payload=payload_of(p.payload)) for p in pushes], topic=topic,
             priority=NotificationPriority(str(priority or 10)), expiration=expiration, collapse_id=collapse_id,
             push_type=NotificationType(push_type))
-        answers = []
-        for push in pushes:
-            result = results[push.token]
-            if result == "Success":
-                answers.append(Answer(status=200))
-            elif isinstance(result, tuple):
-                answers.append(Answer(reason=result[0], timestamp=result[1]))
-            else:
-                answers.append(Answer(reason=result))
-        return answers
-
-    def close(self):
-        pass
+        return [answer_of(results[push.token]) for push in pushes]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pyapns_client import APNSClient, APNSException, IOSNotification, IOSPayload
 
+from adapters.pyapns_rejection import answer_of_rejection
 from matrix import Answer
 
 NAME = "pyapns-client"
@@ -32,11 +33,7 @@ class Client:
         try:
             self.apns.push(notification=notification, device_token=push.token)
         except APNSException as rejection:
-            if rejection.status_code is None:      # APNSConnectionException: no answer at all
-                raise
-            # The exception class is f"{reason}Exception" (pyapns_client looks it up by that name).
-            return Answer(status=rejection.status_code, reason=type(rejection).__name__.removesuffix("Exception"),
-                          timestamp=getattr(rejection, "timestamp", None), apns_id=rejection.apns_id)
+            return answer_of_rejection(rejection)
         # push() returns None: it raised on every status but 200, and drops the apns-id of a success.
         return Answer(status=200)
 
