@@ -5,7 +5,7 @@ import Synchronization
 
 /// What `/metrics` shows, in Prometheus's text format. Counters move as things happen (each
 /// request from the request log, each observation from the simulator, each connection and
-/// answer time from `MeasuredAPNsService`); gauges are read when scraped.
+/// answer time from `MeasuredConnectionFactory`); gauges are read when scraped.
 public final class ControlMetrics: ObservationSink, Sendable {
     private let registry: PrometheusCollectorRegistry
 
@@ -105,7 +105,7 @@ public final class ControlMetrics: ObservationSink, Sendable {
         openConnections.subtract(1, ordering: .relaxed)
     }
 
-    /// APNs connections open now (counted by `MeasuredAPNsService`).
+    /// APNs connections open now (counted by `MeasuredConnectionFactory`).
     public var connections: Int { openConnections.load(ordering: .relaxed) }
 
     // MARK: Scraping

@@ -4,12 +4,12 @@ extension ControlMetrics {
     /// `service` with its connections counted and its answers timed, for `/metrics`. Put it
     /// between the transport and the APNs rules; everything else passes through unchanged.
     public func measuring(_ service: any APNsConnectionFactory) -> any APNsConnectionFactory {
-        MeasuredAPNsService(service: service, metrics: self)
+        MeasuredConnectionFactory(service: service, metrics: self)
     }
 }
 
 /// An `APNsConnectionFactory` that counts connections and times `handle` around another one.
-struct MeasuredAPNsService: APNsConnectionFactory {
+struct MeasuredConnectionFactory: APNsConnectionFactory {
     let service: any APNsConnectionFactory
     let metrics: ControlMetrics
 
