@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import os
+from apns2.client import Notification, NotificationPriority, NotificationType
 
-from apns2.client import APNsClient, Notification, NotificationPriority, NotificationType
-from apns2.credentials import TokenCredentials
-
+from adapters import apns2_up
 from adapters.apns2_up import answer_of, payload_of   # the same Payload and result shapes (PyAPNs2's API)
 from matrix import Answer
 
@@ -15,19 +13,10 @@ AUTH = ("token", "certificate")
 PUSH_TYPES = tuple(t.value for t in NotificationType)   # alert, background, voip, complication, fileprovider, mdm
 
 
-class Client:
-    def __init__(self, world, auth):
-        # mopyapns takes no CA: TokenCredentials leaves httpx's verify=True (httpx then reads
-        # SSL_CERT_FILE), CertificateCredentials builds ssl.create_default_context() (OpenSSL's
-        # default paths, which SSL_CERT_FILE sets). So Pushlab's CA is trusted process-wide.
-        os.environ["SSL_CERT_FILE"] = world.ca
-        if auth == "token":
-            credentials = TokenCredentials(auth_key_path=world.signing_key, auth_key_id=world.key_id,
-                                           team_id=world.team_id)
-        else:
-            credentials = world.path("client-combined.pem")   # README: APNsClient('key.pem', ...)
-        # use_sandbox: api.development.push.apple.com:443
-        self.apns = APNsClient(credentials=credentials, use_sandbox=True)
+class Client(apns2_up.Client):
+    """PyAPNs2's constructor as it is (the same CA story: TokenCredentials leaves httpx's
+    verify=True, which reads SSL_CERT_FILE, and CertificateCredentials builds
+    ssl.create_default_context(), whose default paths SSL_CERT_FILE sets); its own send calls."""
 
     def send(self, push) -> Answer:
         # send_notification() returns None or raises an exception named after the reason (no status,
