@@ -67,9 +67,7 @@ struct Devices: AsyncParsableCommand {
         let data: Data
         let status: Int
         do {
-            let (body, response) = try await URLSession.shared.data(from: url)
-            data = body
-            status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            (data, status) = try await ControlAPIGet.data(from: url)
         } catch {
             throw CLIFailure("The control API at \(control) does not answer: is pushlab serve running? (\(error.localizedDescription))")
         }

@@ -90,8 +90,7 @@ struct Observations: AsyncParsableCommand {
         let data: Data
         let status: Int
         do {
-            let (body, response) = try await URLSession.shared.data(from: url)
-            (data, status) = (body, (response as? HTTPURLResponse)?.statusCode ?? 0)
+            (data, status) = try await ControlAPIGet.data(from: url)
         } catch {
             throw CLIFailure("The control API at \(control) does not answer: is pushlab serve running? (\(error.localizedDescription)) To read a store file instead, pass --db pushlab.db.")
         }

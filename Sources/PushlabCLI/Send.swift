@@ -305,7 +305,6 @@ enum ControlAPIDevices {
 
     private static func get(_ address: String) async throws -> (Data, Int) {
         guard let url = URL(string: address) else { throw Send.LookupProblem(description: "--control must be a URL, not \(address)") }
-        let (data, response) = try await URLSession.shared.data(from: url)
-        return (data, (response as? HTTPURLResponse)?.statusCode ?? 0)
+        return try await ControlAPIGet.data(from: url)
     }
 }

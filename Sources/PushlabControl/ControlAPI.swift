@@ -104,11 +104,13 @@ public final class ControlAPI: Sendable {
             + observationRoutes + pushRoutes + clockRoutes + faultRoutes + resetRoutes + eventRoutes + metricsRoutes
     }
 
-    /// The router serving every route; errors of any kind become `{"error": …}`.
-    public func router() -> Router<BasicRequestContext> {
+    /// The router serving every route; errors of any kind become `{"error": …}`. With `token`,
+    /// every route needs `authorization: Bearer <token>` (401 otherwise).
+    public func router(token: String? = nil) -> Router<BasicRequestContext> {
         let routes = self.routes
         let router = Router()
         router.add(middleware: ControlErrorMiddleware(routes: routes))
+        if let token { router.add(middleware: ControlTokenMiddleware(token: token)) }
         for route in routes {
             router.on(RouterPath(route.path), method: route.method, use: route.handler)
         }

@@ -21,12 +21,12 @@ public final class ControlServer: Sendable {
         self.running = running
     }
 
-    /// Binds `host:port` (0 picks a free port) and serves `api`; throws if the address cannot
-    /// be bound.
-    public static func start(api: ControlAPI, host: String, port: Int, logger: Logger = Logger(label: "pushlab.control")) async throws -> ControlServer {
+    /// Binds `host:port` (0 picks a free port) and serves `api`, to holders of `token` only when
+    /// one is given; throws if the address cannot be bound.
+    public static func start(api: ControlAPI, host: String, port: Int, token: String? = nil, logger: Logger = Logger(label: "pushlab.control")) async throws -> ControlServer {
         let bound = BoundPort()
         let application = Application(
-            router: api.router(),
+            router: api.router(token: token),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "pushlab"),
             onServerRunning: { channel in bound.resolve(.success(channel.localAddress?.port ?? port)) },
             logger: logger

@@ -146,7 +146,7 @@ public final class PushlabRuntime: Sendable {
         var quiet = Logger(label: "pushlab.control")
         quiet.logLevel = logger.logLevel <= .debug ? logger.logLevel : max(logger.logLevel, .warning)
         do {
-            return (try await ControlServer.start(api: api, host: settings.host, port: settings.port, logger: quiet), nil)
+            return (try await ControlServer.start(api: api, host: settings.host, port: settings.port, token: settings.token, logger: quiet), nil)
         } catch {
             let failure = ControlAPIUnavailable(host: settings.host, port: settings.port, reason: "\(error)")
             if settings.required { throw failure }

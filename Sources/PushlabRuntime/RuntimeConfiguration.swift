@@ -52,11 +52,20 @@ public struct RuntimeConfiguration: Sendable {
         /// When false, a port that cannot be bound leaves the runtime without a control API
         /// (`PushlabRuntime.controlUnavailable` says why) instead of failing the start.
         public var required: Bool
+        /// Every request must carry `authorization: Bearer <token>`; nil lets anyone who reaches
+        /// the address in (right for loopback only).
+        public var token: String?
 
-        public init(host: String = "127.0.0.1", port: Int, required: Bool = true) {
+        public init(host: String = "127.0.0.1", port: Int, required: Bool = true, token: String? = nil) {
             self.host = host
             self.port = port
             self.required = required
+            self.token = token
+        }
+
+        /// Whether the address is this machine's alone (127.0.0.0/8, ::1, localhost).
+        public var isLoopback: Bool {
+            host == "localhost" || host == "::1" || host.hasPrefix("127.")
         }
     }
 }

@@ -41,3 +41,43 @@ def test_the_banner_is_not_interleaved_with_log_lines(fresh_server):
     # Library start-up lines (Hummingbird's "Server started and listening") would land in the
     # middle of the banner on a terminal: at info level nothing is logged while starting.
     assert server.stderr().strip() == "", server.stderr()
+
+
+def test_a_control_api_beyond_loopback_needs_a_token():
+    refused = serve("--development-port", "0", "--production-port", "0", "--control-host", "0.0.0.0")
+    assert refused.returncode != 0
+    assert "The control API would listen on 0.0.0.0, beyond this machine" in refused.stderr, refused.stderr
+    assert "--control-token" in refused.stderr and "PUSHLAB_CONTROL_TOKEN" in refused.stderr
+
+
+def test_a_control_token_is_required_by_every_route_and_read_by_the_cli(fresh_server):
+    import json
+    import os
+    import urllib.error
+    import urllib.request
+
+    server: PushlabServer = fresh_server("--control-token", "s3cret", scenario=None)
+    assert "(bearer token required)" in server.stdout()
+
+    def get(path: str, token: str | None) -> int:
+        request = urllib.request.Request(server.control_url + path)
+        if token:
+            request.add_header("Authorization", f"Bearer {token}")
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status
+        except urllib.error.HTTPError as refusal:
+            assert json.loads(refusal.read())["error"].startswith("This control API needs authorization")
+            return refusal.code
+
+    assert get("/v1/health", None) == 401
+    assert get("/v1/devices", "wrong") == 401
+    assert get("/v1/health", "s3cret") == 200
+    assert get("/metrics", "s3cret") == 200
+
+    devices = [str(wait_for_binary()), "devices", "--control", server.control_url]
+    denied = subprocess.run(devices, cwd=REPO, capture_output=True, text=True, timeout=30)
+    assert denied.returncode != 0
+    allowed = subprocess.run(devices, cwd=REPO, capture_output=True, text=True, timeout=30,
+                             env={**os.environ, "PUSHLAB_CONTROL_TOKEN": "s3cret"})
+    assert allowed.returncode == 0 and "ann" in allowed.stdout, allowed.stderr + allowed.stdout

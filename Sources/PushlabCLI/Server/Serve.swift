@@ -59,6 +59,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Control API port; 0 picks a free one (default 2198).")
     var controlPort: Int?
 
+    @Option(help: "Bearer token every control API request must carry (or set PUSHLAB_CONTROL_TOKEN; pushlab devices, observations and send read that variable). Required when --control-host is not a loopback address.")
+    var controlToken: String?
+
     @Option(help: "Development (sandbox) port; 0 picks a free one (default 2197).")
     var developmentPort: Int?
 
@@ -125,14 +128,20 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         let requestedControlPort = controlPort ?? file?.controlPort
+        let control = RuntimeConfiguration.ControlSettings(
+            host: controlHost ?? file?.controlHost ?? "127.0.0.1", port: requestedControlPort ?? Self.defaultControlPort,
+            // A busy default port is not fatal (another pushlab may hold it): the banner says so.
+            // A port given with --control-port or in the config file must bind.
+            required: requestedControlPort != nil, token: controlToken ?? ControlAPIGet.token
+        )
+        guard control.isLoopback || control.token != nil else {
+            throw ValidationError("The control API would listen on \(control.host), beyond this machine, and it can change the world: pass --control-token TOKEN (or set \(ControlAPIGet.tokenVariable)), or keep --control-host on a loopback address.")
+        }
         let configuration = RuntimeConfiguration(
             server: server,
             delivery: queueCapacity > 0 ? .queued(capacity: queueCapacity) : .inline,
             store: .init(path: db ?? file?.db ?? "pushlab.db", historyLimit: keptHistory > 0 ? keptHistory : nil),
-            // A busy default port is not fatal (another pushlab may hold it): the banner says so.
-            // A port given with --control-port or in the config file must bind.
-            control: .init(host: controlHost ?? file?.controlHost ?? "127.0.0.1", port: requestedControlPort ?? Self.defaultControlPort,
-                           required: requestedControlPort != nil),
+            control: control,
             tickInterval: .milliseconds(100)
         )
         let runtime: PushlabRuntime
@@ -228,7 +237,8 @@ struct Serve: AsyncParsableCommand {
             lines.append("  \(listener.environment.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) https://\(host):\(listener.port)  (as \(apple))")
         }
         if let control = runtime.controlServer {
-            lines.append("  control API  \(control.url)")
+            let token = runtime.configuration.control?.token == nil ? "" : "  (bearer token required)"
+            lines.append("  control API  \(control.url)\(token)")
         } else if let why = runtime.controlUnavailable {
             lines.append("  control API  not running: \(why) (pass --control-port 0 for a free port)")
         }
