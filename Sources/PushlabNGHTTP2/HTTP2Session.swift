@@ -266,8 +266,7 @@ public final class HTTP2Session {
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, userData in
-            HTTP2Session.with(userData) { session in session.didReceive(frame!) }
-            return 0
+            HTTP2Session.with(userData) { session in session.didReceive(frame!) } ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
         }
         nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(callbacks) { _, frame, libErrorCode, userData in
             HTTP2Session.with(userData) { session in
@@ -287,13 +286,18 @@ public final class HTTP2Session {
         }
     }
 
-    /// A complete frame: the end of a request or response, SETTINGS, GOAWAY, PING.
-    private func didReceive(_ frame: UnsafePointer<nghttp2_frame>) {
+    /// A complete frame: the end of a request or response, an empty DATA frame, SETTINGS, GOAWAY,
+    /// PING. False stops reading the peer's input.
+    private func didReceive(_ frame: UnsafePointer<nghttp2_frame>) -> Bool {
         let header = frame.pointee.hd
         let endStream = header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
         switch Int(header.type) {
         case Int(NGHTTP2_HEADERS.rawValue), Int(NGHTTP2_DATA.rawValue):
-            if endStream { delegate?.http2Session(self, didReceiveEndOfStream: header.stream_id) }
+            if endStream {
+                delegate?.http2Session(self, didReceiveEndOfStream: header.stream_id)
+            } else if header.length == 0, header.type == UInt8(NGHTTP2_DATA.rawValue) {
+                return delegate?.http2Session(self, shouldAcceptEmptyDataFrameOn: header.stream_id) ?? true
+            }
         case Int(NGHTTP2_SETTINGS.rawValue):
             let isAck = header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0
             let settings = frame.pointee.settings
@@ -314,5 +318,6 @@ public final class HTTP2Session {
         default:
             break
         }
+        return true
     }
 }

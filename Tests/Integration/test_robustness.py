@@ -137,6 +137,50 @@ def test_connection_error_is_goaway(assert_alive, case):
     still_serves(assert_alive.dev_port)
 
 
+def test_a_flood_of_empty_data_frames_is_goaway_enhance_your_calm(assert_alive):
+    """Empty DATA frames without END_STREAM are legal and useless; a client that sends them in a
+    row (CVE-2019-9518) gets GOAWAY ENHANCE_YOUR_CALM once past the bound (100), as strict
+    servers answer, and the connection closes. The request before them was answered."""
+    port = assert_alive.dev_port
+    c = connect(port)
+    try:
+        c.send_headers(1, request_headers(port))
+        c.send_data(1, BODY, end_stream=True)
+        first = answer(c, 1)
+        assert isinstance(first, HeadersFrame), c.frames
+        c.send_headers(3, request_headers(port))
+        try:
+            c.sock.sendall(raw_frame(0x0, 0x0, 3, b"") * 1000)
+        except OSError:
+            pass   # the server may close while we are still writing
+        g = c.read_until(lambda f: isinstance(f, GoAwayFrame), 10)
+        assert g is not None, f"no GOAWAY, got {c.frames}"
+        assert g.error_code == ErrorCodes.ENHANCE_YOUR_CALM, ErrorCodes(g.error_code).name
+        assert g.last_stream_id == 1, "stream 1 was answered, stream 3 was not"
+        c.read_all(10)
+        assert c.closed
+    finally:
+        c.close()
+    still_serves(port)
+
+
+def test_a_few_empty_data_frames_between_payloads_are_tolerated(assert_alive):
+    """Below the bound, and counted again after every frame with payload: a client splitting a body
+    oddly keeps its connection."""
+    port = assert_alive.dev_port
+    c = connect(port)
+    try:
+        c.send_headers(1, request_headers(port))
+        for chunk in (BODY[:10], BODY[10:]):
+            c.sock.sendall(raw_frame(0x0, 0x0, 1, b"") * 90)
+            c.send_data(1, chunk, end_stream=False)
+        c.send_data(1, b"", end_stream=True)
+        f = answer(c, 1)
+        assert isinstance(f, HeadersFrame) and dict(f.decoded)[":status"] == "200", c.frames
+    finally:
+        c.close()
+
+
 # --- Frames the server must ignore or tolerate ------------------------------------------
 
 def test_ignorable_frames(assert_alive):

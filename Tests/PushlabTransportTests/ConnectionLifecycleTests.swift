@@ -98,4 +98,23 @@ import Testing
         let result22 = lifecycle.readArrived()
         #expect(result22.isEmpty)
     }
+
+    @Test func emptyFramesInARowPastTheLimitEndTheConnection() {
+        var lifecycle = ConnectionLifecycle()
+        lifecycle.streamOpened()
+        lifecycle.streamAnswered(1, goAways: [])
+        for _ in 0..<3 {
+            let tolerated = lifecycle.emptyFrameReceived(limit: 3)
+            #expect(tolerated == nil)
+        }
+        lifecycle.payloadReceived()
+        for _ in 0..<3 {
+            let tolerated = lifecycle.emptyFrameReceived(limit: 3)
+            #expect(tolerated == nil, "a frame with payload starts the count again")
+        }
+        let refused = lifecycle.emptyFrameReceived(limit: 3)
+        #expect(refused == 1, "GOAWAY ENHANCE_YOUR_CALM naming the last stream answered")
+        let protocolError = lifecycle.sessionFailed()
+        #expect(!protocolError, "our GOAWAY is queued: no PROTOCOL_ERROR one on top")
+    }
 }

@@ -155,6 +155,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     public func http2Session(_ session: HTTP2Session, didBeginHeadersOn streamID: Int32) {
         guard streams[streamID] == nil else { return }
         lifecycle.streamOpened()
+        lifecycle.payloadReceived()
         let stream: StreamState
         if let spare = spareStreams.popLast() {
             spare.reuse(for: streamID)
@@ -173,6 +174,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     }
 
     public func http2Session(_ session: HTTP2Session, didReceiveData data: UnsafeRawBufferPointer, on streamID: Int32) {
+        lifecycle.payloadReceived()
         let limit = settings.limits.maxBufferedBodyBytes
         withStream(streamID) { $0.addBody(data, limit: limit) }
     }
@@ -248,6 +250,13 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
             debugData: Array("Maximum active streams violated for this endpoint.".utf8)
         )
         return true
+    }
+
+    /// A flood of empty DATA frames ends the connection, as strict HTTP/2 servers end it.
+    public func http2Session(_ session: HTTP2Session, shouldAcceptEmptyDataFrameOn streamID: Int32) -> Bool {
+        guard let lastAnswered = lifecycle.emptyFrameReceived(limit: settings.limits.maxConsecutiveEmptyFrames) else { return true }
+        try? session.submitGoAway(lastStreamID: lastAnswered, errorCode: .enhanceYourCalm, debugData: Array("Too many empty frames.".utf8))
+        return false
     }
 
     public func http2Session(_ session: HTTP2Session, didCloseStream streamID: Int32, errorCode: UInt32) {

@@ -20,6 +20,8 @@ struct ConnectionLifecycle {
     private var goAwayTimerArmed = false
     private(set) var readsPaused = false
     private var readPending = false
+    /// Empty DATA frames in a row (without END_STREAM): a flood ends the connection.
+    private var consecutiveEmptyFrames = 0
 
     // MARK: Streams
 
@@ -60,6 +62,21 @@ struct ConnectionLifecycle {
     /// past the limit.
     mutating func refuseStream(isNew: Bool, limit: Int) -> Int32? {
         guard isNew, openStreams >= limit else { return nil }
+        ownGoAwaySubmitted = true
+        return lastAnsweredStreamID
+    }
+
+    /// A frame with payload, or a new request: the empty frames before it were no flood.
+    mutating func payloadReceived() {
+        consecutiveEmptyFrames = 0
+    }
+
+    /// An empty DATA frame that does not end its stream. Past `limit` in a row the connection
+    /// ends with GOAWAY ENHANCE_YOUR_CALM naming the last stream answered, returned here (our
+    /// own GOAWAY, so no PROTOCOL_ERROR one follows). Nil: go on.
+    mutating func emptyFrameReceived(limit: Int) -> Int32? {
+        consecutiveEmptyFrames += 1
+        guard consecutiveEmptyFrames > limit else { return nil }
         ownGoAwaySubmitted = true
         return lastAnsweredStreamID
     }

@@ -8,6 +8,10 @@ public struct HTTP2Limits: Sendable, Equatable {
     public var maxHeaderListSize: UInt32 = 8000
     /// Body bytes kept per request; longer bodies are counted, not stored (APNs allows 5120).
     public var maxBufferedBodyBytes = 16 * 1024
+    /// Empty DATA frames without END_STREAM in a row before GOAWAY ENHANCE_YOUR_CALM (a frame
+    /// with payload, or a new request, starts the count again). Legal but useless: clients send
+    /// none, and a flood of them makes a server work for nothing (CVE-2019-9518).
+    public var maxConsecutiveEmptyFrames = 100
 
     public init() {}
 }
