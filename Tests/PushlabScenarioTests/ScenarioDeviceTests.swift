@@ -6,18 +6,9 @@ import Testing
 
 @Suite("Scenario files: simulated devices")
 struct ScenarioDeviceTests {
-    private func parse(_ yaml: String) throws -> Scenario {
-        try Scenario.parse(yaml: yaml, source: "/tmp/devices.yaml")
-    }
-
-    private func error(_ yaml: String) -> String {
-        do {
-            _ = try parse(yaml)
-            return ""
-        } catch {
-            return "\(error)"
-        }
-    }
+    private let source = "/tmp/devices.yaml"
+    private func parse(_ yaml: String) throws -> Scenario { try ScenarioParsing.parse(yaml, source: source) }
+    private func error(_ yaml: String) -> String { ScenarioParsing.error(yaml, source: source) }
 
     private let token = String(repeating: "c1", count: 32)
 

@@ -8,18 +8,9 @@ struct ScenarioTests {
     private static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     private let keyPath = repository.appendingPathComponent("certs/AuthKey_PUSHLAB001.pub.pem").path
 
-    private func parse(_ yaml: String) throws -> Scenario {
-        try Scenario.parse(yaml: yaml, source: Self.repository.appendingPathComponent("scenarios/test.yaml").path)
-    }
-
-    private func error(_ yaml: String) -> String {
-        do {
-            _ = try parse(yaml)
-            return ""
-        } catch {
-            return "\(error)"
-        }
-    }
+    private let source = repository.appendingPathComponent("scenarios/test.yaml").path
+    private func parse(_ yaml: String) throws -> Scenario { try ScenarioParsing.parse(yaml, source: source) }
+    private func error(_ yaml: String) -> String { ScenarioParsing.error(yaml, source: source) }
 
     @Test func theDefaultScenarioLoadsAndWorks() throws {
         let scenario = try Scenario.load(path: Self.repository.appendingPathComponent("scenarios/default.yaml").path)
