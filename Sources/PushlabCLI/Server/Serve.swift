@@ -253,7 +253,7 @@ struct Serve: AsyncParsableCommand {
             case .unregistered: "unregistered (410)"
             case .expired: "expired (410)"
             }
-            let topic = token.kind == .voip ? token.bundleID + ".voip" : token.bundleID
+            let topic = token.topic
             lines.append("  token \(token.token)  \(token.environment.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0))  \(topic)  \(state)")
         }
         if scenario.tokens.count > 8 { lines.append("  … and \(scenario.tokens.count - 8) more tokens") }

@@ -138,6 +138,8 @@ public protocol PushSink: AnyObject, Sendable {
     func accept(_ push: AcceptedPush)
     /// Pushes accepted together (the answers of one read of a connection), in order.
     func accept(_ pushes: [AcceptedPush])
+    /// A broadcast accepted on a channel: every subscribed Live Activity receives it.
+    func accept(broadcast: AcceptedBroadcast)
 }
 
 extension PushSink {
@@ -146,6 +148,7 @@ extension PushSink {
     public func accept(_ pushes: [AcceptedPush]) {
         for push in pushes { accept(push) }
     }
+    public func accept(broadcast: AcceptedBroadcast) {}
 }
 
 /// Drops everything: APNs answers, nothing is simulated.

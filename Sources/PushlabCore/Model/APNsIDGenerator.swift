@@ -37,6 +37,18 @@ public struct APNsIDGenerator: Sendable {
         return text
     }
 
+    /// `count` random bytes (a broadcast channel id).
+    public mutating func randomBytes(_ count: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        var word: UInt64 = 0
+        for index in 0..<count {
+            if index % 8 == 0 { word = nextWord() }
+            bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(8 * (index % 8))))
+        }
+        return bytes
+    }
+
     /// The request's `apns-id` when it sent one, otherwise a new one.
     public mutating func echoOrGenerate(_ requested: String?) -> String {
         if let requested, !requested.isEmpty { return requested }

@@ -9,6 +9,8 @@ public final class APNsWorld: Sendable {
     }
 
     private let contents = Mutex(Contents())
+    /// The apps' broadcast channels (Live Activities, A10).
+    public let channels: BroadcastChannels
     /// A token and its rate-limit window side by side, so the request that looks the token up
     /// counts against its window without a second lookup. Shared by reference: a lookup costs
     /// one reference count on the token's own object, not one per string every token shares. A
@@ -25,7 +27,7 @@ public final class APNsWorld: Sendable {
         /// Whether a push to `topic` may use this token (read in place: a copy of the record would
         /// retain each of its strings).
         func accepts(_ topic: APNsTopic) -> Bool {
-            topic.bundleID == record.bundleID && (record.kind == .voip) == (topic.suffixType == .voip)
+            topic.bundleID == record.bundleID && record.kind.accepts(topic.suffixType)
         }
     }
 
@@ -44,7 +46,8 @@ public final class APNsWorld: Sendable {
     /// Changes whenever a key is added, replaced or removed, so connections can drop cached verifications.
     public var keyGeneration: UInt64 { keyChanges.load(ordering: .acquiring) }
 
-    public init(keys: [SigningKey] = [], apps: [AppRecord] = [], tokens: [DeviceTokenRecord] = []) {
+    public init(keys: [SigningKey] = [], apps: [AppRecord] = [], tokens: [DeviceTokenRecord] = [], channels: [BroadcastChannel] = []) {
+        self.channels = BroadcastChannels(channels)
         contents.withLock { contents in
             for key in keys { contents.keys[key.keyID] = key }
             for app in apps { contents.apps[app.bundleID] = app }
@@ -134,7 +137,8 @@ public final class APNsWorld: Sendable {
     public func reactivate(token hex: String) -> Bool { setState(.active, of: hex) }
 
     /// Replaces everything (a scenario reset).
-    public func replaceAll(keys: [SigningKey], apps: [AppRecord], tokens: [DeviceTokenRecord]) {
+    public func replaceAll(keys: [SigningKey], apps: [AppRecord], tokens: [DeviceTokenRecord], channels: [BroadcastChannel] = []) {
+        self.channels.replaceAll(channels)
         let fresh = APNsWorld(keys: keys, apps: apps, tokens: tokens)
         let replacement = fresh.contents.withLock { $0 }
         contents.withLock { $0 = replacement }

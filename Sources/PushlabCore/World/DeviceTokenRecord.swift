@@ -6,6 +6,19 @@ public struct DeviceTokenRecord: Sendable, Equatable {
         case app
         /// A PushKit VoIP token: only the `<bundle>.voip` topic.
         case voip
+        /// An app's ActivityKit push-to-start token (iOS 17.2+): only `<bundle>.push-type.liveactivity`.
+        case pushToStart
+        /// One Live Activity's push token: only `<bundle>.push-type.liveactivity`.
+        case liveActivity
+
+        /// Whether a push to `topic` may use a token of this kind.
+        func accepts(_ suffix: APNsPushType?) -> Bool {
+            switch self {
+            case .app: suffix != .voip
+            case .voip: suffix == .voip
+            case .pushToStart, .liveActivity: suffix == .liveactivity
+            }
+        }
     }
 
     public enum State: Sendable, Equatable {
@@ -24,6 +37,15 @@ public struct DeviceTokenRecord: Sendable, Equatable {
     public var state: State
     /// The simulated device it belongs to, if any.
     public var deviceID: String?
+
+    /// The `apns-topic` a push to this token carries.
+    public var topic: String {
+        switch kind {
+        case .app: bundleID
+        case .voip: bundleID + ".voip"
+        case .pushToStart, .liveActivity: bundleID + ".push-type.liveactivity"
+        }
+    }
 
     public init(token: String, bundleID: String, environment: APNsEnvironment, kind: Kind = .app, state: State = .active, deviceID: String? = nil) {
         self.token = token.lowercased()
