@@ -121,6 +121,12 @@ extension Observation {
         switch kind {
         case .dropped, .discarded: terminal.paint(line, .red)
         case .throttled, .stored: terminal.paint(line, .yellow)
+        case .liveActivity:
+            if case .liveActivity(let change) = event, change.event == .ignored || change.event == .throttled {
+                terminal.paint(line, .yellow)
+            } else {
+                line
+            }
         default: line
         }
     }
@@ -148,6 +154,9 @@ extension Observation {
         case .callback(let callback, let appState, let arguments):
             "\(callback.rawValue) [\(appState.rawValue)]" + Self.describe(arguments)
         case .appState(let from, let to): "\(from.rawValue) → \(to.rawValue)"
+        case .liveActivity(let change):
+            ([change.event.rawValue] + [change.activityID, change.state.map { "[\($0.rawValue)]" }, change.reason?.rawValue].compactMap { $0 }).joined(separator: " ")
+                + (change.contentState.map { "  \($0)" } ?? "") + (change.message.map { ": \($0)" } ?? "")
         }
     }
 
@@ -156,6 +165,8 @@ extension Observation {
         if let action = arguments.actionIdentifier { parts.append("action \(action)") }
         if let text = arguments.typedText { parts.append("text \"\(text)\"") }
         if let token = arguments.deviceToken { parts.append("token \(token)") }
+        if let activity = arguments.activityID { parts.append("activity \(activity) \(arguments.activityState ?? "")") }
+        if let content = arguments.contentState { parts.append("contentState \(content)") }
         if let options = arguments.launchOptions { parts.append("launchOptions \(options)") }
         if let userInfo = arguments.userInfo { parts.append("userInfo \(userInfo)") }
         return parts.isEmpty ? "" : "  " + parts.joined(separator: "  ")

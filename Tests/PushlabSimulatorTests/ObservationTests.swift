@@ -72,7 +72,11 @@ struct ObservationTests {
             )),
             .callback(.didRegisterForRemoteNotifications, appState: .foreground, arguments: CallbackArguments(deviceToken: String(repeating: "ab", count: 32))),
             .callback(.didReceiveResponse, appState: .inactive, arguments: CallbackArguments(userInfo: payload, actionIdentifier: CallbackKey.defaultActionIdentifier, trigger: "calendar")),
+            .callback(.contentUpdates, appState: .background, arguments: CallbackArguments(activityID: "A-1", activityState: "active", contentState: payload)),
         ]
+        case .liveActivity: return LiveActivityChange.Event.allCases.map { .liveActivity(LiveActivityChange($0, activityID: nil, state: nil)) }
+            + LiveActivityReason.allCases.map { .liveActivity(LiveActivityChange(.ignored, activityID: "A-1", state: .active, reason: $0, message: "why")) }
+            + [.liveActivity(LiveActivityChange(.updated, activityID: "A-1", state: .stale, contentState: payload))]
         case .appState: return [.appState(from: .notRunning, to: .background), .appState(from: .foreground, to: .inactive)]
         }
     }

@@ -21,6 +21,14 @@ struct ObservationStoreTests {
         lab.push(to: token, payload: #"{"aps":{"alert":"second"}}"#)
         try lab.simulator.advanceClock(milliseconds: 60_000)
         try lab.simulator.updateDevice(phone, online: true)
+        // A Live Activity the app starts and ends itself.
+        try lab.simulator.updateApp(TestPushlab.app, on: phone) { $0.liveActivities = LiveActivitySupport() }
+        try lab.simulator.changeApp(TestPushlab.app, on: phone, to: .foreground)
+        let activity = try lab.simulator.startActivity(
+            LiveActivity(id: "", attributesType: "Score", attributes: .object([]), contentState: .object([("home", .number(1))]), origin: .app, startedAt: 0),
+            app: TestPushlab.app, on: phone
+        )
+        try lab.simulator.endActivity(activity.id, app: TestPushlab.app, on: phone, dismissal: nil)
     }
 
     @Test func everyKindComesBackExactlyAsTheSimulatorRecordedIt() async throws {

@@ -66,6 +66,8 @@ public struct AppSpec: Decodable, Sendable {
     /// `system` (default) or `user` (force-quit).
     public var terminatedBy: String?
     public var badge: Int?
+    /// `true` or the app's Live Activities (`NSSupportsLiveActivities`); absent for none.
+    public var liveActivities: LiveActivitySpec?
 
     public init(bundleId: String) { self.bundleId = bundleId }
 
@@ -106,7 +108,8 @@ public struct AppSpec: Decodable, Sendable {
             categories: categories, willPresentOptions: options, serviceExtension: serviceExtension ?? false,
             state: try parse(state ?? "notRunning", as: AppState.self, "\(place).state"),
             terminatedBy: try parse(terminatedBy ?? "system", as: Termination.self, "\(place).terminatedBy"),
-            badge: badge ?? 0
+            badge: badge ?? 0,
+            liveActivities: try liveActivities?.support(place: "\(place).liveActivities")
         )
     }
 

@@ -16,6 +16,15 @@ public enum AppCallback: String, Sendable, Codable, CaseIterable {
     case willEnterForeground = "applicationWillEnterForeground:"
     case didBecomeActive = "applicationDidBecomeActive:"
     case didEnterBackground = "applicationDidEnterBackground:"
+    // ActivityKit's async sequences (an app with Live Activities iterates them while it runs).
+    case pushToStartTokenUpdates = "Activity.pushToStartTokenUpdates"
+    case activityUpdates = "Activity.activityUpdates"
+    case pushTokenUpdates = "Activity.pushTokenUpdates"
+    case activityStateUpdates = "Activity.activityStateUpdates"
+    case contentUpdates = "Activity.contentUpdates"
+
+    /// The ActivityKit sequences.
+    public static let activityKit: Set<AppCallback> = [.pushToStartTokenUpdates, .activityUpdates, .pushTokenUpdates, .activityStateUpdates, .contentUpdates]
 
     /// Every callback of an API (the default `implements`): the app delegate's launch, registration
     /// and life-cycle callbacks always exist; the notification callbacks are the API's own.
@@ -24,6 +33,7 @@ public enum AppCallback: String, Sendable, Codable, CaseIterable {
             .didFinishLaunching, .didRegisterForRemoteNotifications, .didFailToRegisterForRemoteNotifications,
             .didReceiveRemoteNotificationFetch, .willEnterForeground, .didBecomeActive, .didEnterBackground,
         ]
+        callbacks.formUnion(activityKit)
         switch api {
         case .legacy:
             callbacks.formUnion([

@@ -38,13 +38,16 @@ public struct AppInstall: Sendable, Codable, Equatable {
     public var backgroundDeliveries: [EpochMilliseconds]
     /// The app has been told its device token since it was (re)installed.
     public var tokenAnnounced: Bool
+    /// Live Activities (ActivityKit); nil for an app without `NSSupportsLiveActivities`.
+    public var liveActivities: LiveActivitySupport?
 
     public init(
         bundleID: String, environment: APNsEnvironment = .development, deviceToken: String,
         api: NotificationAPI = .userNotifications, implements: Set<AppCallback>? = nil,
         authorization: NotificationAuthorization = .authorized, remoteNotificationBackgroundMode: Bool = true,
         categories: [NotificationCategory] = [], willPresentOptions: PresentationOptions = [],
-        serviceExtension: Bool = false, state: AppState = .notRunning, terminatedBy: Termination = .system, badge: Int = 0
+        serviceExtension: Bool = false, state: AppState = .notRunning, terminatedBy: Termination = .system, badge: Int = 0,
+        liveActivities: LiveActivitySupport? = nil
     ) {
         self.bundleID = bundleID
         self.environment = environment
@@ -67,6 +70,7 @@ public struct AppInstall: Sendable, Codable, Equatable {
         heldLowPriority = []
         backgroundDeliveries = []
         tokenAnnounced = false
+        self.liveActivities = liveActivities
     }
 
     func category(_ identifier: String?) -> NotificationCategory? {
@@ -107,8 +111,10 @@ public final class PendingPush: Sendable, Codable, Equatable {
     public let expiresAt: EpochMilliseconds
     public let collapseID: String?
     public let content: NotificationContent
+    /// The token it was sent to, for a push to a Live Activity or push-to-start token.
+    public let token: String?
 
-    public init(apnsID: String, receivedAt: EpochMilliseconds, pushType: APNsPushType, priority: Int, expiresAt: EpochMilliseconds, collapseID: String?, content: NotificationContent) {
+    public init(apnsID: String, receivedAt: EpochMilliseconds, pushType: APNsPushType, priority: Int, expiresAt: EpochMilliseconds, collapseID: String?, content: NotificationContent, token: String? = nil) {
         self.apnsID = apnsID
         self.receivedAt = receivedAt
         self.pushType = pushType
@@ -116,11 +122,12 @@ public final class PendingPush: Sendable, Codable, Equatable {
         self.expiresAt = expiresAt
         self.collapseID = collapseID
         self.content = content
+        self.token = token
     }
 
     public static func == (lhs: PendingPush, rhs: PendingPush) -> Bool {
         lhs.apnsID == rhs.apnsID && lhs.receivedAt == rhs.receivedAt && lhs.pushType == rhs.pushType
             && lhs.priority == rhs.priority && lhs.expiresAt == rhs.expiresAt && lhs.collapseID == rhs.collapseID
-            && lhs.content == rhs.content
+            && lhs.content == rhs.content && lhs.token == rhs.token
     }
 }

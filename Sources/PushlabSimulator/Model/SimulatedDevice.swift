@@ -29,7 +29,10 @@ public struct SimulatedDevice: Sendable, Codable, Equatable {
 
     func appIndex(_ bundleID: String) -> Int? { apps.firstIndex { $0.bundleID == bundleID } }
 
-    func appIndex(token: String) -> Int? { apps.firstIndex { $0.deviceToken == token } }
+    /// The app a token belongs to: its device token, push-to-start token or an activity's token.
+    func appIndex(token: String) -> Int? {
+        apps.firstIndex { $0.deviceToken == token || $0.liveActivities?.owns(token: token) == true }
+    }
 
     /// iOS 9 added the `withResponseInfo:` action callbacks.
     var hasResponseInfoCallbacks: Bool {

@@ -57,9 +57,19 @@ extension ObservationEvent {
             writer.field("responseInfo", arguments.responseInfo)
             writer.field("deviceToken", arguments.deviceToken)
             writer.field("trigger", arguments.trigger)
+            writer.field("activityId", arguments.activityID)
+            writer.field("activityState", arguments.activityState)
+            writer.field("contentState", arguments.contentState)
         case .appState(let from, let to):
             writer.field("from", from.rawValue)
             writer.field("to", to.rawValue)
+        case .liveActivity(let change):
+            writer.field("event", change.event.rawValue)
+            writer.field("activityId", change.activityID)
+            writer.field("state", change.state?.rawValue)
+            writer.field("reason", change.reason?.rawValue)
+            writer.field("contentState", change.contentState)
+            writer.field("message", change.message)
         }
     }
 
@@ -104,11 +114,19 @@ extension ObservationEvent {
             self = .callback(callback, appState: state, arguments: CallbackArguments(
                 userInfo: details["userInfo"], launchOptions: details["launchOptions"],
                 actionIdentifier: text("actionIdentifier"), typedText: text("typedText"), responseInfo: details["responseInfo"],
-                deviceToken: text("deviceToken"), trigger: text("trigger")
+                deviceToken: text("deviceToken"), trigger: text("trigger"), activityID: text("activityId"),
+                activityState: text("activityState"), contentState: details["contentState"]
             ))
         case .appState:
             guard let from = text("from").flatMap(AppState.init(rawValue:)), let to = text("to").flatMap(AppState.init(rawValue:)) else { return nil }
             self = .appState(from: from, to: to)
+        case .liveActivity:
+            guard let event = text("event").flatMap(LiveActivityChange.Event.init(rawValue:)) else { return nil }
+            self = .liveActivity(LiveActivityChange(
+                event, activityID: text("activityId"), state: text("state").flatMap(LiveActivity.State.init(rawValue:)),
+                reason: text("reason").flatMap(LiveActivityReason.init(rawValue:)), contentState: details["contentState"],
+                message: text("message")
+            ))
         }
     }
 }

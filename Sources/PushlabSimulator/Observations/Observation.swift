@@ -25,7 +25,7 @@ public struct Observation: Sendable, Equatable {
 }
 
 public enum ObservationKind: String, Sendable, Codable, CaseIterable {
-    case stored, delivered, discarded, throttled, dropped, banner, sound, badge, notificationCenter, callback, appState
+    case stored, delivered, discarded, throttled, dropped, banner, sound, badge, notificationCenter, callback, appState, liveActivity
 }
 
 /// Why a notification never reached the app or the screen.
@@ -86,8 +86,12 @@ public struct CallbackArguments: Sendable, Equatable {
     public var deviceToken: String?
     /// `didReceiveNotificationResponse`'s trigger: `push` or the local trigger's kind.
     public var trigger: String?
+    /// ActivityKit sequences: the activity, its state and its content state.
+    public var activityID: String?
+    public var activityState: String?
+    public var contentState: JSONValue?
 
-    public init(userInfo: JSONValue? = nil, launchOptions: JSONValue? = nil, actionIdentifier: String? = nil, typedText: String? = nil, responseInfo: JSONValue? = nil, deviceToken: String? = nil, trigger: String? = nil) {
+    public init(userInfo: JSONValue? = nil, launchOptions: JSONValue? = nil, actionIdentifier: String? = nil, typedText: String? = nil, responseInfo: JSONValue? = nil, deviceToken: String? = nil, trigger: String? = nil, activityID: String? = nil, activityState: String? = nil, contentState: JSONValue? = nil) {
         self.userInfo = userInfo
         self.launchOptions = launchOptions
         self.actionIdentifier = actionIdentifier
@@ -95,6 +99,9 @@ public struct CallbackArguments: Sendable, Equatable {
         self.responseInfo = responseInfo
         self.deviceToken = deviceToken
         self.trigger = trigger
+        self.activityID = activityID
+        self.activityState = activityState
+        self.contentState = contentState
     }
 }
 
@@ -112,6 +119,7 @@ public enum ObservationEvent: Sendable, Equatable {
     case notificationCenter(NotificationCenterChange, reason: RemovalReason?, entry: DeliveredNotification? = nil)
     case callback(AppCallback, appState: AppState, arguments: CallbackArguments)
     case appState(from: AppState, to: AppState)
+    case liveActivity(LiveActivityChange)
 
     public var kind: ObservationKind {
         switch self {
@@ -126,6 +134,7 @@ public enum ObservationEvent: Sendable, Equatable {
         case .notificationCenter: .notificationCenter
         case .callback: .callback
         case .appState: .appState
+        case .liveActivity: .liveActivity
         }
     }
 }

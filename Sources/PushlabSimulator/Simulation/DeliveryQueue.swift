@@ -11,6 +11,7 @@ import Synchronization
 final class DeliveryQueue: Sendable {
     enum Item: Sendable {
         case push(AcceptedPush)
+        case broadcast(AcceptedBroadcast)
         /// Run everything due up to this time (a real-time tick while pushes were waiting).
         case runDue(until: EpochMilliseconds)
     }
@@ -19,6 +20,7 @@ final class DeliveryQueue: Sendable {
     /// so an event loop's append moves one reference instead of copying each push.
     private enum Entry {
         case pushes([AcceptedPush])
+        case broadcast(AcceptedBroadcast)
         case runDue(until: EpochMilliseconds)
         /// Already handed to whoever delivers: what remains of it in `TakenBatch` until the batch ends.
         case done
@@ -26,7 +28,7 @@ final class DeliveryQueue: Sendable {
         var itemCount: Int {
             switch self {
             case .pushes(let pushes): pushes.count
-            case .runDue: 1
+            case .broadcast, .runDue: 1
             case .done: 0
             }
         }
@@ -74,6 +76,11 @@ final class DeliveryQueue: Sendable {
     func append(pushes: [AcceptedPush]) -> Bool {
         guard !pushes.isEmpty else { return false }
         return append(.pushes(pushes))
+    }
+
+    /// Appends a broadcast, in order with the pushes around it.
+    func append(broadcast: AcceptedBroadcast) -> Bool {
+        append(.broadcast(broadcast))
     }
 
     /// Appends a tick; one pending tick is enough, the later time covering the earlier.
@@ -128,6 +135,9 @@ final class DeliveryQueue: Sendable {
                 item = .push(pushes[taken.offset])
                 taken.offset += 1
                 if taken.offset == pushes.count { finishEntry(&taken) }
+            case .broadcast(let broadcast):
+                item = .broadcast(broadcast)
+                finishEntry(&taken)
             case .runDue(let time):
                 item = .runDue(until: time)
                 outstandingTicks.subtract(1, ordering: .relaxed)

@@ -36,6 +36,7 @@ extension DeviceSession {
     /// The device came online: APNs delivers what it stored, unless it expired.
     mutating func deliverStored() {
         for app in device.apps.indices {
+            deliverStoredBroadcasts(app)
             guard let stored = device.apps[app].storedWhileOffline else { continue }
             device.apps[app].storedWhileOffline = nil
             if stored.expiresAt <= now {
@@ -47,7 +48,7 @@ extension DeviceSession {
     }
 
     mutating func deliver(_ push: PendingPush, app: Int) {
-        if device.lowPowerMode, push.priority < 10, push.pushType == .alert {
+        if device.lowPowerMode, push.priority < 10, push.pushType == .alert || push.pushType == .liveactivity {
             // APNs may delay and group priority 5 and 1 pushes for a device saving power.
             device.apps[app].heldLowPriority.append(push)
             record(app, push.apnsID, .throttled(.lowPowerMode, until: nil))
@@ -57,6 +58,8 @@ extension DeviceSession {
         switch push.pushType {
         case .alert, .background:
             arrive(push, app: app)
+        case .liveactivity:
+            receiveLiveActivity(push, app: app)
         default:
             record(app, push.apnsID, .dropped(.pushTypeNotSimulated, message: "\(push.pushType.rawValue) pushes go to a part of iOS Pushlab does not simulate (PushKit, widgets, complications, ...)."))
         }

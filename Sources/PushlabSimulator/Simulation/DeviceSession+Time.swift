@@ -7,6 +7,7 @@ extension DeviceSession {
         case fireLocal(app: Int, identifier: String)
         case releaseHeld(app: Int)
         case expireStored(app: Int)
+        case activities(app: Int)
     }
 
     /// The earliest time something is due on this device, if anything is.
@@ -24,6 +25,7 @@ extension DeviceSession {
             }
             consider(heldBackgroundReleaseTime(app), .releaseHeld(app: app))
             if !device.online { consider(device.apps[app].storedWhileOffline?.expiresAt, .expireStored(app: app)) }
+            if device.apps[app].liveActivities != nil { consider(nextActivityDueTime(app), .activities(app: app)) }
         }
         return best
     }
@@ -44,6 +46,8 @@ extension DeviceSession {
                     device.apps[app].storedWhileOffline = nil
                     record(app, stored.apnsID, .discarded(.expired, replacedBy: nil))
                 }
+            case .activities(let app):
+                runDueActivities(app)
             }
         }
         now = max(now, time)

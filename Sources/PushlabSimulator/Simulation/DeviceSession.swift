@@ -8,13 +8,23 @@ struct DeviceSession {
     /// The simulated time of what happens now (a due event's own time when catching up).
     var now: EpochMilliseconds
     private(set) var observations: [Observation] = []
+    /// Tokens the session issued or retired, for the simulator to tell APNs's world afterwards.
+    var tokenChanges: [TokenChange] = []
     private let nextSequence: () -> Int64
+    let newToken: () -> String
 
-    init(device: SimulatedDevice, settings: SimulatorSettings, now: EpochMilliseconds, nextSequence: @escaping () -> Int64) {
+    enum TokenChange {
+        case register(DeviceTokenRecord)
+        /// `Unregistered` from the session's time on.
+        case unregister(String)
+    }
+
+    init(device: SimulatedDevice, settings: SimulatorSettings, now: EpochMilliseconds, nextSequence: @escaping () -> Int64, newToken: @escaping () -> String = { var ids = APNsIDGenerator(); return ids.hex(bytes: 32) }) {
         self.device = device
         self.settings = settings
         self.now = now
         self.nextSequence = nextSequence
+        self.newToken = newToken
     }
 
     mutating func record(_ app: Int, _ notificationID: String?, _ event: ObservationEvent) {
@@ -93,6 +103,10 @@ struct DeviceSession {
         if !device.apps[app].tokenAnnounced {
             device.apps[app].tokenAnnounced = true
             call(app, .didRegisterForRemoteNotifications, nil, CallbackArguments(deviceToken: device.apps[app].deviceToken))
+        }
+        if let token = device.apps[app].liveActivities?.pushToStartToken, device.apps[app].liveActivities?.pushToStartTokenAnnounced == false {
+            device.apps[app].liveActivities!.pushToStartTokenAnnounced = true
+            call(app, .pushToStartTokenUpdates, nil, CallbackArguments(deviceToken: token))
         }
     }
 

@@ -16,6 +16,7 @@ extension DeviceSimulator {
                 throw SimulatorError(.invalid, "Device \(device.id) lists app \(device.apps[index].bundleID) twice")
             }
             device.apps[index].deviceToken = try assignToken(device.apps[index].deviceToken, bundleID: device.apps[index].bundleID)
+            try prepareLiveActivities(&device.apps[index], iosVersion: device.iosVersion)
         }
         try insert(device)
         for app in device.apps { register(app, on: device.id) }
@@ -39,9 +40,7 @@ extension DeviceSimulator {
         }
         for device in devices {
             let added = try addDeviceWithoutRegistering(device)
-            for app in added.apps {
-                records.append(DeviceTokenRecord(token: app.deviceToken, bundleID: app.bundleID, environment: app.environment, deviceID: added.id))
-            }
+            for app in added.apps { records += app.tokenRecords(deviceID: added.id) }
         }
         world.register(records)
     }
@@ -50,8 +49,9 @@ extension DeviceSimulator {
         var device = device
         if device.id.isEmpty { device.id = newDeviceID() }
         if device.name.isEmpty { device.name = device.id }
-        for index in device.apps.indices where device.apps[index].deviceToken.isEmpty {
-            device.apps[index].deviceToken = newToken()
+        for index in device.apps.indices {
+            if device.apps[index].deviceToken.isEmpty { device.apps[index].deviceToken = newToken() }
+            try prepareLiveActivities(&device.apps[index], iosVersion: device.iosVersion)
         }
         try insert(device)
         return device
@@ -103,7 +103,9 @@ extension DeviceSimulator {
     public func removeDevice(_ id: String) throws(SimulatorError) {
         let device = try delete(id)
         let now = clock.now()
-        for app in device.apps { world.unregister(token: app.deviceToken, at: now) }
+        for app in device.apps {
+            for token in app.allTokens { world.unregister(token: token, at: now) }
+        }
     }
 
     /// Changes a device's switches; nil leaves one as it is. Coming online delivers what APNs
@@ -129,8 +131,9 @@ extension DeviceSimulator {
     @discardableResult
     public func install(_ app: AppInstall, on deviceID: String) throws(SimulatorError) -> AppInstall {
         var app = app
-        _ = try readDevice(deviceID) { _ in () }
+        let iosVersion = try readDevice(deviceID) { $0.iosVersion }
         app.deviceToken = try assignToken(app.deviceToken, bundleID: app.bundleID)
+        try prepareLiveActivities(&app, iosVersion: iosVersion)
         let installed = try withSession(deviceID) { session throws(SimulatorError) -> AppInstall in
             guard session.device.appIndex(app.bundleID) == nil else {
                 throw SimulatorError(.conflict, "\(app.bundleID) is already installed on \(deviceID); reinstall it or uninstall it first")
@@ -165,6 +168,7 @@ extension DeviceSimulator {
     @discardableResult
     public func reinstall(_ bundleID: String, on deviceID: String) throws(SimulatorError) -> AppInstall {
         let token = newUniqueToken()
+        let pushToStartToken = newUniqueToken()
         let (old, new) = try withSession(deviceID) { session throws(SimulatorError) -> (AppInstall, AppInstall) in
             let app = try session.appIndex(bundleID)
             let old = session.device.apps[app]
@@ -175,11 +179,17 @@ extension DeviceSimulator {
                 categories: old.categories, willPresentOptions: old.willPresentOptions, serviceExtension: old.serviceExtension
             )
             fresh.state = .notRunning
+            if let support = old.liveActivities {
+                fresh.liveActivities = LiveActivitySupport(
+                    enabled: support.enabled, frequentUpdates: support.frequentUpdates, frequentUpdatesEnabled: support.frequentUpdatesEnabled,
+                    pushToStartToken: support.pushToStartToken == nil ? nil : pushToStartToken, attributesTypes: support.attributesTypes
+                )
+            }
             if old.state != .notRunning { session.setState(app, .notRunning) }
             session.device.apps[app] = fresh
             return (old, fresh)
         }
-        world.unregister(token: old.deviceToken, at: clock.now())
+        for token in old.allTokens { world.unregister(token: token, at: clock.now()) }
         register(new, on: deviceID)
         return new
     }
@@ -192,7 +202,7 @@ extension DeviceSimulator {
             if session.device.apps[app].state != .notRunning { session.setState(app, .notRunning) }
             return session.device.apps.remove(at: app)
         }
-        world.unregister(token: old.deviceToken, at: clock.now())
+        for token in old.allTokens { world.unregister(token: token, at: clock.now()) }
     }
 
     // MARK: Tokens
@@ -209,7 +219,40 @@ extension DeviceSimulator {
         return token
     }
 
-    private func newUniqueToken() -> String {
+    /// An app with Live Activities on iOS 17.2 or later has a push-to-start token: the one given
+    /// (checked like a device token) or a new one.
+    private func prepareLiveActivities(_ app: inout AppInstall, iosVersion: String) throws(SimulatorError) {
+        guard app.liveActivities != nil else { return }
+        try startListedActivities(&app)
+        guard DeviceSession.supportsPushToStart(iosVersion: iosVersion) else {
+            if app.liveActivities?.pushToStartToken != nil {
+                throw SimulatorError(.invalid, "\(app.bundleID): iOS \(iosVersion) has no push-to-start tokens (iOS 17.2 and later)")
+            }
+            return
+        }
+        app.liveActivities!.pushToStartToken = try assignToken(app.liveActivities!.pushToStartToken ?? "", bundleID: app.bundleID)
+        if app.liveActivities!.pushToStartToken == app.deviceToken {
+            throw SimulatorError(.invalid, "\(app.bundleID): the push-to-start token must differ from the device token")
+        }
+    }
+
+    /// Activities written in a scenario start when their device is added: an id, a start time
+    /// and, for `pushType: token`, their token.
+    private func startListedActivities(_ app: inout AppInstall) throws(SimulatorError) {
+        guard let count = app.liveActivities?.activities.count, count > 0 else { return }
+        guard count <= settings.liveActivitiesPerApp else {
+            throw SimulatorError(.invalid, "\(app.bundleID) lists \(count) Live Activities; the limit is \(settings.liveActivitiesPerApp) (simulator.liveActivitiesPerApp)")
+        }
+        for index in 0..<count {
+            var activity = app.liveActivities!.activities[index]
+            if activity.id.isEmpty { activity.id = LiveActivity.makeID(hex: newToken()) }
+            if activity.startedAt == LiveActivity.notYetStarted { activity.startedAt = clock.now() }
+            if let token = activity.pushToken { activity.pushToken = try assignToken(token, bundleID: app.bundleID) }
+            app.liveActivities!.activities[index] = activity
+        }
+    }
+
+    func newUniqueToken() -> String {
         while true {
             let token = newToken()
             if world.token(token) == nil { return token }
@@ -217,7 +260,7 @@ extension DeviceSimulator {
     }
 
     private func register(_ app: AppInstall, on deviceID: String) {
-        world.register(DeviceTokenRecord(token: app.deviceToken, bundleID: app.bundleID, environment: app.environment, deviceID: deviceID))
+        world.register(app.tokenRecords(deviceID: deviceID))
     }
 }
 
@@ -229,6 +272,10 @@ extension DeviceSession {
         if let stored = device.apps[app].storedWhileOffline { held.append(stored) }
         if let background = device.apps[app].heldBackground { held.append(background) }
         for push in held { record(app, push.apnsID, .discarded(.appUninstalled, replacedBy: nil)) }
+        for broadcast in device.apps[app].liveActivities?.storedBroadcasts ?? [] {
+            record(app, broadcast.push.apnsID, .discarded(.appUninstalled, replacedBy: nil))
+        }
+        dismissAllActivities(app)
         for entry in device.apps[app].notificationCenter {
             record(app, entry.identifier, .notificationCenter(.removed, reason: .appUninstalled))
         }

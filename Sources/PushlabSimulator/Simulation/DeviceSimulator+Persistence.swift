@@ -36,7 +36,7 @@ extension DeviceSimulator {
         var removedIDs: [String] = []
         forEachShard { shard in
             for device in shard.devices.values {
-                removedTokens += device.apps.map { ($0.deviceToken, device.id) }
+                removedTokens += device.apps.flatMap { app in app.allTokens.map { ($0, device.id) } }
                 removedIDs.append(device.id)
             }
             let pendingRemovals = shard.removed

@@ -78,12 +78,15 @@ public final class DeviceSimulator: PushSink, Sendable {
         return try runSession(deviceID, at: clock.now(), body)
     }
 
-    private func runSession<T: Sendable>(_ deviceID: String, at now: EpochMilliseconds, _ body: (inout DeviceSession) throws(SimulatorError) -> T) throws(SimulatorError) -> T {
+    func runSession<T: Sendable>(_ deviceID: String, at now: EpochMilliseconds, _ body: (inout DeviceSession) throws(SimulatorError) -> T) throws(SimulatorError) -> T {
+        var tokenChanges: [DeviceSession.TokenChange] = []
+        defer { apply(tokenChanges, at: now) }
         let result: Result<(T, [Observation]), SimulatorError> = shard(deviceID).withLock { shard in
             // TakenBatch out while the session runs, so the session holds the only reference and its
             // changes (Notification Center, the apps) are made in place rather than copied.
             guard let device = shard.devices.removeValue(forKey: deviceID) else { return .failure(.unknownDevice(deviceID)) }
-            var session = DeviceSession(device: device, settings: settings, now: now) { [self] in nextSequence() }
+            var session = DeviceSession(device: device, settings: settings, now: now, nextSequence: { [self] in nextSequence() }, newToken: { [self] in newUniqueToken() })
+            defer { tokenChanges = session.tokenChanges }
             session.runDue(until: now)
             let value: T
             do throws(SimulatorError) {
@@ -103,6 +106,16 @@ public final class DeviceSimulator: PushSink, Sendable {
             return value
         case .failure(let error):
             throw error
+        }
+    }
+
+    /// Tells APNs's world about the Live Activity tokens a session issued or retired.
+    private func apply(_ changes: [DeviceSession.TokenChange], at time: EpochMilliseconds) {
+        for change in changes {
+            switch change {
+            case .register(let record): world.register(record)
+            case .unregister(let token): world.unregister(token: token, at: time)
+            }
         }
     }
 
@@ -156,9 +169,55 @@ public final class DeviceSimulator: PushSink, Sendable {
             }
             let pending = PendingPush(
                 apnsID: push.apnsID, receivedAt: push.receivedAt, pushType: push.pushType, priority: push.priority,
-                expiresAt: expiresAt, collapseID: push.collapseID, content: content
+                expiresAt: expiresAt, collapseID: push.collapseID, content: content,
+                token: push.pushType == .liveactivity ? push.deviceToken : nil
             )
             session.receive(pending, app: app, expiration: push.expiration, deliverable: push.isDeliverable)
+        }
+    }
+
+    /// A broadcast reaches every device with an activity of the app subscribed to the channel:
+    /// online ones apply it, offline ones get it stored (or not) by the channel's policy.
+    public func accept(broadcast: AcceptedBroadcast) {
+        guard let queue = deliveryQueue.load() else {
+            deliver(broadcast)
+            return
+        }
+        if queue.append(broadcast: broadcast) { _ = deliverQueued(limit: 64) }
+    }
+
+    private func deliver(_ broadcast: AcceptedBroadcast) {
+        let payload = broadcast.payload ?? (try? JSONParser.parse(broadcast.payloadBytes.array))
+        guard let payload, payload.isObject else { return }
+        let storage = min(settings.broadcastStorageMilliseconds, settings.storageMilliseconds)
+        var expiresAt = broadcast.receivedAt + storage
+        if let expiration = broadcast.expiration {
+            expiresAt = expiration == 0 ? broadcast.receivedAt : min(expiresAt, expiration.multipliedReportingOverflow(by: 1000).overflow ? expiresAt : expiration * 1000)
+        }
+        let push = PendingPush(
+            apnsID: broadcast.requestID.text, receivedAt: broadcast.receivedAt, pushType: .liveactivity, priority: broadcast.priority,
+            expiresAt: expiresAt, collapseID: nil, content: NotificationContent(payload: payload)
+        )
+        let channel = broadcast.channel
+        var subscribers: [String] = []
+        forEachShard(settling: false) { shard in
+            for (id, device) in shard.devices where device.apps.contains(where: { app in
+                app.bundleID == channel.bundleID && app.environment == channel.environment
+                    && app.liveActivities?.activities.contains { $0.channelID == channel.id && $0.isLive } == true
+            }) {
+                subscribers.append(id)
+            }
+        }
+        for deviceID in subscribers.sorted() {
+            try? runSession(deviceID, at: broadcast.receivedAt) { session throws(SimulatorError) in
+                guard let app = session.device.apps.firstIndex(where: { $0.bundleID == channel.bundleID && $0.environment == channel.environment }) else { return }
+                if session.device.online {
+                    session.record(app, push.apnsID, .delivered(pushType: "liveactivity", priority: push.priority))
+                    session.receiveBroadcast(push, channelID: channel.id, app: app)
+                } else {
+                    session.storeBroadcast(push, channel: channel, app: app)
+                }
+            }
         }
     }
 
@@ -203,6 +262,8 @@ public final class DeviceSimulator: PushSink, Sendable {
         switch item {
         case .push(let push):
             deliver(push)
+        case .broadcast(let broadcast):
+            deliver(broadcast)
         case .runDue(let time):
             advancing.withLock { _ in catchUp(to: time) }
         }

@@ -14,6 +14,25 @@ public struct SimulatorSettings: Sendable, Equatable {
     /// Entries Notification Center keeps per app; the oldest leaves first. Apple documents no
     /// limit; an unbounded list would let a load test grow memory without end.
     public var notificationCenterLimit: Int = 64
+    /// How long a Live Activity may be active before the system ends it (Apple: eight hours).
+    public var liveActivityMaximumActiveMilliseconds: EpochMilliseconds = 8 * 3_600_000
+    /// How long an ended Live Activity stays on the Lock Screen at most (Apple: four hours).
+    public var liveActivityLingerMilliseconds: EpochMilliseconds = 4 * 3_600_000
+    /// Live Activities one app may have at once (`targetMaximumExceeded`); Apple gives no number,
+    /// developers report five.
+    public var liveActivitiesPerApp: Int = 5
+    /// Priority-10 ActivityKit pushes an app's activities may receive in any 60 minutes. Apple
+    /// documents an hourly budget without a number; developers report about 15. 0: no limit.
+    public var liveActivityUpdatesPerHour: Int = 15
+    /// The same with `NSSupportsLiveActivitiesFrequentUpdates` and the user's switch on
+    /// (Pushlab's choice: Apple says only "higher"). 0: no limit.
+    public var liveActivityFrequentUpdatesPerHour: Int = 120
+    /// Push-to-start pushes that may start activities in any 60 minutes (about 10, Apple staff
+    /// on the developer forums). 0: no limit.
+    public var pushToStartPerHour: Int = 10
+    /// How long APNs keeps the newest broadcast of a most-recent-message channel for an offline
+    /// device (Apple: at most eight hours).
+    public var broadcastStorageMilliseconds: EpochMilliseconds = 8 * 3_600_000
 
     public init() {}
 
@@ -22,6 +41,13 @@ public struct SimulatorSettings: Sendable, Equatable {
         if backgroundPushesPerDay < 0 { return "backgroundPushesPerDay must be 0 or more" }
         if storageMilliseconds < 0 { return "storageSeconds must be 0 or more" }
         if notificationCenterLimit < 1 { return "notificationCenterLimit must be at least 1" }
+        if liveActivityMaximumActiveMilliseconds < 1 { return "liveActivityMaxActiveSeconds must be more than 0" }
+        if liveActivityLingerMilliseconds < 0 { return "liveActivityLingerSeconds must be 0 or more" }
+        if liveActivitiesPerApp < 1 { return "liveActivitiesPerApp must be at least 1" }
+        if liveActivityUpdatesPerHour < 0 { return "liveActivityUpdatesPerHour must be 0 or more" }
+        if liveActivityFrequentUpdatesPerHour < 0 { return "liveActivityFrequentUpdatesPerHour must be 0 or more" }
+        if pushToStartPerHour < 0 { return "pushToStartPerHour must be 0 or more" }
+        if broadcastStorageMilliseconds < 0 { return "broadcastStorageSeconds must be 0 or more" }
         return nil
     }
 }
