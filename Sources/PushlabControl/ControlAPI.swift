@@ -100,7 +100,7 @@ public final class ControlAPI: Sendable {
 
     /// Every route, in the order `docs/CONTROL-API.md` lists them.
     var routes: [Route] {
-        healthRoutes + keyRoutes + deviceRoutes + appRoutes + interactionRoutes + localNotificationRoutes
+        healthRoutes + keyRoutes + deviceRoutes + appRoutes + interactionRoutes + localNotificationRoutes + liveActivityRoutes
             + observationRoutes + pushRoutes + clockRoutes + faultRoutes + resetRoutes + eventRoutes + metricsRoutes
     }
 

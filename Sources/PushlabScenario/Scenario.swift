@@ -13,6 +13,7 @@ public struct Scenario: Sendable {
     public var keys: [SigningKey]
     public var apps: [AppRecord]
     public var tokens: [DeviceTokenRecord]
+    public var channels: [BroadcastChannel]
     public var policy: APNsPolicy
     public var devices: [SimulatedDevice]
     public var simulatorSettings: SimulatorSettings
@@ -108,6 +109,7 @@ public struct Scenario: Sendable {
             apps: (file.apps ?? []).map { AppRecord(bundleID: $0.bundleId, teamID: $0.teamId) },
             tokens: try (file.deviceTokens ?? []).enumerated().map { try deviceToken($1, index: $0, source: source) }
                 + (file.generatedDeviceTokens ?? []).enumerated().flatMap { try generatedTokens($1, index: $0, source: source) },
+            channels: try (file.channels ?? []).enumerated().map { try channel($1, index: $0, source: source) },
             policy: policy,
             devices: devices,
             simulatorSettings: simulatorSettings,
@@ -120,7 +122,7 @@ public struct Scenario: Sendable {
 
     /// Puts this scenario's keys, apps and tokens into `world`, replacing what was there.
     public func install(into world: APNsWorld) {
-        world.replaceAll(keys: keys, apps: apps, tokens: tokens)
+        world.replaceAll(keys: keys, apps: apps, tokens: tokens, channels: channels)
     }
 
     /// Puts the world and the devices in place (the devices' tokens join the world).
@@ -168,6 +170,20 @@ public struct Scenario: Sendable {
         return LoadedKey(registration: registration, signer: key.hasPrivateKey ? Signer(keyID: entry.keyId, teamID: entry.teamId, key: key) : nil)
     }
 
+    private static func channel(_ entry: ScenarioFile.Channel, index: Int, source: String) throws -> BroadcastChannel {
+        let place = "\(source): channels[\(index)]"
+        guard Base64.decode(entry.id) != nil else {
+            throw LoadError(description: "\(place): id \(entry.id) is not base64 (APNs issues channel ids in base64, e.g. dHN0LXNyY2gtY2hubA==)")
+        }
+        guard let environment = tokenEnvironment(entry.environment ?? "development") else {
+            throw LoadError(description: "\(place): environment must be development (or sandbox) or production, not \(entry.environment ?? "")")
+        }
+        guard let policy = BroadcastChannel.StoragePolicy(rawValue: entry.messageStoragePolicy ?? 1) else {
+            throw LoadError(description: "\(place): messageStoragePolicy must be 0 (no storage) or 1 (most recent message), not \(entry.messageStoragePolicy ?? 0)")
+        }
+        return BroadcastChannel(id: entry.id, bundleID: entry.bundleId, environment: environment, storagePolicy: policy, createdAt: 0)
+    }
+
     private static func deviceToken(_ entry: ScenarioFile.DeviceToken, index: Int, source: String) throws -> DeviceTokenRecord {
         let place = "\(source): deviceTokens[\(index)]"
         guard let environment = tokenEnvironment(entry.environment) else {
@@ -178,7 +194,7 @@ public struct Scenario: Sendable {
             throw LoadError(description: "\(place): \(entry.token) is not a device token (an even number of hex digits, at least 64)")
         }
         guard let kind = DeviceTokenRecord.Kind(rawValue: entry.kind ?? "app") else {
-            throw LoadError(description: "\(place): kind must be app or voip, not \(entry.kind ?? "")")
+            throw LoadError(description: "\(place): kind must be one of \(DeviceTokenRecord.Kind.allCases.map(\.rawValue).joined(separator: ", ")), not \(entry.kind ?? "")")
         }
         let since = try entry.since.map { try time($0, place: place) } ?? 0
         let state: DeviceTokenRecord.State

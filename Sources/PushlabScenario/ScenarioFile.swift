@@ -11,6 +11,8 @@ public struct ScenarioFile: Decodable, Sendable {
     public var deviceTokens: [DeviceToken]?
     /// Many tokens at once, for load tests: `prefix` + the index in hex, zero-padded to 64 digits.
     public var generatedDeviceTokens: [GeneratedTokens]?
+    /// Broadcast channels the apps already have (Live Activities subscribe to them by id).
+    public var channels: [Channel]?
     public var policy: PolicyFile?
     /// Simulated devices and the apps on them.
     public var devices: [DeviceSpec]?
@@ -60,6 +62,15 @@ public struct ScenarioFile: Decodable, Sendable {
         public var topics: [String]?
         public var relatedKeyId: String?
         public var revoked: Bool?
+    }
+
+    public struct Channel: Decodable, Sendable {
+        /// Base64, as APNs issues channel ids.
+        public var id: String
+        public var bundleId: String
+        public var environment: String?
+        /// 0 (no storage) or 1 (the most recent message, the default).
+        public var messageStoragePolicy: Int?
     }
 
     public struct App: Decodable, Sendable {

@@ -26,10 +26,16 @@ enum ScenarioSchema {
 
     static let action = fields(["id", "title", "activation", "destructive", "authenticationRequired", "textInput"])
     static let category = fields(["id", "actions", "customDismissAction"], ["actions": .list(action)])
+    static let activity = fields(["attributesType", "attributes", "contentState", "staleDate", "relevanceScore", "pushType", "pushToken", "channelId"], [
+        "attributes": .leaf, "contentState": .leaf,
+    ])
+    static let liveActivities = fields(
+        ["enabled", "frequentUpdates", "frequentUpdatesEnabled", "pushToStartToken", "attributesTypes", "activities"], ["activities": .list(activity)]
+    )
     static let app = fields(
         ["bundleId", "environment", "deviceToken", "api", "implements", "authorization", "backgroundModes", "categories",
-         "willPresentOptions", "serviceExtension", "state", "terminatedBy", "badge"],
-        ["categories": .list(category), "authorization": fields(["status", "alert", "badge", "sound"])]
+         "willPresentOptions", "serviceExtension", "state", "terminatedBy", "badge", "liveActivities"],
+        ["categories": .list(category), "authorization": fields(["status", "alert", "badge", "sound"]), "liveActivities": liveActivities]
     )
     static let device = fields(
         ["id", "name", "iosVersion", "online", "locked", "lowPowerMode", "focus", "utcOffsetSeconds", "apps"],
@@ -37,19 +43,24 @@ enum ScenarioSchema {
     )
 
     static let scenario = fields(
-        ["name", "description", "keys", "apps", "deviceTokens", "generatedDeviceTokens", "policy", "devices", "generatedDevices", "simulator",
-         "clock", "steps"],
+        ["name", "description", "keys", "apps", "deviceTokens", "generatedDeviceTokens", "channels", "policy", "devices", "generatedDevices",
+         "simulator", "clock", "steps"],
         [
             "keys": .list(fields(["keyId", "teamId", "publicKey", "privateKey", "publicKeyPem", "privateKeyPem", "environment", "topics", "relatedKeyId", "revoked"])),
             "apps": .list(fields(["bundleId", "teamId"])),
             "deviceTokens": .list(fields(["token", "bundleId", "environment", "kind", "state", "since", "device"])),
             "generatedDeviceTokens": .list(fields(["count", "bundleId", "environment", "prefix"])),
+            "channels": .list(fields(["id", "bundleId", "environment", "messageStoragePolicy"])),
             "policy": fields(policyKeys),
             "devices": .list(device),
             "generatedDevices": .list(fields(["count", "bundleId", "environment", "prefix", "idPrefix", "api", "state"])),
             // Steps have a shape per kind: their own parser reports unknown keys with the place.
             "clock": fields(["start"]),
-            "simulator": fields(["backgroundPushesPerHour", "backgroundPushesPerDay", "storageSeconds", "notificationCenterLimit"]),
+            "simulator": fields([
+                "backgroundPushesPerHour", "backgroundPushesPerDay", "storageSeconds", "notificationCenterLimit", "liveActivityMaxActiveSeconds",
+                "liveActivityLingerSeconds", "liveActivitiesPerApp", "liveActivityUpdatesPerHour", "liveActivityFrequentUpdatesPerHour",
+                "pushToStartPerHour", "broadcastStorageSeconds",
+            ]),
         ]
     )
 

@@ -33,9 +33,13 @@ enum SpecShapes {
     static let appSettings = [
         "implements", "authorization", "backgroundModes", "categories", "willPresentOptions", "serviceExtension", "badge",
     ]
-    static let appNested: [String: BodyShape] = ["categories": .list(category), "authorization": authorization]
+    static let activity = BodyShape.fields(["attributesType", "attributes", "contentState", "staleDate", "relevanceScore", "pushType", "pushToken", "channelId"])
+    static let liveActivities = BodyShape.fields(
+        ["enabled", "frequentUpdates", "frequentUpdatesEnabled", "pushToStartToken", "attributesTypes", "activities"], ["activities": .list(activity)]
+    )
+    static let appNested: [String: BodyShape] = ["categories": .list(category), "authorization": authorization, "liveActivities": liveActivities]
     static let app = BodyShape.fields(
-        ["bundleId", "environment", "deviceToken", "api", "state", "terminatedBy"] + appSettings, appNested
+        ["bundleId", "environment", "deviceToken", "api", "state", "terminatedBy", "liveActivities"] + appSettings, appNested
     )
     static let device = BodyShape.fields(
         ["id", "name", "iosVersion", "online", "locked", "lowPowerMode", "focus", "utcOffsetSeconds", "apps"],

@@ -37,6 +37,7 @@ extension AppInstall {
         fields.add("state", state.rawValue)
         fields.add("terminatedBy", terminatedBy.rawValue)
         fields.add("badge", badge)
+        if let liveActivities { fields.add("liveActivities", liveActivities.controlJSON) }
         fields.add("notificationCenter", JSONValue.array(notificationCenter.map(\.json)))
         fields.add("pendingLocalNotifications", JSONValue.array(pendingLocal.map(\.controlJSON)))
         fields.add("held", heldJSON)

@@ -30,12 +30,40 @@ extension PushStep {
         default: throw ScenarioScriptError("\(place) needs exactly one of payload (YAML written as JSON) and payloadText (the body as it is)")
         }
         let priority = try fields.integer("priority").map(Int.init)
-        return PushStep(
+        let liveActivityToken = try parseLiveActivityToken(&fields, target: target)
+        var step = PushStep(
             target: target, environment: environment, topic: try fields.string("topic"), pushType: try fields.string("pushType"),
             priority: priority, expiration: try fields.integer("expiration"), expiresIn: try fields.integer("expiresIn"),
             collapseID: try fields.string("collapseId"), apnsID: try fields.string("apnsId"), payload: payload,
             auth: try auth(fields.value("auth"), place: "\(place).auth"), connection: try fields.string("connection") ?? "main"
         )
+        step.liveActivityToken = liveActivityToken
+        if liveActivityToken != nil, step.pushType == nil { step.pushType = "liveactivity" }
+        return step
+    }
+
+    /// `to: pushToStart` or `to: activity` (with `activity: N`, else the newest).
+    private static func parseLiveActivityToken(_ fields: inout StepFields, target: Target) throws(ScenarioScriptError) -> LiveActivityToken? {
+        let place = fields.place
+        let to = try fields.string("to")
+        let index = try fields.integer("activity")
+        guard let to else {
+            if index != nil { throw ScenarioScriptError("\(place).activity goes with to: activity") }
+            return nil
+        }
+        guard case .device = target else { throw ScenarioScriptError("\(place).to picks a token of a device's app: it needs device, not token") }
+        switch to {
+        case "pushToStart":
+            if index != nil { throw ScenarioScriptError("\(place).activity goes with to: activity, not pushToStart") }
+            return .pushToStart
+        case "activity":
+            if let index, index < 0 { throw ScenarioScriptError("\(place).activity must be 0 or more (the index in the app's activities)") }
+            return .activity(index.map(Int.init))
+        case "deviceToken":
+            return nil
+        default:
+            throw ScenarioScriptError("\(place).to must be deviceToken, pushToStart or activity, not \(to)")
+        }
     }
 
     private static func auth(_ value: JSONValue?, place: String) throws(ScenarioScriptError) -> Auth {
@@ -69,10 +97,19 @@ extension PushStep {
         return Int64(try ScenarioStep.duration(value, place: place))
     }
 
+    private var liveActivityDescription: String {
+        switch liveActivityToken {
+        case nil: ""
+        case .pushToStart: " (push-to-start token)"
+        case .activity(let index?): " (activity \(index)'s token)"
+        case .activity(nil): " (the newest activity's token)"
+        }
+    }
+
     var targetDescription: String {
         switch target {
         case .device(let device, let bundleID, let previous):
-            (bundleID.map { "\($0) on " } ?? "") + device + (previous ? " (its previous token)" : "")
+            (bundleID.map { "\($0) on " } ?? "") + device + (previous ? " (its previous token)" : "") + liveActivityDescription
         case .token(let token): "token \(token.prefix(8))…"
         }
     }

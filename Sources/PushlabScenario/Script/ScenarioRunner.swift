@@ -98,6 +98,12 @@ public actor ScenarioRunner {
                 }
             }
         }
+        if let device, let range = path.range(of: #"\{activity(:\d+)?\}"#, options: .regularExpression) {
+            let selector = path[range].dropFirst("{activity".count).dropLast()
+            let bundleID = try await appBundleID(device: device, named: call.bundleID)
+            let activity = try await liveActivity(of: device, bundleID: bundleID, index: selector.isEmpty ? nil : Int(selector.dropFirst()))
+            path.replaceSubrange(range, with: Self.escaped(try Self.required(activity["id"]?.stringValue, "activity id")))
+        }
         _ = try await driver.control(call.method, path, body: body)
         if let device { try await refreshTokens(of: device) }
     }
@@ -113,7 +119,10 @@ public actor ScenarioRunner {
     // MARK: Pushes
 
     private func send(_ step: PushStep) async throws -> APNsAnswer {
-        let (token, bundleID, appEnvironment) = try await resolve(step.target)
+        var (token, bundleID, appEnvironment) = try await resolve(step.target)
+        if let choice = step.liveActivityToken, case .device(let device, _, _) = step.target, let bundle = bundleID {
+            token = try await liveActivityToken(choice, device: device, bundleID: bundle)
+        }
         let environment = step.environment ?? appEnvironment
         var connection = ScenarioConnection(name: step.connection, environment: environment)
         var providerToken: String?
@@ -137,6 +146,46 @@ public actor ScenarioRunner {
             apnsID: step.apnsID, providerToken: providerToken
         )
         return try await driver.send(push, on: connection)
+    }
+
+    // MARK: Live Activities
+
+    /// The app's activity at `index` in its list, or the newest one still live.
+    private func liveActivity(of device: String, bundleID: String, index: Int?) async throws -> JSONValue {
+        let listing = try await driver.control(.get, "/v1/devices/\(Self.escaped(device))/activities?bundleId=\(Self.escaped(bundleID))", body: nil)
+        guard case .array(let activities)? = listing["activities"], !activities.isEmpty else {
+            throw ScenarioDriverError("\(bundleID) on \(device) has no Live Activity")
+        }
+        if let index {
+            guard index < activities.count else { throw ScenarioDriverError("\(bundleID) on \(device) has \(activities.count) Live Activities, no activity \(index)") }
+            return activities[index]
+        }
+        let live = activities.filter { ["active", "stale"].contains($0["state"]?.stringValue ?? "") }
+        return live.last ?? activities[activities.count - 1]
+    }
+
+    /// A Live Activity token, as the provider's backend would have stored it: an activity's
+    /// token is remembered, so a push still goes to it once the activity is gone.
+    private func liveActivityToken(_ choice: PushStep.LiveActivityToken, device: String, bundleID: String) async throws -> String {
+        let key = "\(device)/\(bundleID)"
+        switch choice {
+        case .pushToStart:
+            let listing = try await driver.control(.get, "/v1/devices/\(Self.escaped(device))/apps/\(Self.escaped(bundleID))", body: nil)
+            return try Self.required(listing["liveActivities"]?["pushToStartToken"]?.stringValue, "a push-to-start token of \(bundleID) on \(device) (give the app liveActivities, iOS 17.2 or later)")
+        case .activity(let index):
+            if let activity = try? await liveActivity(of: device, bundleID: bundleID, index: index), let token = activity["pushToken"]?.stringValue {
+                knownActivityTokens[key] = token
+                return token
+            }
+            return try Self.required(knownActivityTokens[key], "a Live Activity token of \(bundleID) on \(device) (start one with pushType token or input-push-token)")
+        }
+    }
+
+    private var knownActivityTokens: [String: String] = [:]
+
+    private static func required(_ value: String?, _ what: String) throws -> String {
+        guard let value else { throw ScenarioDriverError("no \(what)") }
+        return value
     }
 
     /// The token, the app's bundle id and environment a push goes to.

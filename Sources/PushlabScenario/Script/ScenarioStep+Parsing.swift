@@ -5,7 +5,7 @@ extension ScenarioStep {
     /// The step kinds, each a key of a step's mapping; a step has exactly one.
     static let actionKeys = [
         "send", "changeDevice", "changeApp", "interact", "reinstall", "uninstall", "scheduleLocal",
-        "advanceClock", "setClock", "addFault", "clearFaults",
+        "advanceClock", "setClock", "addFault", "clearFaults", "startActivity", "updateActivity", "endActivity", "liveActivities",
     ]
 
     /// Reads `steps[index]`.
@@ -88,6 +88,17 @@ extension ScenarioStep {
             call = ControlCall(method: .post, path: app + "/reinstall", bundleID: bundleID, summary: "reinstall the app on \(device)")
         case "uninstall":
             call = ControlCall(method: .delete, path: app, bundleID: bundleID, summary: "uninstall the app from \(device)")
+        case "startActivity":
+            call = ControlCall(method: .post, path: app + "/activities", body: fields.remainder(), bundleID: bundleID, summary: "the app starts a Live Activity on \(device)")
+        case "updateActivity", "endActivity":
+            let index = try fields.integer("activity")
+            if let index, index < 0 { throw ScenarioScriptError("\(place).activity must be 0 or more (the index in the app's activities)") }
+            let activity = "/activities/{activity" + (index.map { ":\($0)" } ?? "") + "}"
+            call = kind == "updateActivity"
+                ? ControlCall(method: .patch, path: app + activity, body: fields.remainder(), bundleID: bundleID, summary: "the app updates its Live Activity on \(device)")
+                : ControlCall(method: .post, path: app + activity + "/end", body: fields.remainder(), bundleID: bundleID, summary: "the app ends its Live Activity on \(device)")
+        case "liveActivities":
+            call = ControlCall(method: .patch, path: app + "/live-activities", body: fields.remainder(), bundleID: bundleID, summary: "switch Live Activities on \(device)")
         default:  // scheduleLocal
             call = ControlCall(method: .post, path: app + "/local-notifications", body: fields.remainder(), bundleID: bundleID, summary: "schedule a local notification on \(device)")
         }

@@ -54,7 +54,16 @@ public struct PushStep: Sendable, Equatable {
         case none
     }
 
+    /// A Live Activity token of the app instead of its device token.
+    public enum LiveActivityToken: Sendable, Equatable {
+        /// The app's push-to-start token.
+        case pushToStart
+        /// An activity's own token: the index in the app's activities, or nil for the newest.
+        case activity(Int?)
+    }
+
     public var target: Target
+    public var liveActivityToken: LiveActivityToken? = nil
     /// nil: the app's environment (development for a bare token).
     public var environment: APNsEnvironment?
     /// nil: the app's bundle id, with the suffix the push type needs.

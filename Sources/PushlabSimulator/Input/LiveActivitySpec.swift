@@ -58,8 +58,8 @@ public struct LiveActivitySpec: Decodable, Sendable {
 /// app passes to `Activity.request`.
 public struct ActivitySpec: Decodable, Sendable {
     public var attributesType: String
-    public var attributes: JSONValue?
-    public var contentState: JSONValue?
+    public var attributes: FreeJSON?
+    public var contentState: FreeJSON?
     /// Epoch seconds.
     public var staleDate: Double?
     public var relevanceScore: Double?
@@ -74,8 +74,8 @@ public struct ActivitySpec: Decodable, Sendable {
     /// The activity; `startedAt` is set when it is added to a device.
     public func activity(place: String) throws(SimulatorError) -> LiveActivity {
         if attributesType.isEmpty { throw SimulatorError(.invalid, "\(place).attributesType must not be empty") }
-        let attributes = self.attributes ?? .object([])
-        let contentState = self.contentState ?? .object([])
+        let attributes = self.attributes?.value ?? .object([])
+        let contentState = self.contentState?.value ?? .object([])
         guard attributes.isObject else { throw SimulatorError(.invalid, "\(place).attributes must be an object") }
         guard contentState.isObject else { throw SimulatorError(.invalid, "\(place).contentState must be an object") }
         var activity = LiveActivity(
