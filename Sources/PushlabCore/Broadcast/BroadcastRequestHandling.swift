@@ -26,7 +26,6 @@ extension APNsProviderConnection {
         if channel.storagePolicy == .noStorage, let expiration = attempt.push.expiration, expiration != 0 {
             throw Rejection(.badExpirationDate)
         }
-        attempt.channel = channel
         unsentBroadcasts.append(AcceptedBroadcast(
             requestID: attempt.requestID, receivedAt: attempt.push.receivedAt, environment: attempt.push.environment,
             bundleID: bundleID, channel: channel, priority: attempt.push.priority, expiration: attempt.push.expiration,

@@ -12,7 +12,6 @@ struct ChannelAPIAttempt {
     var pushType: String?
     /// `apns-channel-id` as sent, or the id a create made.
     var channelID: String?
-    var channel: BroadcastChannel?
     /// The answer of a request that passed every rule.
     var success: APNsResponse?
 

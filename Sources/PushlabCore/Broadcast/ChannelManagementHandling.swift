@@ -17,14 +17,12 @@ extension APNsProviderConnection {
             throw Rejection(.cannotCreateChannelConfig)
         }
         attempt.channelID = channel.id
-        attempt.channel = channel
         attempt.success = .success(status: 201, requestID: attempt.requestID, channelID: channel.id)
     }
 
     /// `GET /1/apps/<bundle>/channels` with `apns-channel-id`: 200 with the channel's configuration.
     func readChannel(_ attempt: inout ChannelAPIAttempt, bundleID: String) throws(Rejection) {
         let channel = try namedChannel(attempt, bundleID: bundleID)
-        attempt.channel = channel
         var writer = JSONWriter()
         writer.beginObject()
         writer.field(Self.storagePolicyKey, Int64(channel.storagePolicy.rawValue))
@@ -37,7 +35,6 @@ extension APNsProviderConnection {
     func deleteChannel(_ attempt: inout ChannelAPIAttempt, bundleID: String) throws(Rejection) {
         let channel = try namedChannel(attempt, bundleID: bundleID)
         world.channels.delete(channel.id, environment: channel.environment)
-        attempt.channel = channel
         attempt.success = .success(status: 204, requestID: attempt.requestID)
     }
 
