@@ -9,11 +9,15 @@ import FoundationNetworking
 
 struct Send: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Send one push and print APNs's answer (to Pushlab, or to Apple with --apple).",
+        abstract: "Send one push or broadcast and print APNs's answer (to Pushlab, or to Apple with --apple).",
         discussion: """
         Prints the status, the reason of a rejection (and a 410's timestamp) and the apns-id; exits 0 \
         when the push is accepted, 1 when it is rejected, 2 when there is no answer. The payload comes \
         from --payload, --payload-file, or standard input when neither is given.
+
+        With --channel instead of a device, sends a broadcast (POST /4/broadcasts/apps/<bundle>, push \
+        type liveactivity) to every Live Activity subscribed to that channel; --topic is the bare \
+        bundle id. Channels come from pushlab channels create.
 
         Examples:
           pushlab send a69c88c87b0fa337c4b2273f85f708343f6b031be8ed07625ec591a9f53f2ae8 \\
@@ -23,41 +27,38 @@ struct Send: AsyncParsableCommand {
             --push-type background --priority 5 --cert certs/client.pem --cert-key certs/client-key.pem
           pushlab send ann --topic com.pushlab.demo --cert certs/client.p12 --cert-password pushlab \\
             --payload '{"aps":{"alert":"hi"}}'
+          pushlab send ann --topic com.pushlab.demo.push-type.liveactivity --push-type liveactivity … \\
+            --payload '{"aps":{"timestamp":1767225600,"event":"update","content-state":{"score":1}}}'
+          pushlab send --channel dHN0LXNyY2gtY2hubA== --topic com.pushlab.demo --key … \\
+            --payload '{"aps":{"timestamp":1767225600,"event":"update","content-state":{"score":1}}}'
           pushlab send $TOKEN --apple --environment production --topic com.example.app --key AuthKey_X.p8 … --json
         """
     )
 
-    @Argument(help: "Device token (hex), or a simulated device's id or name (looked up through the control API; hex that names no device is sent as a token).")
-    var device: String
+    @Argument(help: "Device token (hex), or a simulated device's id or name (looked up through the control API; hex that names no device is sent as a token). Not with --channel.")
+    var device: String?
 
-    @Option(help: "development (sandbox, the default) or production.")
-    var environment = "development"
+    @Option(help: "Broadcast on this channel (its base64 id) instead of pushing to a device.")
+    var channel: String?
 
-    @Option(help: "host:port to send to (default localhost:2197 for development, localhost:2196 for production).")
-    var server: String?
+    @OptionGroup var connection: ProviderConnectionOptions
 
-    @Flag(help: "Send to Apple: api.sandbox.push.apple.com or api.push.apple.com, port 443, the system's trusted CAs.")
-    var apple = false
-
-    @Option(help: "CA bundle that signs the server's certificate (default certs/ca.pem, not with --apple).")
-    var ca: String?
-
-    @Option(help: "apns-topic (the bundle id, with the push type's suffix where it needs one).")
+    @Option(help: "apns-topic (the bundle id, with the push type's suffix where it needs one); with --channel, the bare bundle id.")
     var topic: String?
 
-    @Option(help: "apns-push-type: alert (default), background, voip, liveactivity, ...")
-    var pushType = "alert"
+    @Option(help: "apns-push-type: alert (default), background, voip, liveactivity (the default with --channel), ...")
+    var pushType: String?
 
     @Option(help: "apns-priority: 10, 5 or 1.")
     var priority: Int?
 
-    @Option(help: "apns-expiration: epoch seconds; 0 = now or never.")
+    @Option(help: "apns-expiration: epoch seconds; 0 = now or never (a channel that stores nothing takes only 0).")
     var expiration: Int64?
 
     @Option(help: "apns-collapse-id.")
     var collapseId: String?
 
-    @Option(help: "apns-id (a UUID); APNs makes one when absent.")
+    @Option(help: "apns-id (a UUID); APNs makes one when absent. With --channel it is sent as apns-request-id.")
     var apnsId: String?
 
     @Option(help: "The JSON payload.")
@@ -66,27 +67,6 @@ struct Send: AsyncParsableCommand {
     @Option(help: "A file holding the JSON payload.")
     var payloadFile: String?
 
-    @Option(help: "Provider-token auth: the .p8 key to sign a fresh token with (needs --key-id and --team-id).")
-    var key: String?
-
-    @Option(help: "The key id (kid).")
-    var keyId: String?
-
-    @Option(help: "The team id (iss).")
-    var teamId: String?
-
-    @Option(help: "Provider-token auth with a token you already have.")
-    var providerToken: String?
-
-    @Option(help: "Certificate auth: the client certificate, PEM (may hold the key too) or PKCS#12 (.p12, with --cert-password).")
-    var cert: String?
-
-    @Option(help: "The password of a PKCS#12 --cert (certs/client.p12's is pushlab).")
-    var certPassword: String?
-
-    @Option(help: "The client certificate's private key (PEM), when not in --cert.")
-    var certKey: String?
-
     @Option(help: "The control API, to look up a device by id or name.")
     var control = "http://127.0.0.1:2198"
 
@@ -94,53 +74,46 @@ struct Send: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        guard ["development", "sandbox", "production"].contains(environment) else {
-            throw ValidationError("--environment must be development (or sandbox) or production, not \(environment)")
-        }
         if payload != nil, payloadFile != nil { throw ValidationError("Give --payload or --payload-file, not both") }
-        if key != nil, keyId == nil || teamId == nil { throw ValidationError("--key needs --key-id and --team-id") }
-        if [key != nil, providerToken != nil, cert != nil].filter({ $0 }).count > 1 {
-            throw ValidationError("Choose one way to authenticate: --key, --provider-token or --cert")
-        }
-        if apple, server != nil { throw ValidationError("--apple and --server name two different servers; give one") }
-        if certPassword != nil, cert == nil { throw ValidationError("--cert-password is the password of a PKCS#12 --cert; give --cert too") }
         if let priority, ![1, 5, 10].contains(priority) { throw ValidationError("--priority must be 10, 5 or 1") }
+        switch (device, channel) {
+        case (nil, nil): throw ValidationError("Give a device (token, id or name) to push to, or --channel to broadcast")
+        case (.some, .some): throw ValidationError("Give a device or --channel, not both: a broadcast goes to a channel's subscribers")
+        case (nil, .some):
+            guard let topic else { throw ValidationError("--channel needs --topic with the app's bundle id (no push type suffix)") }
+            if APNsTopic(topic).suffixType != nil {
+                throw ValidationError("--topic \(topic) has a push type suffix; a broadcast names the bare bundle id (\(APNsTopic(topic).bundleID))")
+            }
+            if collapseId != nil { throw ValidationError("--collapse-id is for device pushes; a broadcast has no collapse id") }
+        case (.some, nil): break
+        }
     }
 
     func run() async throws {
-        let production = environment == "production"
-        let configuration = try clientConfiguration(production: production)
-        let token: String
-        do {
-            token = try await deviceToken()
-        } catch let problem as LookupProblem {
-            FileHandle.standardError.write(Data("pushlab send: \(problem.description)\n".utf8))
-            throw ExitCode(2)
-        }
         let payload = try payloadBytes()
         if let warning = PayloadWarning.unparsable(payload) {
             FileHandle.standardError.write(Data("pushlab send: warning: \(warning)\n".utf8))
         }
-        let notification = APNsNotification(
-            deviceToken: token, payload: payload, topic: topic, pushType: pushType, priority: priority,
-            expiration: expiration, collapseID: collapseId, apnsID: apnsId, providerToken: try bearerToken()
-        )
-        let client: APNsClient
-        do {
-            client = try await APNsClient.connect(configuration)
-        } catch {
-            FileHandle.standardError.write(Data("pushlab send: \(error)\n".utf8))
-            throw ExitCode(2)
+        let request: APNsClientRequest
+        if let channel, let topic {
+            request = .broadcast(
+                bundleID: topic, channelID: channel, payload: payload, pushType: pushType ?? APNsPushType.liveactivity.rawValue,
+                priority: priority, expiration: expiration, requestID: apnsId, providerToken: try connection.bearerToken()
+            )
+        } else {
+            let token: String
+            do {
+                token = try await deviceToken(device ?? "")
+            } catch let problem as LookupProblem {
+                FileHandle.standardError.write(Data("pushlab send: \(problem.description)\n".utf8))
+                throw ExitCode(2)
+            }
+            request = APNsNotification(
+                deviceToken: token, payload: payload, topic: topic, pushType: pushType ?? APNsPushType.alert.rawValue, priority: priority,
+                expiration: expiration, collapseID: collapseId, apnsID: apnsId, providerToken: try connection.bearerToken()
+            ).request
         }
-        let answer: APNsAnswer
-        do {
-            answer = try await client.send(notification)
-        } catch {
-            await client.close()
-            FileHandle.standardError.write(Data("pushlab send: \(error)\n".utf8))
-            throw ExitCode(2)
-        }
-        await client.close()
+        let answer = try await connection.exchange(request, endpoint: .provider, command: "send")
         if json {
             print(Self.json(answer))
         } else {
@@ -148,51 +121,6 @@ struct Send: AsyncParsableCommand {
             print(terminal.paint(Self.line(answer), answer.isAccepted ? .green : .red))
         }
         if !answer.isAccepted { throw ExitCode(1) }
-    }
-
-    private func clientConfiguration(production: Bool) throws -> APNsClient.Configuration {
-        let clientFiles = (certificate: cert, key: certKey ?? cert)
-        try checkPKCS12Certificate()
-        if apple {
-            let host = production ? "api.push.apple.com" : "api.sandbox.push.apple.com"
-            return .init(host: host, port: 443, serverName: host, trustedCertificatesFile: ca,
-                         certificateFile: clientFiles.certificate, privateKeyFile: clientFiles.certificate == nil ? nil : clientFiles.key,
-                         certificatePassword: certPassword)
-        }
-        let target = server ?? (production ? "localhost:2196" : "localhost:2197")
-        guard let colon = target.lastIndex(of: ":"), let port = Int(target[target.index(after: colon)...]) else {
-            throw ValidationError("--server must be host:port, not \(target)")
-        }
-        var host = String(target[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        let isAddress = host.allSatisfy { $0.isNumber || $0 == "." || $0 == ":" }
-        let trusted = ca ?? "certs/ca.pem"
-        guard FileManager.default.fileExists(atPath: trusted) else {
-            throw ValidationError("CA bundle \(trusted) does not exist: pass --ca, or run from the repository root")
-        }
-        return .init(host: host, port: port, serverName: isAddress ? nil : host, trustedCertificatesFile: trusted,
-                     certificateFile: clientFiles.certificate, privateKeyFile: clientFiles.certificate == nil ? nil : clientFiles.key,
-                     certificatePassword: certPassword)
-    }
-
-    /// A PKCS#12 --cert (told by its content, whatever its name) must open with --cert-password
-    /// and needs no --cert-key; a PEM one takes no password. Checked before connecting, to name the flag.
-    private func checkPKCS12Certificate() throws {
-        guard let cert else { return }
-        guard PKCS12Archive.isPKCS12(file: cert) else {
-            if certPassword != nil { throw ValidationError("--cert-password is for a PKCS#12 (.p12) --cert; \(cert) is not one") }
-            return
-        }
-        if certKey != nil { throw ValidationError("\(cert) is a PKCS#12 file, which holds its own key: drop --cert-key") }
-        do {
-            _ = try PKCS12Archive(file: cert, password: certPassword ?? "")
-        } catch where error.reason == .wrongPassword {
-            throw ValidationError(certPassword == nil
-                ? "\(cert) is a PKCS#12 file protected by a password: give it with --cert-password (certs/client.p12's is pushlab)"
-                : "\(cert) does not open with that --cert-password: \(error)")
-        } catch {
-            throw ValidationError("Cannot use \(cert) as a client certificate: \(error)")
-        }
     }
 
     private func payloadBytes() throws -> [UInt8] {
@@ -204,23 +132,9 @@ struct Send: AsyncParsableCommand {
         return Array(FileHandle.standardInput.readDataToEndOfFile())
     }
 
-    private func bearerToken() throws -> String? {
-        if let providerToken { return providerToken }
-        guard let key, let keyId, let teamId else { return nil }
-        guard let pem = try? String(contentsOfFile: key, encoding: .utf8) else { throw ValidationError("Cannot read key \(key)") }
-        let signingKey: ES256Key
-        do {
-            signingKey = try ES256Key(pem: pem)
-        } catch {
-            throw ValidationError("\(key) is not an EC P-256 private key: \(error)")
-        }
-        let input = ProviderToken.signingInput(keyID: keyId, teamID: teamId, issuedAt: Int64(Date().timeIntervalSince1970))
-        return ProviderToken.assemble(signingInput: input, signature: try signingKey.sign(Array(input.utf8), raw: true))
-    }
-
     /// A hex token as given; otherwise a simulated device's id or name, through the control API.
     /// Shorter hex that names no device is sent as it is: APNs answers it (`BadDeviceToken`).
-    private func deviceToken() async throws -> String {
+    private func deviceToken(_ device: String) async throws -> String {
         if device.count >= 64, device.allSatisfy(\.isHexDigit) { return device }
         let isHex = !device.isEmpty && device.allSatisfy(\.isHexDigit)
         let bundleID = topic.map { APNsTopic($0).bundleID }
@@ -253,6 +167,7 @@ struct Send: AsyncParsableCommand {
         if let timestamp = answer.timestamp { parts.append("(since \(ISO8601Milliseconds.format(timestamp)))") }
         if let id = answer.apnsID { parts.append("apns-id: \(id)") }
         if let unique = answer.apnsUniqueID { parts.append("apns-unique-id: \(unique)") }
+        if let id = answer.requestID { parts.append("apns-request-id: \(id)") }
         return parts.joined(separator: "  ")
     }
 
@@ -264,6 +179,7 @@ struct Send: AsyncParsableCommand {
         writer.field("timestamp", answer.timestamp)
         writer.field("apnsId", answer.apnsID)
         writer.field("apnsUniqueId", answer.apnsUniqueID)
+        writer.field("apnsRequestId", answer.requestID)
         writer.endObject()
         return writer.text
     }

@@ -97,10 +97,15 @@ public final class APNsClient: Sendable {
 
     /// Sends one push and waits for APNs's answer.
     public func send(_ notification: APNsNotification) async throws -> APNsAnswer {
+        try await send(notification.request)
+    }
+
+    /// Sends one request (a push, a broadcast, a channel management request) and waits for the answer.
+    public func send(_ request: APNsClientRequest) async throws -> APNsAnswer {
         let authority = configuration.authority
         return try await channel.eventLoop.flatSubmit { [handler] in
             let promise = handler.value.eventLoop.makePromise(of: APNsAnswer.self)
-            handler.value.send(notification, authority: authority, promise: promise)
+            handler.value.send(request, authority: authority, promise: promise)
             return promise.futureResult
         }.get()
     }

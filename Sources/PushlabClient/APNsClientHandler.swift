@@ -68,11 +68,12 @@ final class APNsClientHandler: ChannelInboundHandler {
         context.fireChannelInactive()
     }
 
-    /// Sends `notification` on a new stream; the promise gets the answer.
-    func send(_ notification: APNsNotification, authority: String, promise: EventLoopPromise<APNsAnswer>) {
+    /// Sends `request` on a new stream; the promise gets the answer.
+    func send(_ request: APNsClientRequest, authority: String, promise: EventLoopPromise<APNsAnswer>) {
         do {
-            let headers = HTTP2HeaderList(notification.headers(authority: authority))
-            let stream = try session.submitRequest(headers: headers, body: notification.payload)
+            let headers = HTTP2HeaderList(request.fields(authority: authority))
+            // A GET or DELETE carries no body: END_STREAM goes with its headers.
+            let stream = try session.submitRequest(headers: headers, body: request.body.isEmpty && request.method != "POST" ? nil : request.body)
             streams.await(stream, promise)
             flush()
         } catch {

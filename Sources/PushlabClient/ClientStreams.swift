@@ -56,7 +56,7 @@ final class ClientStreams: HTTP2SessionDelegate {
         return APNsAnswer(
             status: Int(header(":status") ?? "") ?? 0, apnsID: header("apns-id"), apnsUniqueID: header("apns-unique-id"),
             reason: json?["reason"]?.stringValue, timestamp: json?["timestamp"]?.integerValue,
-            body: String(decoding: body, as: UTF8.self)
+            body: String(decoding: body, as: UTF8.self), requestID: header("apns-request-id"), channelID: header("apns-channel-id")
         )
     }
 }

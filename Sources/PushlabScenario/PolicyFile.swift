@@ -24,6 +24,9 @@ public struct PolicyFile: Decodable, Sendable {
     public var badDeviceTokenErrorWeight: Int?
     public var idleTimeoutSeconds: OptionalNumber<Double>?
     public var sendUniqueIDInDevelopment: Bool?
+    public var channelLimitPerApp: Int?
+    public var broadcastPayloadLimit: Int?
+    public var maxChannelIDLength: Int?
 
     public func applied(to base: APNsPolicy) -> APNsPolicy {
         var policy = base
@@ -47,6 +50,9 @@ public struct PolicyFile: Decodable, Sendable {
         if let badDeviceTokenErrorWeight { policy.badDeviceTokenErrorWeight = badDeviceTokenErrorWeight }
         if let idleTimeoutSeconds { policy.idleTimeoutSeconds = idleTimeoutSeconds.value }
         if let sendUniqueIDInDevelopment { policy.sendUniqueIDInDevelopment = sendUniqueIDInDevelopment }
+        if let channelLimitPerApp { policy.channelLimitPerApp = channelLimitPerApp }
+        if let broadcastPayloadLimit { policy.broadcastPayloadLimit = broadcastPayloadLimit }
+        if let maxChannelIDLength { policy.maxChannelIDLength = maxChannelIDLength }
         return policy
     }
 }

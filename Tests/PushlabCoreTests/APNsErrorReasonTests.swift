@@ -14,8 +14,10 @@ struct APNsErrorReasonTests {
         ("BadPath", 404), ("MethodNotAllowed", 405), ("ExpiredToken", 410), ("Unregistered", 410),
         ("PayloadTooLarge", 413), ("TooManyProviderTokenUpdates", 429), ("TooManyRequests", 429),
         ("InternalServerError", 500), ("ServiceUnavailable", 503), ("Shutdown", 503),
-        // Apple's broadcast-API reason, used by the strict payload mode only.
-        ("BadRequestPayload", 400),
+        // The broadcast and channel management API's (A11); BadRequestPayload also in strict payload mode.
+        ("BadRequestPayload", 400), ("FeatureNotEnabled", 400), ("MissingChannelId", 400), ("BadChannelId", 400),
+        ("ChannelNotRegistered", 400), ("BadRequestParams", 400), ("MissingPushType", 400), ("CannotCreateChannelConfig", 400),
+        ("TopicMismatch", 403),
     ]
 
     @Test(arguments: table)

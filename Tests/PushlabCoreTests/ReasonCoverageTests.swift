@@ -21,7 +21,10 @@ struct ReasonCoverageTests {
     func badPath(mode: AuthMode) throws {
         let harness = try Harness(mode)
         #expect(harness.reason(harness.send(path: "/3/devices/\(TestWorld.devToken)")) == .badPath)
-        #expect(harness.reason(harness.send(path: "/4/broadcasts/apps/x")) == .badPath)
+        // Paths of the broadcast API's shape that it does not have.
+        #expect(harness.reason(harness.send(path: "/4/broadcasts/x")) == .badPath)
+        #expect(harness.reason(harness.send(path: "/4/broadcasts/apps/")) == .badPath)
+        #expect(harness.reason(harness.send(path: "/1/apps/\(TestWorld.app)/channel")) == .badPath)
     }
 
     @Test(arguments: AuthMode.allCases)

@@ -14,9 +14,12 @@ final class EmbeddedConnection {
     /// Every byte the server has written, in order: whole frames from its first SETTINGS on.
     private(set) var serverBytes: [UInt8] = []
 
-    init(service: any APNsConnectionFactory, limits: HTTP2Limits = HTTP2Limits(), environment: APNsEnvironment = .development) throws {
+    init(
+        service: any APNsConnectionFactory, limits: HTTP2Limits = HTTP2Limits(), environment: APNsEnvironment = .development,
+        role: APNsListenerRole = .both
+    ) throws {
         let settings = APNsHTTP2Handler.Settings(
-            limits: limits, listenerEnvironment: environment, connectionID: 7, logger: Logger(label: "test")
+            limits: limits, listenerEnvironment: environment, listenerRole: role, connectionID: 7, logger: Logger(label: "test")
         )
         client = try HTTP2Session(role: .client, delegate: events)
         try client.submitSettings([])

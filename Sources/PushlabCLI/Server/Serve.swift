@@ -15,11 +15,14 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Start the APNs mock: development (sandbox) and production listeners.",
         discussion: """
-        Serves Apple's provider API over HTTP/2 + TLS. By default development (sandbox) listens on \
-        127.0.0.1:2197 and production on 127.0.0.1:2196. A request whose TLS SNI or :authority names \
-        an Apple host (api.sandbox.push.apple.com, api.development.push.apple.com, api.push.apple.com) \
-        is served in that host's environment whatever the port. The control API (plain HTTP, \
-        docs/CONTROL-API.md) listens on 127.0.0.1:2198.
+        Serves Apple's provider API (device pushes, broadcasts) and broadcast channel management over \
+        HTTP/2 + TLS. By default development (sandbox) listens on 127.0.0.1:2197 and production on \
+        127.0.0.1:2196, each serving every API (2196 is also Apple's production channel management \
+        port), and development channel management alone on 127.0.0.1:2195, as Apple's. A request \
+        whose TLS SNI or :authority names an Apple host (api.sandbox.push.apple.com, \
+        api.development.push.apple.com, api.push.apple.com, api-manage-broadcast[.sandbox].push.apple.com, \
+        api-broadcast[.sandbox].push.apple.com) is served in that host's environment whatever the port. \
+        The control API (plain HTTP, docs/CONTROL-API.md) listens on 127.0.0.1:2198.
 
         Settings come from flags, then --config FILE (YAML, same names), then the defaults. \
         SIGINT or SIGTERM shuts down gracefully: GOAWAY {"reason":"Shutdown"}, in-flight streams \
@@ -28,6 +31,7 @@ struct Serve: AsyncParsableCommand {
         Examples:
           pushlab serve
           pushlab serve --development-port 8443 --production-port 0 --threads 4
+          pushlab serve --channel-management-port off
           pushlab serve --config pushlab.yaml --client-ca certs/ca.pem
         """
     )
@@ -67,6 +71,9 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "Production port; 0 picks a free one (default 2196).")
     var productionPort: Int?
+
+    @Option(help: "Development channel management port (broadcast channels only); 0 picks a free one, off runs none (default 2195).")
+    var channelManagementPort: PortSetting?
 
     @Option(help: "Server certificate chain, PEM (default certs/server.pem).")
     var tlsCert: String?
@@ -161,12 +168,14 @@ struct Serve: AsyncParsableCommand {
     }
 
     static let defaultControlPort = 2198
+    static let defaultChannelManagementPort = 2195
 
     /// What went wrong at start, with the flag that changes it.
     static func startFailure(_ error: any Error) -> String {
         switch error {
         case let listener as ListenerUnavailable:
-            let flag = listener.listener.environment == .development ? "--development-port" : "--production-port"
+            let flag = listener.listener.role == .channelManagement ? "--channel-management-port"
+                : listener.listener.environment == .development ? "--development-port" : "--production-port"
             let hint = listener.addressInUse ? " (another pushlab serve?)" : ""
             return "\(listener.description)\(hint). Pass \(flag) with another port, or 0 for a free one."
         case let control as ControlAPIUnavailable:
@@ -199,11 +208,17 @@ struct Serve: AsyncParsableCommand {
                 throw ValidationError("\(what) \(path) does not exist. Run pushlab from the repository root, make certificates with certs/generate.sh, or pass --tls-cert/--tls-key/--client-ca.")
             }
         }
+        var listeners: [ServerConfiguration.Listener] = [
+            .init(host: host, port: developmentPort ?? file?.developmentPort ?? 2197, environment: .development),
+            .init(host: host, port: productionPort ?? file?.productionPort ?? 2196, environment: .production),
+        ]
+        let requestedChannelManagement = channelManagementPort ?? file?.channelManagementPort
+        if let port = (requestedChannelManagement ?? .port(Self.defaultChannelManagementPort)).port {
+            // A busy default port is not fatal (another pushlab may hold it): the banner says so.
+            listeners.append(.init(host: host, port: port, environment: .development, role: .channelManagement, required: requestedChannelManagement != nil))
+        }
         return ServerConfiguration(
-            listeners: [
-                .init(host: host, port: developmentPort ?? file?.developmentPort ?? 2197, environment: .development),
-                .init(host: host, port: productionPort ?? file?.productionPort ?? 2196, environment: .production),
-            ],
+            listeners: listeners,
             certificateChainFile: certificate,
             privateKeyFile: key,
             clientCertificateAuthoritiesFile: clientCA,
@@ -228,13 +243,25 @@ struct Serve: AsyncParsableCommand {
         return loaded
     }
 
+    /// The Apple host a listener stands for, and the APIs it serves.
+    static func describe(_ listener: APNsListener) -> String {
+        let sandbox = listener.environment == .development ? "sandbox." : ""
+        switch listener.role {
+        case .provider: return "(as api.\(sandbox)push.apple.com)"
+        case .channelManagement: return "(as api-manage-broadcast.\(sandbox)push.apple.com)  broadcast channel management only"
+        case .both: return "(as api.\(sandbox)push.apple.com)  and broadcast channel management"
+        }
+    }
+
     private func printBanner(_ runtime: PushlabRuntime, scenario: Scenario) {
         let simulator = runtime.cores.simulator
         var lines = ["Pushlab is serving the APNs provider API (HTTP/2 + TLS):"]
         for listener in runtime.listeners {
             let host = listener.host.contains(":") ? "[\(listener.host)]" : listener.host
-            let apple = listener.environment == .development ? "api.sandbox.push.apple.com" : "api.push.apple.com"
-            lines.append("  \(listener.environment.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) https://\(host):\(listener.port)  (as \(apple))")
+            lines.append("  \(listener.environment.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) https://\(host):\(listener.port)  \(Self.describe(listener))")
+        }
+        for wanted in runtime.configuration.server.listeners where !wanted.required && !runtime.listeners.contains(where: { $0.role == wanted.role && $0.environment == wanted.environment }) {
+            lines.append("  channel management  not running: \(wanted.host):\(wanted.port) is taken (pass --channel-management-port 0 for a free port)")
         }
         if let control = runtime.controlServer {
             let token = runtime.configuration.control?.token == nil ? "" : "  (bearer token required)"

@@ -9,6 +9,7 @@ import Yams
 /// host: 127.0.0.1
 /// developmentPort: 2197
 /// productionPort: 2196
+/// channelManagementPort: 2195   # or off
 /// controlHost: 127.0.0.1
 /// controlPort: 2198
 /// threads: 2
@@ -38,6 +39,7 @@ struct ServeConfigurationFile: Decodable, Equatable {
     var host: String?
     var developmentPort: Int?
     var productionPort: Int?
+    var channelManagementPort: PortSetting?
     var controlHost: String?
     var controlPort: Int?
     var threads: Int?
@@ -66,7 +68,7 @@ struct ServeConfigurationFile: Decodable, Equatable {
     }
 
     private static let schema: [String: Set<String>] = [
-        "": ["scenario", "db", "host", "developmentPort", "productionPort", "controlHost", "controlPort", "threads", "tls", "http2", "shutdownGracePeriodSeconds", "deliveryQueue", "historyLimit"],
+        "": ["scenario", "db", "host", "developmentPort", "productionPort", "channelManagementPort", "controlHost", "controlPort", "threads", "tls", "http2", "shutdownGracePeriodSeconds", "deliveryQueue", "historyLimit"],
         "tls": ["certificate", "key", "clientCA"],
         "http2": ["maxConcurrentStreams"],
     ]

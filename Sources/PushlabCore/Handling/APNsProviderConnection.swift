@@ -16,7 +16,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
     /// bouncing the reference count between them.
     let world: APNsWorld
     let sink: any PushSink
-    private let faults: (any FaultInjector)?
+    let faults: (any FaultInjector)?
     @exclusivity(unchecked) private var announcedStreams: UInt32
     @exclusivity(unchecked) private var errorWeight = 0
     @exclusivity(unchecked) private var lastActivity: EpochMilliseconds
@@ -27,9 +27,11 @@ final class APNsProviderConnection: APNsConnectionHandler {
     @exclusivity(unchecked) var ids = APNsIDGenerator()
     /// Answers recorded, and pushes accepted for the sink, since the transport last published
     /// them (`flushRecords`).
-    @exclusivity(unchecked) private var unpublishedRecords: [RequestLog.Entry] = []
+    @exclusivity(unchecked) var unpublishedRecords: [RequestLog.Entry] = []
     @exclusivity(unchecked) private var unsentPushes: [AcceptedPush] = []
-    @exclusivity(unchecked) private var payloads = PayloadArena()
+    /// Broadcasts accepted for the sink since the last `flushRecords`.
+    @exclusivity(unchecked) var unsentBroadcasts: [AcceptedBroadcast] = []
+    @exclusivity(unchecked) var payloads = PayloadArena()
 
     init(info: ConnectionInfo, service: APNsProviderService, policy: APNsPolicy) {
         self.info = info
@@ -93,6 +95,11 @@ final class APNsProviderConnection: APNsConnectionHandler {
     func handle(_ request: consuming APNsRequest) -> APNsOutcome {
         let now = readTime ?? service.clock.now()
         lastActivity = now
+        // The device API stays the straight path: two bytes of the path tell the broadcast and
+        // channel management API apart (a channel management listener serves nothing else).
+        if info.listenerRole == .channelManagement || request.fields.withPath(ChannelAPIEndpoint.mayMatch) {
+            return handleChannelAPI(request, now: now)
+        }
         let fields = Self.collectHeaders(request)
         // An unusable apns-id is never echoed, whichever check answers first: a fresh one replaces it.
         let requestedID = fields.value(.apnsID, in: request).flatMap { APNsID(requested: $0, lowerCaseOnly: policy.strictApnsIDCase) }
@@ -102,16 +109,14 @@ final class APNsProviderConnection: APNsConnectionHandler {
             apnsID: requestedID ?? APNsID(ids.nextUUID()), echoesRequestedID: requestedID != nil, fields: fields
         )
         var delay: Int64 = 0
-        if faults?.mayFault == true, let fault = faults?.fault(for: attempt.request, connection: info, now: now) {
-            switch fault {
+        if faults?.mayFault == true, let effect = faultEffect(for: attempt.request, now: now) {
+            switch effect {
             case .respond(let reason):
                 // The log still names the device the provider pushed to, when the path names one.
                 try? checkPath(&attempt)
                 return finish(&attempt, rejection: Rejection(reason), delay: 0)
             case .delay(let milliseconds): delay = milliseconds
-            case .goAway(let reason): return APNsOutcome(nil, actions: [.goAway(reason)])
-            case .resetStream: return APNsOutcome(nil)
-            case .closeConnection: return APNsOutcome(nil, actions: [.close])
+            case .outcome(let outcome): return outcome
             }
         }
         do {
@@ -193,7 +198,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
 
     /// The stream limit to announce now, if it changes: 1 until the first valid token, 1 after a
     /// rejection (410 is not an error condition), the configured value otherwise.
-    private func streamLimitChange(after rejection: Rejection?) -> UInt32? {
+    func streamLimitChange(after rejection: Rejection?) -> UInt32? {
         let wanted: UInt32
         if certificate == nil && !tokenAuthenticator.hasAuthenticated {
             wanted = policy.streamsBeforeFirstValidToken
@@ -208,7 +213,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
     }
 
     /// "APNs disconnects a provider connection with too many error conditions … sooner with BadDeviceToken."
-    private func chargeError(_ reason: APNsErrorReason) -> ConnectionAction? {
+    func chargeError(_ reason: APNsErrorReason) -> ConnectionAction? {
         guard reason.status != 410, let budget = policy.errorBudgetPerConnection else { return nil }
         let before = errorWeight
         errorWeight += reason == .badDeviceToken ? policy.badDeviceTokenErrorWeight : 1
@@ -230,6 +235,10 @@ final class APNsProviderConnection: APNsConnectionHandler {
         if !unsentPushes.isEmpty {
             sink.accept(unsentPushes)
             unsentPushes.startNextBatch()
+        }
+        if !unsentBroadcasts.isEmpty {
+            for broadcast in unsentBroadcasts { sink.accept(broadcast: broadcast) }
+            unsentBroadcasts.removeAll()
         }
         service.log.append(contentsOf: &unpublishedRecords, connectionID: info.id)
     }

@@ -15,6 +15,10 @@ public final class RequestLog: Sendable {
         public var reason: APNsErrorReason?
         /// Packed, as the answer carried it: its text is only made when someone reads it.
         public var apnsIDValue: APNsID
+        /// The broadcast channel a broadcast or channel management request named (or a create
+        /// made); nil for device pushes. A broadcast also has push type `liveactivity`, a channel
+        /// management request none; neither has a device token, and the topic is the bundle id.
+        public var channelID: String?
 
         public init(
             sequence: Int64, time: EpochMilliseconds, connectionID: UInt64, environment: APNsEnvironment,
@@ -30,7 +34,7 @@ public final class RequestLog: Sendable {
         /// With the token and the id already packed (the connection's answer, a saved chunk).
         public init(
             sequence: Int64 = 0, time: EpochMilliseconds, connectionID: UInt64, environment: APNsEnvironment, deviceTokenKey: DeviceTokenKey?,
-            topic: String?, pushType: String?, status: Int, reason: APNsErrorReason?, apnsID: APNsID
+            topic: String?, pushType: String?, status: Int, reason: APNsErrorReason?, apnsID: APNsID, channelID: String? = nil
         ) {
             self.sequence = sequence
             self.time = time
@@ -42,6 +46,7 @@ public final class RequestLog: Sendable {
             self.status = status
             self.reason = reason
             self.apnsIDValue = apnsID
+            self.channelID = channelID
         }
 
         /// Lower-case hex, as the request carried it.

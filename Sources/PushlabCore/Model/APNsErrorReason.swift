@@ -34,18 +34,28 @@ public enum APNsErrorReason: String, Error, Sendable, Hashable, CaseIterable, Co
     case internalServerError = "InternalServerError"
     case serviceUnavailable = "ServiceUnavailable"
     case shutdown = "Shutdown"
-    /// Apple's broadcast-API word for a body that cannot be parsed (reference section 8). Used
-    /// only by the strict payload mode, which Apple's device API has no documented reason for.
+    /// Apple's broadcast-API word for a body that cannot be parsed (A11): a broadcast or a channel
+    /// configuration that is not JSON, and the device API's strict payload mode.
     case badRequestPayload = "BadRequestPayload"
+    // The broadcast and channel management API's own reasons (A11).
+    case featureNotEnabled = "FeatureNotEnabled"
+    case missingChannelId = "MissingChannelId"
+    case badChannelId = "BadChannelId"
+    case channelNotRegistered = "ChannelNotRegistered"
+    case badRequestParams = "BadRequestParams"
+    case missingPushType = "MissingPushType"
+    case cannotCreateChannelConfig = "CannotCreateChannelConfig"
+    case topicMismatch = "TopicMismatch"
 
     public var status: Int {
         switch self {
         case .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
              .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
-             .missingTopic, .payloadEmpty, .topicDisallowed, .badRequestPayload:
+             .missingTopic, .payloadEmpty, .topicDisallowed, .badRequestPayload, .featureNotEnabled, .missingChannelId,
+             .badChannelId, .channelNotRegistered, .badRequestParams, .missingPushType, .cannotCreateChannelConfig:
             400
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden, .invalidProviderToken,
-             .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken:
+             .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken, .topicMismatch:
             403
         case .badPath: 404
         case .methodNotAllowed: 405

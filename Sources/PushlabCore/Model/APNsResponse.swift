@@ -1,6 +1,18 @@
 /// What to answer on a stream. Success is `:status 200` and `apns-id` with no body; a failure
 /// adds `content-type: application/json` and a `{"reason":…}` body (with `timestamp` for 410).
+/// The broadcast and channel management API (A10, A12) answer with `apns-request-id` instead,
+/// some with `apns-channel-id`, a 201 or 204, or a JSON body on success.
 public struct APNsResponse: Sendable, Equatable, CarriesAPNsID {
+    /// The header that carries `apnsIDValue`.
+    public enum IDHeader: Sendable, Equatable {
+        /// The device API's `apns-id`.
+        case apnsID
+        /// The broadcast and channel management API's `apns-request-id`.
+        case requestID
+
+        public var name: String { self == .apnsID ? "apns-id" : "apns-request-id" }
+    }
+
     public var status: Int
     public var apnsIDValue: APNsID
     /// Sent on development responses only, in lower case, as Apple does.
@@ -8,6 +20,11 @@ public struct APNsResponse: Sendable, Equatable, CarriesAPNsID {
     public var reason: APNsErrorReason?
     /// Milliseconds since 1970, for 410 answers.
     public var timestamp: Int64?
+    public var idHeader = IDHeader.apnsID
+    /// `apns-channel-id`: the channel a create made.
+    public var channelID: String?
+    /// A success's JSON body: a channel's configuration, an app's channels.
+    public var content: [UInt8]?
 
     public var uniqueID: String? {
         get { uniqueIDValue?.text }
@@ -22,6 +39,14 @@ public struct APNsResponse: Sendable, Equatable, CarriesAPNsID {
         success(apnsID: APNsID(apnsID), uniqueID: uniqueID.map(APNsID.init))
     }
 
+    /// A broadcast or channel management success: 200 (with `content`), 201 (with `channelID`) or 204.
+    public static func success(status: Int, requestID: APNsID, channelID: String? = nil, content: [UInt8]? = nil) -> APNsResponse {
+        APNsResponse(
+            status: status, apnsIDValue: requestID, uniqueIDValue: nil, reason: nil, timestamp: nil,
+            idHeader: .requestID, channelID: channelID, content: content
+        )
+    }
+
     public static func failure(_ reason: APNsErrorReason, apnsID: APNsID, uniqueID: APNsID? = nil, timestamp: Int64? = nil) -> APNsResponse {
         APNsResponse(
             status: reason.status, apnsIDValue: apnsID, uniqueIDValue: uniqueID, reason: reason,
@@ -33,9 +58,16 @@ public struct APNsResponse: Sendable, Equatable, CarriesAPNsID {
         failure(reason, apnsID: APNsID(apnsID), uniqueID: uniqueID.map(APNsID.init), timestamp: timestamp)
     }
 
-    /// The JSON body of a failure, exactly as APNs writes it; nil on success.
+    /// A broadcast or channel management failure, which names its request in `apns-request-id`.
+    public static func failure(_ reason: APNsErrorReason, requestID: APNsID) -> APNsResponse {
+        var response = failure(reason, apnsID: requestID)
+        response.idHeader = .requestID
+        return response
+    }
+
+    /// The JSON body: a failure's, exactly as APNs writes it, or a success's `content`.
     public var body: [UInt8]? {
-        guard let reason else { return nil }
+        guard let reason else { return content }
         var json = #"{"reason":""# + reason.rawValue + "\""
         if let timestamp { json += #","timestamp":"# + String(timestamp) }
         json += "}"

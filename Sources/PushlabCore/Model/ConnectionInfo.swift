@@ -3,6 +3,8 @@ public struct ConnectionInfo: Sendable {
     public var id: UInt64
     /// The environment of the listener (port) the connection arrived on.
     public var listenerEnvironment: APNsEnvironment
+    /// The APIs the listener the connection arrived on serves.
+    public var listenerRole: APNsListenerRole
     /// The TLS SNI host name, if the client sent one.
     public var serverName: String?
     public var alpn: String?
@@ -11,11 +13,12 @@ public struct ConnectionInfo: Sendable {
     public var clientCertificate: ClientCertificate?
 
     public init(
-        id: UInt64, listenerEnvironment: APNsEnvironment, serverName: String? = nil, alpn: String? = nil,
-        tlsVersion: String? = nil, remoteAddress: String? = nil, clientCertificate: ClientCertificate? = nil
+        id: UInt64, listenerEnvironment: APNsEnvironment, listenerRole: APNsListenerRole = .both, serverName: String? = nil,
+        alpn: String? = nil, tlsVersion: String? = nil, remoteAddress: String? = nil, clientCertificate: ClientCertificate? = nil
     ) {
         self.id = id
         self.listenerEnvironment = listenerEnvironment
+        self.listenerRole = listenerRole
         self.serverName = serverName
         self.alpn = alpn
         self.tlsVersion = tlsVersion

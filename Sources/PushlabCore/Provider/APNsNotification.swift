@@ -35,18 +35,28 @@ public struct APNsAnswer: Sendable, Equatable {
     public var reason: String?
     /// The `timestamp` of a 410 body (epoch milliseconds).
     public var timestamp: Int64?
-    /// The body as sent (empty on success).
+    /// The body as sent (empty on a device push's success; JSON for a channel read or list).
     public var body: String
+    /// `apns-request-id`: the broadcast and channel management API's id of the request.
+    public var requestID: String?
+    /// `apns-channel-id`: the channel a create made.
+    public var channelID: String?
 
-    public var isAccepted: Bool { status == 200 }
+    /// 200, or the 201 and 204 of channel management.
+    public var isAccepted: Bool { (200..<300).contains(status) }
 
-    public init(status: Int, apnsID: String? = nil, apnsUniqueID: String? = nil, reason: String? = nil, timestamp: Int64? = nil, body: String = "") {
+    public init(
+        status: Int, apnsID: String? = nil, apnsUniqueID: String? = nil, reason: String? = nil, timestamp: Int64? = nil, body: String = "",
+        requestID: String? = nil, channelID: String? = nil
+    ) {
         self.status = status
         self.apnsID = apnsID
         self.apnsUniqueID = apnsUniqueID
         self.reason = reason
         self.timestamp = timestamp
         self.body = body
+        self.requestID = requestID
+        self.channelID = channelID
     }
 
     /// `410 Unregistered`, `200`.

@@ -61,6 +61,15 @@ public struct APNsPolicy: Sendable, Equatable {
     /// `apns-unique-id` (lower case) on development success responses, as Apple sends.
     public var sendUniqueIDInDevelopment = true
 
+    /// Broadcast channels an app may have per environment; one more is `CannotCreateChannelConfig` (A10).
+    public var channelLimitPerApp = 10_000
+    /// Bytes a broadcast's payload may have; more is 413 `PayloadTooLarge` (A12). A channel
+    /// configuration (create body) has the same limit [INF].
+    public var broadcastPayloadLimit = 5120
+    /// An `apns-channel-id` longer than this many characters is `BadChannelId` ("longer than
+    /// allowed", A11, gives no number). Pushlab's ids have 24.
+    public var maxChannelIDLength = 128
+
     public init() {}
 
     /// What makes this policy unusable, for a readable error when it is loaded; nil when fine.
@@ -77,6 +86,9 @@ public struct APNsPolicy: Sendable, Equatable {
         if let budget = errorBudgetPerConnection, budget < 1 { return "errorBudgetPerConnection must be at least 1 (or off)" }
         if badDeviceTokenErrorWeight < 1 { return "badDeviceTokenErrorWeight must be at least 1" }
         if let idle = idleTimeoutSeconds, !(idle > 0) { return "idleTimeoutSeconds must be positive (or off)" }
+        if channelLimitPerApp < 0 { return "channelLimitPerApp must not be negative" }
+        if broadcastPayloadLimit < 1 { return "broadcastPayloadLimit must be at least 1" }
+        if maxChannelIDLength < 4 { return "maxChannelIDLength must be at least 4 (one base64 group)" }
         if ![.badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken].contains(environmentKeyReason) {
             return "environmentKeyReason must be BadEnvironmentKeyIdInToken or BadEnvironmentKeyInToken"
         }

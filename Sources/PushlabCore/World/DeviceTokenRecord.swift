@@ -64,9 +64,13 @@ public struct AppRecord: Sendable, Equatable {
     /// When the world learned of it (0 for apps loaded at start): a connection only pushes to
     /// apps its team had when it was bound, at its first push (A3).
     public internal(set) var addedGeneration: UInt64 = 0
+    /// Whether the app has the broadcast capability: when false its broadcast and channel
+    /// management requests get `FeatureNotEnabled` (A11; on by default, a scenario may switch it off).
+    public var broadcastEnabled: Bool
 
-    public init(bundleID: String, teamID: String) {
+    public init(bundleID: String, teamID: String, broadcastEnabled: Bool = true) {
         self.bundleID = bundleID
         self.teamID = teamID
+        self.broadcastEnabled = broadcastEnabled
     }
 }

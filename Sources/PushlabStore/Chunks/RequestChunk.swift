@@ -8,9 +8,12 @@ import PushlabCore
 /// environment, device token (four words when it is 64 hex digits, else text), topic, push type,
 /// status, reason, and `apns-id` (two words when canonical, else text). Environment, topic, push
 /// type and reason are each written once per chunk and then referred to by index (a table per
-/// field); absent fields are only a flag.
+/// field); absent fields are only a flag. Format 2 adds the broadcast channel id (text, after
+/// the `apns-id`, flagged); a chunk without one is still written as format 1, which older
+/// Pushlabs read.
 enum RequestChunk {
-    static let formatVersion: UInt8 = 1
+    static let formatVersion: UInt8 = 2
+    static let formatWithoutChannels: UInt8 = 1
     /// Bounds the work of a query that needs one entry of a chunk.
     static let maximumCount = 2048
 
@@ -22,13 +25,14 @@ enum RequestChunk {
         static let reason: UInt8 = 1 << 4
         static let upperCaseUUID: UInt8 = 1 << 5
         static let lowerCaseUUID: UInt8 = 1 << 6
+        static let channelID: UInt8 = 1 << 7
     }
 
     static func encode(_ entries: ArraySlice<RequestLog.Entry>) -> [UInt8] {
         var writer = ChunkWriter(capacity: 16 + entries.count * 72)
         // One table per field: each remembers its last value, which the next entry mostly repeats.
         var environments = ChunkStringTable(), topics = ChunkStringTable(), pushTypes = ChunkStringTable(), reasons = ChunkStringTable()
-        writer.byte(formatVersion)
+        writer.byte(entries.contains { $0.channelID != nil } ? formatVersion : formatWithoutChannels)
         writer.unsigned(UInt64(entries.count))
         var previousSequence: Int64 = 0
         var previousTime: Int64 = 0
@@ -46,6 +50,7 @@ enum RequestChunk {
             if entry.pushType != nil { flags |= Flag.pushType }
             if entry.reason != nil { flags |= Flag.reason }
             if let uuid { flags |= uuid.isLowercase ? Flag.lowerCaseUUID : Flag.upperCaseUUID }
+            if entry.channelID != nil { flags |= Flag.channelID }
             writer.byte(flags)
 
             environments.write(entry.environment.rawValue, to: &writer)
@@ -64,6 +69,7 @@ enum RequestChunk {
             } else {
                 writer.text(entry.apnsID)
             }
+            if let channelID = entry.channelID { writer.text(channelID) }
         }
         return writer.bytes
     }
@@ -71,7 +77,9 @@ enum RequestChunk {
     static func decode(_ bytes: UnsafeRawBufferPointer) throws(StoreError) -> [RequestLog.Entry] {
         var reader = ChunkReader(bytes, what: "a chunk of saved requests")
         let version = try reader.byte()
-        guard version == formatVersion else { throw reader.damaged("has format \(version); this Pushlab reads format \(formatVersion)") }
+        guard version == formatVersion || version == formatWithoutChannels else {
+            throw reader.damaged("has format \(version); this Pushlab reads formats \(formatWithoutChannels) and \(formatVersion)")
+        }
         let count = try reader.count()
         var environments = ChunkStrings(), topics = ChunkStrings(), pushTypes = ChunkStrings(), reasons = ChunkStrings()
         var entries: [RequestLog.Entry] = []
@@ -108,9 +116,11 @@ enum RequestChunk {
             } else {
                 apnsID = APNsID(try reader.text())
             }
+            let channelID = flags & Flag.channelID != 0 ? try reader.text() : nil
             entries.append(RequestLog.Entry(
                 sequence: sequence, time: time, connectionID: connectionID, environment: environment, deviceTokenKey: token,
-                topic: topic, pushType: pushType, status: Int(truncatingIfNeeded: status), reason: reason, apnsID: apnsID
+                topic: topic, pushType: pushType, status: Int(truncatingIfNeeded: status), reason: reason, apnsID: apnsID,
+                channelID: channelID
             ))
         }
         guard reader.isAtEnd else { throw reader.damaged("has bytes after its \(count) requests") }

@@ -17,12 +17,16 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     public struct Settings: Sendable {
         public var limits: HTTP2Limits
         public var listenerEnvironment: APNsEnvironment
+        public var listenerRole: APNsListenerRole
         public var connectionID: UInt64
         public var logger: Logger
 
-        public init(limits: HTTP2Limits, listenerEnvironment: APNsEnvironment, connectionID: UInt64, logger: Logger) {
+        public init(
+            limits: HTTP2Limits, listenerEnvironment: APNsEnvironment, listenerRole: APNsListenerRole = .both, connectionID: UInt64, logger: Logger
+        ) {
             self.limits = limits
             self.listenerEnvironment = listenerEnvironment
+            self.listenerRole = listenerRole
             self.connectionID = connectionID
             self.logger = logger
         }
@@ -42,7 +46,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     /// Records of finished streams, reused so a request does not cost fresh arrays.
     @exclusivity(unchecked) private var spareStreams: [StreamState] = []
     /// Which id header names an earlier answer has put in nghttp2's encoder table.
-    @exclusivity(unchecked) private var idNamesIndexed = (apnsID: false, uniqueID: false)
+    @exclusivity(unchecked) private var idNamesIndexed = (apnsID: false, uniqueID: false, requestID: false)
     private let headerValues = HeaderValueCache(slots: HeaderName.cacheSlots)
     @exclusivity(unchecked) private var outputBuffer = ByteBufferAllocator().buffer(capacity: 4096)
     @exclusivity(unchecked) private var context: ChannelHandlerContext?
@@ -291,6 +295,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         let info = ConnectionInfo(
             id: settings.connectionID,
             listenerEnvironment: settings.listenerEnvironment,
+            listenerRole: settings.listenerRole,
             serverName: tls?.serverName,
             alpn: tls?.alpn,
             tlsVersion: tls?.tlsVersion,
@@ -345,32 +350,37 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         // The first answer puts each id name in the encoder's small table; later answers refer to
         // it and send their fresh values never indexed, so the table never churns.
         let namesIndexed = idNamesIndexed
-        idNamesIndexed = (apnsID: true, uniqueID: namesIndexed.uniqueID || response.uniqueIDValue != nil)
+        let carriesRequestID = response.idHeader == .requestID
+        idNamesIndexed = (
+            apnsID: namesIndexed.apnsID || !carriesRequestID, uniqueID: namesIndexed.uniqueID || response.uniqueIDValue != nil,
+            requestID: namesIndexed.requestID || carriesRequestID
+        )
+        let idName: StaticString = carriesRequestID ? "apns-request-id" : "apns-id"
+        let idNameIndexed = carriesRequestID ? namesIndexed.requestID : namesIndexed.apnsID
         let body = response.body
-        withUnsafeTemporaryAllocation(of: HTTP2FieldBytes.self, capacity: 4) { fields in
+        withUnsafeTemporaryAllocation(of: HTTP2FieldBytes.self, capacity: 5) { fields in
             StatusText.withBytes(response.status) { status in
                 response.apnsIDValue.withUTF8 { apnsID in
                     response.uniqueIDValue.withOptionalUTF8 { uniqueID in
-                        var count = 0
-                        fields.initializeElement(at: count, to: HTTP2FieldBytes(name: ":status", value: status))
-                        count += 1
-                        if body != nil {
-                            fields.initializeElement(at: count, to: HTTP2FieldBytes(name: "content-type", value: "application/json"))
-                            count += 1
-                        }
-                        fields.initializeElement(at: count, to: HTTP2FieldBytes(name: "apns-id", value: apnsID, neverIndex: namesIndexed.apnsID))
-                        count += 1
-                        if let uniqueID {
-                            fields.initializeElement(at: count, to: HTTP2FieldBytes(name: "apns-unique-id", value: uniqueID, neverIndex: namesIndexed.uniqueID))
-                            count += 1
-                        }
-                        do {
-                            // A HEAD answer has the headers a GET would have, and no content (RFC 9110 9.3.2).
-                            try session.submitResponse(
-                                streamID: streamID, fields: UnsafeBufferPointer(rebasing: fields[0..<count]), body: omitBody ? nil : body
-                            )
-                        } catch {
-                            settings.logger.debug("Could not submit response", metadata: ["stream": "\(streamID)", "error": "\(error)"])
+                        response.channelID.withOptionalUTF8 { channelID in
+                            var count = 0
+                            func add(_ field: HTTP2FieldBytes) {
+                                fields.initializeElement(at: count, to: field)
+                                count += 1
+                            }
+                            add(HTTP2FieldBytes(name: ":status", value: status))
+                            if body != nil { add(HTTP2FieldBytes(name: "content-type", value: "application/json")) }
+                            add(HTTP2FieldBytes(name: idName, value: apnsID, neverIndex: idNameIndexed))
+                            if let uniqueID { add(HTTP2FieldBytes(name: "apns-unique-id", value: uniqueID, neverIndex: namesIndexed.uniqueID)) }
+                            if let channelID { add(HTTP2FieldBytes(name: "apns-channel-id", value: channelID, neverIndex: true)) }
+                            do {
+                                // A HEAD answer has the headers a GET would have, and no content (RFC 9110 9.3.2).
+                                try session.submitResponse(
+                                    streamID: streamID, fields: UnsafeBufferPointer(rebasing: fields[0..<count]), body: omitBody ? nil : body
+                                )
+                            } catch {
+                                settings.logger.debug("Could not submit response", metadata: ["stream": "\(streamID)", "error": "\(error)"])
+                            }
                         }
                     }
                 }
@@ -430,6 +440,8 @@ enum StatusText {
     static func withBytes<Result>(_ status: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         let known: StaticString? = switch status {
         case 200: "200"
+        case 201: "201"
+        case 204: "204"
         case 400: "400"
         case 403: "403"
         case 404: "404"
@@ -451,5 +463,12 @@ extension Optional where Wrapped == APNsID {
     func withOptionalUTF8<Result>(_ body: (UnsafeRawBufferPointer?) -> Result) -> Result {
         guard let self else { return body(nil) }
         return self.withUTF8 { body($0) }
+    }
+}
+
+extension Optional where Wrapped == String {
+    func withOptionalUTF8<Result>(_ body: (UnsafeRawBufferPointer?) -> Result) -> Result {
+        guard var text = self else { return body(nil) }
+        return text.withUTF8 { body(UnsafeRawBufferPointer($0)) }
     }
 }

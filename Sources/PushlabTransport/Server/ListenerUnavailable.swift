@@ -14,7 +14,8 @@ public struct ListenerUnavailable: Error, CustomStringConvertible {
 
     public var description: String {
         let host = listener.host.contains(":") ? "[\(listener.host)]" : listener.host
-        return "The \(listener.environment.rawValue) listener cannot listen on \(host):\(listener.port): \(reason)"
+        let name = listener.role == .channelManagement ? "\(listener.environment.rawValue) channel management" : listener.environment.rawValue
+        return "The \(name) listener cannot listen on \(host):\(listener.port): \(reason)"
     }
 
     /// Whether another process holds the address (the usual case: a second server).

@@ -42,8 +42,8 @@ public final class PushlabServer: Sendable {
         }
     }
 
-    /// Binds every listener; returns them with their actual ports. A listener that cannot bind
-    /// throws `ListenerUnavailable`, naming it.
+    /// Binds every listener; returns them with their actual ports. A required listener that
+    /// cannot bind throws `ListenerUnavailable`, naming it; one not required is left out.
     @discardableResult
     public func start() async throws(ListenerUnavailable) -> [BoundListener] {
         var channels: [Channel] = []
@@ -52,7 +52,12 @@ public final class PushlabServer: Sendable {
             do {
                 let channel = try await bootstrap(for: listener).bind(host: listener.host, port: listener.port).get()
                 channels.append(channel)
-                bound.append(BoundListener(host: listener.host, port: channel.localAddress?.port ?? listener.port, environment: listener.environment))
+                bound.append(BoundListener(
+                    host: listener.host, port: channel.localAddress?.port ?? listener.port, environment: listener.environment,
+                    role: listener.role, required: listener.required
+                ))
+            } catch where !listener.required {
+                continue
             } catch {
                 for channel in channels { try? await channel.close() }
                 throw ListenerUnavailable(listener: listener, reason: ListenerUnavailable.reason(of: error))
@@ -101,7 +106,7 @@ public final class PushlabServer: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let settings = APNsHTTP2Handler.Settings(
-                        limits: limits, listenerEnvironment: listener.environment,
+                        limits: limits, listenerEnvironment: listener.environment, listenerRole: listener.role,
                         connectionID: registry.makeConnectionID(), logger: logger
                     )
                     try channel.pipeline.syncOperations.addHandlers([

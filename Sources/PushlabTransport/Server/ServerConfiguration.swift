@@ -37,9 +37,12 @@ public struct ServerConfiguration: Sendable {
         self.shutdownGracePeriod = shutdownGracePeriod
     }
 
-    /// Development (sandbox) on 2197 and production on 2196, loopback only.
+    /// Development (sandbox) on 2197 and production on 2196, loopback only, each serving every
+    /// API: 2196 is also Apple's production channel management port (A10). Development channel
+    /// management on 2195, as Apple's, left out when another server holds that port.
     public static let defaultListeners = [
         Listener(host: "127.0.0.1", port: 2197, environment: .development),
         Listener(host: "127.0.0.1", port: 2196, environment: .production),
+        Listener(host: "127.0.0.1", port: 2195, environment: .development, role: .channelManagement, required: false),
     ]
 }

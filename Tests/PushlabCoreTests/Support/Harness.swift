@@ -9,8 +9,11 @@ enum AuthMode: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
 final class RecordingSink: PushSink {
     private let pushes = Mutex<[AcceptedPush]>([])
+    private let broadcasts = Mutex<[AcceptedBroadcast]>([])
     var accepted: [AcceptedPush] { pushes.withLock { $0 } }
+    var acceptedBroadcasts: [AcceptedBroadcast] { broadcasts.withLock { $0 } }
     func accept(_ push: AcceptedPush) { pushes.withLock { $0.append(push) } }
+    func accept(broadcast: AcceptedBroadcast) { broadcasts.withLock { $0.append(broadcast) } }
 }
 
 /// One provider connection to an `APNsProviderService` with a manual clock. Token mode sends
@@ -47,8 +50,11 @@ final class Harness {
     }
 
     /// A fresh connection to the same service (state per connection starts over).
-    func reconnect(environment: APNsEnvironment = .development, certificate: ClientCertificate? = nil) {
-        let info = ConnectionInfo(id: 2, listenerEnvironment: environment, clientCertificate: mode == .certificate ? (certificate ?? Harness.certificate()) : nil)
+    func reconnect(environment: APNsEnvironment = .development, role: APNsListenerRole = .both, certificate: ClientCertificate? = nil) {
+        let info = ConnectionInfo(
+            id: 2, listenerEnvironment: environment, listenerRole: role,
+            clientCertificate: mode == .certificate ? (certificate ?? Harness.certificate()) : nil
+        )
         connection = service.makeConnectionHandler(for: info)
         startActions = connection.connectionDidStart()
     }

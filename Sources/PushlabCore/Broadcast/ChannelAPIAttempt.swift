@@ -1,0 +1,21 @@
+/// One broadcast or channel management request on its way through the rules. The part the
+/// device API's checks read (certificate, authentication, duplicate headers, priority,
+/// expiration) is a `PushAttempt`, so those checks run here unchanged.
+struct ChannelAPIAttempt {
+    var push: PushAttempt
+    /// nil for a path this API does not have.
+    let endpoint: ChannelAPIEndpoint?
+    /// The request carried `apns-request-id` (or `apns-id`): an unusable one is `BadMessageId`.
+    let namesRequestID: Bool
+    var operation: ChannelAPIOperation?
+    /// `apns-push-type` as the log shows it: `liveactivity` once accepted, else as sent.
+    var pushType: String?
+    /// `apns-channel-id` as sent, or the id a create made.
+    var channelID: String?
+    /// The answer of a request that passed every rule.
+    var success: APNsResponse?
+
+    /// The id the answer carries in `apns-request-id`.
+    var requestID: APNsID { push.apnsID }
+    var request: APNsRequest { push.request }
+}

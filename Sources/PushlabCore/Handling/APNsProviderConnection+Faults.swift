@@ -1,0 +1,23 @@
+/// What an injected fault does to a request, for every API the connection serves.
+extension APNsProviderConnection {
+    enum FaultEffect {
+        /// Answer with this reason, whatever the request.
+        case respond(APNsErrorReason)
+        /// Run the rules, and answer this much later.
+        case delay(Int64)
+        /// No answer: the stream is reset, or the connection goes away.
+        case outcome(APNsOutcome)
+    }
+
+    /// The fault the injector picks for `request`, if any. Call only when `faults?.mayFault`.
+    func faultEffect(for request: APNsRequest, now: EpochMilliseconds) -> FaultEffect? {
+        guard let fault = faults?.fault(for: request, connection: info, now: now) else { return nil }
+        switch fault {
+        case .respond(let reason): return .respond(reason)
+        case .delay(let milliseconds): return .delay(milliseconds)
+        case .goAway(let reason): return .outcome(APNsOutcome(nil, actions: [.goAway(reason)]))
+        case .resetStream: return .outcome(APNsOutcome(nil))
+        case .closeConnection: return .outcome(APNsOutcome(nil, actions: [.close]))
+        }
+    }
+}
