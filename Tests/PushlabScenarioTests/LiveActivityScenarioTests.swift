@@ -72,6 +72,15 @@ struct LiveActivityScenarioTests {
             "/v1/devices/{device}/apps/{bundleId}/activities/{activity}/end", "/v1/devices/{device}/apps/{bundleId}/live-activities",
         ])
         #expect(calls.map(\.method) == [.post, .patch, .post, .patch])
+        let broadcast = try scenario(steps: "  - send: { channel: c2Vjb25k, bundleId: com.pushlab.demo, expiration: 0, payload: { aps: { event: update } } }")
+        guard case .send(let step)? = broadcast.script?.steps.first?.action else {
+            Issue.record("a broadcast is a send step")
+            return
+        }
+        #expect(step.target == .channel("c2Vjb25k", bundleID: "com.pushlab.demo"))
+        #expect(step.pushType == "liveactivity" && step.expiration == 0)
+        #expect(loadError(steps: "  - send: { channel: c2Vjb25k, topic: x.push-type.liveactivity, payload: {} }").contains("a broadcast has no collapseId or topic"))
+        #expect(loadError(steps: "  - send: { channel: c2Vjb25k, device: phone, payload: {} }").contains("exactly one of device"))
         #expect(loadError(steps: "  - send: { device: phone, to: voicemail, payload: {} }").contains("to must be deviceToken, pushToStart or activity"))
         #expect(loadError(steps: "  - send: { token: abcd, to: pushToStart, payload: {} }").contains("needs device, not token"))
         #expect(loadError(steps: "  - updateActivity: { device: phone, activity: -1 }").contains("activity must be 0 or more"))

@@ -8,6 +8,7 @@ actor FakeServer: ScenarioDriver {
     var token = String(repeating: "a", count: 64)
     var installed = true
     var sent: [(push: APNsNotification, connection: ScenarioConnection)] = []
+    var broadcasts: [(broadcast: APNsBroadcast, connection: ScenarioConnection)] = []
     var calls: [String] = []
     let refusing: Set<String>
 
@@ -18,6 +19,11 @@ actor FakeServer: ScenarioDriver {
     func send(_ push: APNsNotification, on connection: ScenarioConnection) async throws -> APNsAnswer {
         sent.append((push, connection))
         return APNsAnswer(status: 200, apnsID: "ID-\(sent.count)")
+    }
+
+    func broadcast(_ broadcast: APNsBroadcast, on connection: ScenarioConnection) async throws -> APNsAnswer {
+        broadcasts.append((broadcast, connection))
+        return APNsAnswer(status: 200, requestID: "R-\(broadcasts.count)")
     }
 
     func control(_ method: ControlCall.Method, _ path: String, body: JSONValue?) async throws -> JSONValue {

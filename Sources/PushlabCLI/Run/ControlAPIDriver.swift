@@ -30,6 +30,20 @@ actor ControlAPIDriver: ScenarioDriver {
         }
     }
 
+    func broadcast(_ broadcast: APNsBroadcast, on connection: ScenarioConnection) async throws -> APNsAnswer {
+        let client = try await client(for: connection)
+        do {
+            return try await client.send(.broadcast(
+                bundleID: broadcast.bundleID, channelID: broadcast.channelID, payload: broadcast.payload, pushType: broadcast.pushType,
+                priority: broadcast.priority, expiration: broadcast.expiration, requestID: broadcast.requestID, providerToken: broadcast.providerToken
+            ))
+        } catch {
+            connections[connection] = nil
+            await client.close()
+            throw ScenarioDriverError("no answer on connection \(connection.name) (\(connection.environment.rawValue)): \(error)")
+        }
+    }
+
     private func client(for connection: ScenarioConnection) async throws -> APNsClient {
         if let open = connections[connection] { return open }
         if listeners.isEmpty { try await readListeners() }

@@ -6,15 +6,19 @@ extension PushStep {
         let place = fields.place
         let device = try fields.string("device")
         let token = try fields.string("token")
+        let channel = try fields.string("channel")
         let bundleID = try fields.string("bundleId")
         let previousToken = try fields.bool("previousToken") ?? false
         let target: Target
-        switch (device, token) {
-        case (let device?, nil): target = .device(device, bundleID: bundleID, previousToken: previousToken)
-        case (nil, let token?):
+        switch (device, token, channel) {
+        case (let device?, nil, nil): target = .device(device, bundleID: bundleID, previousToken: previousToken)
+        case (nil, let token?, nil):
             if bundleID != nil || previousToken { throw ScenarioScriptError("\(place): bundleId and previousToken go with device, not token") }
             target = .token(token)
-        default: throw ScenarioScriptError("\(place) needs exactly one of device (a simulated device's id) and token (hex)")
+        case (nil, nil, let channel?):
+            if previousToken { throw ScenarioScriptError("\(place): previousToken goes with device, not channel") }
+            target = .channel(channel, bundleID: bundleID)
+        default: throw ScenarioScriptError("\(place) needs exactly one of device (a simulated device's id), token (hex) and channel (a broadcast channel's id)")
         }
         var environment: APNsEnvironment?
         if let text = try fields.string("environment") {
@@ -38,7 +42,10 @@ extension PushStep {
             auth: try auth(fields.value("auth"), place: "\(place).auth"), connection: try fields.string("connection") ?? "main"
         )
         step.liveActivityToken = liveActivityToken
-        if liveActivityToken != nil, step.pushType == nil { step.pushType = "liveactivity" }
+        if liveActivityToken != nil || channel != nil, step.pushType == nil { step.pushType = "liveactivity" }
+        if channel != nil, step.collapseID != nil || step.topic != nil {
+            throw ScenarioScriptError("\(place): a broadcast has no collapseId or topic (bundleId names the app)")
+        }
         return step
     }
 
@@ -111,6 +118,7 @@ extension PushStep {
         case .device(let device, let bundleID, let previous):
             (bundleID.map { "\($0) on " } ?? "") + device + (previous ? " (its previous token)" : "") + liveActivityDescription
         case .token(let token): "token \(token.prefix(8))…"
+        case .channel(let channel, let bundleID): "channel \(channel)" + (bundleID.map { " of \($0)" } ?? "")
         }
     }
 }

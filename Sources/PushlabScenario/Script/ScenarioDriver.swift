@@ -9,6 +9,9 @@ public protocol ScenarioDriver: Sendable {
     /// closed); the next push on that connection opens a new one.
     func send(_ push: APNsNotification, on connection: ScenarioConnection) async throws -> APNsAnswer
 
+    /// Sends a broadcast on a connection, as `send` does a push.
+    func broadcast(_ broadcast: APNsBroadcast, on connection: ScenarioConnection) async throws -> APNsAnswer
+
     /// A control API request; throws `ScenarioDriverError` with the API's message on an error
     /// status.
     func control(_ method: ControlCall.Method, _ path: String, body: JSONValue?) async throws -> JSONValue

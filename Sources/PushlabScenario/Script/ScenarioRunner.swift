@@ -119,6 +119,7 @@ public actor ScenarioRunner {
     // MARK: Pushes
 
     private func send(_ step: PushStep) async throws -> APNsAnswer {
+        if case .channel(let channel, let bundleID) = step.target { return try await broadcast(step, channel: channel, bundleID: bundleID) }
         var (token, bundleID, appEnvironment) = try await resolve(step.target)
         if let choice = step.liveActivityToken, case .device(let device, _, _) = step.target, let bundle = bundleID {
             token = try await liveActivityToken(choice, device: device, bundleID: bundle)
@@ -146,6 +147,38 @@ public actor ScenarioRunner {
             apnsID: step.apnsID, providerToken: providerToken
         )
         return try await driver.send(push, on: connection)
+    }
+
+    /// A broadcast: the channel's environment from the server (development if it is unknown,
+    /// so APNs answers as it would), the step's auth as for a push.
+    private func broadcast(_ step: PushStep, channel: String, bundleID: String?) async throws -> APNsAnswer {
+        let listing = try await driver.control(.get, "/v1/channels", body: nil)
+        let known: JSONValue? = if case .array(let channels)? = listing["channels"] { channels.first { $0["id"]?.stringValue == channel } } else { nil }
+        guard let bundle = bundleID ?? known?["bundleId"]?.stringValue ?? scenario.apps.first?.bundleID else {
+            throw ScenarioDriverError("a broadcast needs bundleId (the channel is unknown and the scenario has no app)")
+        }
+        let knownEnvironment = known?["environment"]?.stringValue.flatMap(APNsEnvironment.init(rawValue:)) ?? .development
+        let connection = ScenarioConnection(name: step.connection, environment: step.environment ?? knownEnvironment)
+        let now = try await clockNow()
+        var providerToken: String?
+        var certificateConnection = connection
+        switch step.auth {
+        case .none: break
+        case .literal(let token): providerToken = token
+        case .certificate(let certificate, let key):
+            certificateConnection.certificate = certificate
+            certificateConnection.certificateKey = key
+        case .key(let keyID, let teamID, let offset, let newToken, let keepToken):
+            providerToken = try providerTokenFor(
+                connection, keyID: keyID, teamID: teamID, issuedAt: now / 1000 + (offset ?? 0),
+                reuse: newToken || offset != nil ? .never : keepToken ? .always : .whileFresh
+            )
+        }
+        let broadcast = APNsBroadcast(
+            bundleID: bundle, channelID: channel, payload: step.payload, pushType: step.pushType ?? "liveactivity", priority: step.priority,
+            expiration: step.expiration ?? step.expiresIn.map { now / 1000 + $0 }, requestID: step.apnsID, providerToken: providerToken
+        )
+        return try await driver.broadcast(broadcast, on: certificateConnection)
     }
 
     // MARK: Live Activities
@@ -193,6 +226,8 @@ public actor ScenarioRunner {
         switch target {
         case .token(let token):
             return (token, scenario.apps.first?.bundleID, .development)
+        case .channel:
+            throw ScenarioDriverError("a broadcast has no device token")
         case .device(let device, let bundleID, let previous):
             let apps = try await apps(of: device)
             let prefix = device + "/"

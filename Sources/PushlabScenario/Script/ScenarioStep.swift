@@ -38,6 +38,8 @@ public struct PushStep: Sendable, Equatable {
         /// A simulated device's app: its current token (or the last one it had, once uninstalled).
         case device(String, bundleID: String?, previousToken: Bool)
         case token(String)
+        /// A broadcast channel of an app (`POST /4/broadcasts/apps/<bundle>`).
+        case channel(String, bundleID: String?)
     }
 
     public enum Auth: Sendable, Equatable {
