@@ -47,6 +47,32 @@ struct DeviceSnapshotTests {
         try await second.close()
     }
 
+    @Test func liveActivitiesAndTheirTokensSurviveARestart() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("store.db")
+        let firstRun = TestPushlab()
+        let first = try firstRun.recordingStore(path: path)
+        var app = AppInstall(bundleID: TestPushlab.app, deviceToken: "", state: .foreground)
+        app.liveActivities = LiveActivitySupport(frequentUpdates: true)
+        try firstRun.simulator.addDevice(SimulatedDevice(id: "phone-1", iosVersion: "18.1", apps: [app]))
+        var request = LiveActivity(id: "", attributesType: "Score", attributes: .object([]), contentState: .object([("home", .number(2))]), origin: .app, startedAt: 0)
+        request.pushToken = ""
+        let started = try firstRun.simulator.startActivity(request, app: TestPushlab.app, on: "phone-1")
+        try await first.close()
+        let saved = try #require(firstRun.simulator.device("phone-1")?.app(TestPushlab.app)?.liveActivities)
+
+        let secondRun = TestPushlab()
+        let second = try secondRun.recordingStore(path: path)
+        _ = try second.load()
+        let reloaded = try #require(secondRun.simulator.device("phone-1")?.app(TestPushlab.app)?.liveActivities)
+        #expect(reloaded == saved)
+        #expect(reloaded.activities.map(\.id) == [started.id])
+        let pushToStart = try #require(reloaded.pushToStartToken)
+        #expect(secondRun.world.token(pushToStart)?.kind == .pushToStart)
+        #expect(secondRun.world.token(try #require(started.pushToken))?.kind == .liveActivity)
+        try await second.close()
+    }
+
     @Test func aReloadedDeviceMatchesTheSavedOneFieldForField() async throws {
         let folder = try TemporaryDirectory()
         let lab = TestPushlab()
