@@ -69,6 +69,8 @@ actor ControlAPIDriver: ScenarioDriver {
         for entry in entries {
             guard let environment = entry["environment"]?.stringValue.flatMap(APNsEnvironment.init(rawValue:)),
                   var host = entry["host"]?.stringValue, let port = entry["port"]?.integerValue else { continue }
+            // Pushes and broadcasts go to a provider listener, never to a channel-management one.
+            if entry["role"]?.stringValue.flatMap(APNsListenerRole.init(rawValue:)) == .channelManagement { continue }
             // A server bound to every address is reached on loopback.
             if host == "0.0.0.0" || host == "::" { host = "127.0.0.1" }
             listeners[environment] = (host, Int(port))

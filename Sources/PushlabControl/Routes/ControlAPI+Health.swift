@@ -15,6 +15,7 @@ extension ControlAPI {
             let host = listener.host.contains(":") ? "[\(listener.host)]" : listener.host
             var fields = JSONFields()
             fields.add("environment", listener.environment.rawValue)
+            fields.add("role", listener.role.rawValue)
             fields.add("host", listener.host)
             fields.add("port", listener.port)
             fields.add("url", "https://\(host):\(listener.port)")
