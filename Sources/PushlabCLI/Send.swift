@@ -41,6 +41,9 @@ struct Send: AsyncParsableCommand {
     @Option(help: "Broadcast on this channel (its base64 id) instead of pushing to a device.")
     var channel: String?
 
+    @Option(help: "With a simulated device: push-to-start sends to the app's push-to-start token, activity to its newest Live Activity's token (push type liveactivity, topic <bundle>.push-type.liveactivity).")
+    var to: LiveActivityTokenChoice?
+
     @OptionGroup var connection: ProviderConnectionOptions
 
     @Option(help: "apns-topic (the bundle id, with the push type's suffix where it needs one); with --channel, the bare bundle id.")
@@ -87,6 +90,12 @@ struct Send: AsyncParsableCommand {
             if collapseId != nil { throw ValidationError("--collapse-id is for device pushes; a broadcast has no collapse id") }
         case (.some, nil): break
         }
+        if to != nil, channel != nil { throw ValidationError("--to picks a token of a device's app; a broadcast has none") }
+    }
+
+    enum LiveActivityTokenChoice: String, ExpressibleByArgument, CaseIterable {
+        case pushToStart = "push-to-start"
+        case activity
     }
 
     func run() async throws {
@@ -102,8 +111,17 @@ struct Send: AsyncParsableCommand {
             )
         } else {
             let token: String
+            var topic = self.topic
+            var pushType = self.pushType
             do {
-                token = try await deviceToken(device ?? "")
+                if let to {
+                    let (found, bundleID) = try await liveActivityToken(device ?? "", choice: to)
+                    token = found
+                    topic = topic ?? bundleID + (APNsPushType.liveactivity.topicSuffix ?? "")
+                    pushType = pushType ?? APNsPushType.liveactivity.rawValue
+                } else {
+                    token = try await deviceToken(device ?? "")
+                }
             } catch let problem as LookupProblem {
                 FileHandle.standardError.write(Data("pushlab send: \(problem.description)\n".utf8))
                 throw ExitCode(2)
@@ -157,6 +175,37 @@ struct Send: AsyncParsableCommand {
         }
     }
 
+    /// A Live Activity token of a simulated device's app, and the app's bundle id.
+    private func liveActivityToken(_ device: String, choice: LiveActivityTokenChoice) async throws -> (String, String) {
+        let bundleID = topic.map { APNsTopic($0).bundleID }
+        let match: ControlAPIDevices.Device?
+        do {
+            match = try await ControlAPIDevices.find(device, at: control)
+        } catch let problem as LookupProblem {
+            throw problem
+        } catch {
+            throw LookupProblem(description: "--to needs the control API at \(control) to look up \(device): \(error)")
+        }
+        guard let match else { throw LookupProblem(description: "No simulated device \(device) (by id or name) at \(control)") }
+        let apps = match.apps.filter { $0.liveActivities != nil && (bundleID == nil || $0.bundleId == bundleID) }
+        guard let app = apps.first, apps.count == 1, let live = app.liveActivities else {
+            throw LookupProblem(description: "Device \(device) has \(apps.isEmpty ? "no" : "several") apps with Live Activities\(apps.isEmpty ? "" : "; pass --topic with the app's bundle id")")
+        }
+        switch choice {
+        case .pushToStart:
+            guard let token = live.pushToStartToken else {
+                throw LookupProblem(description: "\(app.bundleId) on \(device) has no push-to-start token (iOS 17.2 or later)")
+            }
+            return (token, app.bundleId)
+        case .activity:
+            let tokens = live.activities.filter { $0.state == "active" || $0.state == "stale" }.compactMap(\.pushToken)
+            guard let token = tokens.last ?? live.activities.compactMap(\.pushToken).last else {
+                throw LookupProblem(description: "\(app.bundleId) on \(device) has no Live Activity with a push token")
+            }
+            return (token, app.bundleId)
+        }
+    }
+
     struct LookupProblem: Error, CustomStringConvertible {
         let description: String
     }
@@ -191,6 +240,17 @@ enum ControlAPIDevices {
         struct App: Decodable {
             var bundleId: String
             var deviceToken: String
+            var liveActivities: LiveActivities?
+        }
+
+        struct LiveActivities: Decodable {
+            struct Activity: Decodable {
+                var state: String
+                var pushToken: String?
+            }
+
+            var pushToStartToken: String?
+            var activities: [Activity]
         }
         var id: String
         var name: String?

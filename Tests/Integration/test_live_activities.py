@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 import time
 import urllib.request
 import uuid
 
 from aioapns import NotificationRequest, PushType
 
+from conftest import CERTS, REPO, wait_for_binary
 from test_aioapns import _point_at, key_client
-from world import TOPIC
+from world import KEY_ID, TEAM_ID, TOPIC
 
 LA_TOPIC = TOPIC + ".push-type.liveactivity"
 NOW = int(time.time())
@@ -79,3 +81,26 @@ def test_aioapns_starts_updates_and_ends_a_live_activity(fresh_server, monkeypat
     [wrong_topic] = asyncio.run(send([NotificationRequest(
         device_token=push_to_start, message={"aps": {"alert": "hi"}}, push_type=PushType.ALERT)]))
     assert wrong_topic.status == "400" and wrong_topic.description == "DeviceTokenNotForTopic"
+
+
+def test_pushlab_send_to_a_devices_push_to_start_and_activity_tokens(fresh_server):
+    srv = fresh_server(scenario=None)
+    control(srv, "POST", "/v1/devices", {"id": "eve", "iosVersion": "18.2",
+                                          "apps": [{"bundleId": TOPIC, "state": "background", "liveActivities": True}]})
+
+    def send(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(wait_for_binary()), "send", *args, "--key", str(CERTS / f"AuthKey_{KEY_ID}.p8"),
+                               "--key-id", KEY_ID, "--team-id", TEAM_ID, "--ca", str(CERTS / "ca.pem"),
+                               "--server", f"127.0.0.1:{srv.dev_port}", "--control", srv.control_url],
+                              cwd=REPO, capture_output=True, text=True, timeout=30)
+
+    none_yet = send("eve", "--to", "activity", "--payload", "{}")
+    assert none_yet.returncode == 2 and "has no Live Activity with a push token" in none_yet.stderr
+    start = {"aps": {"timestamp": NOW, "event": "start", "content-state": {"eta": 3}, "attributes-type": "A",
+                     "attributes": {}, "alert": {"title": "Hi"}, "input-push-token": 1}}
+    started = send("eve", "--to", "push-to-start", "--payload", json.dumps(start))
+    assert started.returncode == 0 and started.stdout.startswith("200"), started.stdout + started.stderr
+    updated = send("eve", "--to", "activity", "--payload", json.dumps(
+        {"aps": {"timestamp": NOW + 1, "event": "update", "content-state": {"eta": 2}}}))
+    assert updated.returncode == 0, updated.stdout + updated.stderr
+    assert [o["event"] for o in live_observations(srv, "eve")] == ["started", "updated"]
