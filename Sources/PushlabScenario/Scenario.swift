@@ -106,7 +106,7 @@ public struct Scenario: Sendable {
             name: file.name ?? URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent,
             description: file.description,
             keys: loadedKeys.map(\.registration),
-            apps: (file.apps ?? []).map { AppRecord(bundleID: $0.bundleId, teamID: $0.teamId) },
+            apps: (file.apps ?? []).map { AppRecord(bundleID: $0.bundleId, teamID: $0.teamId, broadcastEnabled: $0.broadcastEnabled ?? true) },
             tokens: try (file.deviceTokens ?? []).enumerated().map { try deviceToken($1, index: $0, source: source) }
                 + (file.generatedDeviceTokens ?? []).enumerated().flatMap { try generatedTokens($1, index: $0, source: source) },
             channels: try (file.channels ?? []).enumerated().map { try channel($1, index: $0, source: source) },

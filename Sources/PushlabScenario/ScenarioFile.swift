@@ -76,6 +76,8 @@ public struct ScenarioFile: Decodable, Sendable {
     public struct App: Decodable, Sendable {
         public var bundleId: String
         public var teamId: String
+        /// The Broadcast Push Notifications capability (default on); off answers FeatureNotEnabled.
+        public var broadcastEnabled: Bool?
     }
 
     public struct DeviceToken: Decodable, Sendable {

@@ -21,7 +21,7 @@ enum ScenarioSchema {
         "providerTokenLifetimeSeconds", "providerTokenFutureSkewSeconds", "providerTokenUpdateWindowSeconds",
         "providerTokenUpdateAllowance", "environmentKeyReason", "multiTopicCertificateDefaultsToAppTopic",
         "deviceTokenRateLimit", "errorBudgetPerConnection", "badDeviceTokenErrorWeight", "idleTimeoutSeconds",
-        "sendUniqueIDInDevelopment",
+        "sendUniqueIDInDevelopment", "channelLimitPerApp", "broadcastPayloadLimit", "maxChannelIDLength",
     ]
 
     static let action = fields(["id", "title", "activation", "destructive", "authenticationRequired", "textInput"])
@@ -47,7 +47,7 @@ enum ScenarioSchema {
          "simulator", "clock", "steps"],
         [
             "keys": .list(fields(["keyId", "teamId", "publicKey", "privateKey", "publicKeyPem", "privateKeyPem", "environment", "topics", "relatedKeyId", "revoked"])),
-            "apps": .list(fields(["bundleId", "teamId"])),
+            "apps": .list(fields(["bundleId", "teamId", "broadcastEnabled"])),
             "deviceTokens": .list(fields(["token", "bundleId", "environment", "kind", "state", "since", "device"])),
             "generatedDeviceTokens": .list(fields(["count", "bundleId", "environment", "prefix"])),
             "channels": .list(fields(["id", "bundleId", "environment", "messageStoragePolicy"])),

@@ -28,7 +28,10 @@ struct HealthAndWorldRouteTests {
         try await h.application.test(.router) { client in
             let app = try await client.call(.post, "/v1/apps", #"{"bundleId":"com.example.news","teamId":"TEAMPUSHLB"}"#)
             #expect(app.status == 201)
-            #expect(app.text == #"{"bundleId":"com.example.news","teamId":"TEAMPUSHLB"}"# + "\n")
+            #expect(app.text == #"{"bundleId":"com.example.news","teamId":"TEAMPUSHLB","broadcastEnabled":true}"# + "\n")
+            let closed = try await client.call(.post, "/v1/apps", #"{"bundleId":"com.example.quiet","teamId":"TEAMPUSHLB","broadcastEnabled":false}"#)
+            #expect(closed["broadcastEnabled"]?.bool == false)
+            #expect(h.world.app("com.example.quiet")?.broadcastEnabled == false)
             let key = try await client.call(.post, "/v1/keys", #"{"keyId":"PUSHLAB001","teamId":"TEAMPUSHLB","privateKeyPem":\#(jsonString(privatePEM)),"environment":"development"}"#)
             #expect(key.status == 201)
             #expect(key.json.objectKeys == ["keyId", "teamId", "environment"], "no key material: \(key.text)")
@@ -42,7 +45,7 @@ struct HealthAndWorldRouteTests {
             let keys = try await client.call(.get, "/v1/keys")
             #expect(keys["keys"]?.array.map { $0["keyId"]?.stringValue } == ["PUSHLAB001"])
             let apps = try await client.call(.get, "/v1/apps")
-            #expect(apps["apps"]?.array.compactMap { $0["bundleId"]?.stringValue } == ["com.example.app", "com.example.news"])
+            #expect(apps["apps"]?.array.compactMap { $0["bundleId"]?.stringValue } == ["com.example.app", "com.example.news", "com.example.quiet"])
         }
     }
 

@@ -41,6 +41,15 @@ struct LiveActivityScenarioTests {
         #expect(loaded.devices.first?.apps.last?.liveActivities == LiveActivitySupport())
     }
 
+    @Test func broadcastSettingsAreRead() throws {
+        let loaded = try parse("""
+            apps: [{ bundleId: com.a, teamId: TEAM, broadcastEnabled: false }, { bundleId: com.b, teamId: TEAM }]
+            policy: { channelLimitPerApp: 3, broadcastPayloadLimit: 2048, maxChannelIDLength: 64 }
+            """)
+        #expect(loaded.apps.map(\.broadcastEnabled) == [false, true])
+        #expect(loaded.policy.channelLimitPerApp == 3 && loaded.policy.broadcastPayloadLimit == 2048 && loaded.policy.maxChannelIDLength == 64)
+    }
+
     @Test func mistakesAreNamed() {
         #expect(error("channels: [{ id: 'not base64!', bundleId: com.a }]").contains("channels[0]: id not base64! is not base64"))
         #expect(error("channels: [{ id: c2Vjb25k, bundleId: com.a, messageStoragePolicy: 2 }]").contains("messageStoragePolicy must be 0"))

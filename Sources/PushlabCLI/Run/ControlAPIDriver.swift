@@ -73,8 +73,7 @@ actor ControlAPIDriver: ScenarioDriver {
             if entry["role"]?.stringValue.flatMap(APNsListenerRole.init(rawValue:)) == .channelManagement { continue }
             // A server bound to every address is reached on loopback.
             if host == "0.0.0.0" || host == "::" { host = "127.0.0.1" }
-            // The provider listeners come first; a later one of the same environment serves
-            // broadcast channel management only (pushlab serve's 2195).
+            // The first provider listener of each environment.
             if listeners[environment] == nil { listeners[environment] = (host, Int(port)) }
         }
     }

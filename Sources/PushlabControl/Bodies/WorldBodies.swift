@@ -20,8 +20,10 @@ struct KeyBody: ControlBody {
 struct AppRecordBody: ControlBody {
     var bundleId: String
     var teamId: String
+    /// The Broadcast Push Notifications capability; off answers `FeatureNotEnabled`.
+    var broadcastEnabled: Bool?
 
-    static let shape = BodyShape.fields(["bundleId", "teamId"])
+    static let shape = BodyShape.fields(["bundleId", "teamId", "broadcastEnabled"])
     static let example = #"{"bundleId":"com.example.app","teamId":"DEF123GHIJ"}"#
 }
 

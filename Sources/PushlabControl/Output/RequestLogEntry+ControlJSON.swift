@@ -13,6 +13,7 @@ extension RequestLog.Entry {
         fields.add("deviceToken", deviceToken)
         fields.add("topic", topic)
         fields.add("pushType", pushType)
+        fields.add("channelId", channelID)
         fields.add("status", status)
         fields.add("reason", reason?.rawValue)
         fields.add("apnsId", apnsID)

@@ -19,6 +19,7 @@ extension AppRecord {
         var fields = JSONFields()
         fields.add("bundleId", bundleID)
         fields.add("teamId", teamID)
+        fields.add("broadcastEnabled", broadcastEnabled)
         return fields.json
     }
 }

@@ -72,7 +72,7 @@ extension ControlAPI {
         if let existing = world.app(body.bundleId) {
             throw ControlError.conflict("\(body.bundleId) is already an app of team \(existing.teamID)")
         }
-        let app = AppRecord(bundleID: body.bundleId, teamID: body.teamId)
+        let app = AppRecord(bundleID: body.bundleId, teamID: body.teamId, broadcastEnabled: body.broadcastEnabled ?? true)
         world.add(app)
         return JSONResponse(status: .created, app.controlJSON).response
     }
