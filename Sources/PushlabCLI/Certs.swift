@@ -13,8 +13,10 @@ struct Certs: ParsableCommand {
           ca.pem, ca-key.pem          test CA, EC P-256, 10 years
           server.pem, server-key.pem  server certificate, EC P-256, 825 days, for
                                       localhost, 127.0.0.1, ::1, api.push.apple.com,
-                                      api.sandbox.push.apple.com and
-                                      api.development.push.apple.com
+                                      api.sandbox.push.apple.com,
+                                      api.development.push.apple.com and the
+                                      api-broadcast and api-manage-broadcast
+                                      hosts (both environments)
           server-chain.pem            server.pem followed by ca.pem
           client.pem                  APNs client certificate, RSA 2048: UID and CN
                                       from --bundle-id, OU --team-id, O --org; both

@@ -107,8 +107,11 @@ def test_server_certificate_names(pki):
     san = openssl("x509", "-in", str(pki / "server.pem"), "-noout", "-ext", "subjectAltName").stdout
     assert san.splitlines()[1].strip() == ("DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1, "
                                            "DNS:api.push.apple.com, DNS:api.sandbox.push.apple.com, "
-                                           "DNS:api.development.push.apple.com")
-    for host in ["api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com", "localhost"]:
+                                           "DNS:api.development.push.apple.com, DNS:api-broadcast.push.apple.com, "
+                                           "DNS:api-broadcast.sandbox.push.apple.com, DNS:api-manage-broadcast.push.apple.com, "
+                                           "DNS:api-manage-broadcast.sandbox.push.apple.com")
+    for host in ["api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com", "localhost",
+                 "api-broadcast.sandbox.push.apple.com", "api-manage-broadcast.push.apple.com"]:
         assert "does match" in openssl("x509", "-in", str(pki / "server.pem"), "-noout", "-checkhost", host).stdout
 
 

@@ -14,7 +14,12 @@ from __future__ import annotations
 
 import socket
 
-APPLE_HOSTS = ("api.sandbox.push.apple.com", "api.development.push.apple.com", "api.push.apple.com")
+APPLE_HOSTS = (
+    "api.sandbox.push.apple.com", "api.development.push.apple.com", "api.push.apple.com",
+    # Broadcast push and channel management (iOS 18 Live Activities).
+    "api-broadcast.sandbox.push.apple.com", "api-broadcast.push.apple.com",
+    "api-manage-broadcast.sandbox.push.apple.com", "api-manage-broadcast.push.apple.com",
+)
 
 _real_getaddrinfo = socket.getaddrinfo
 
