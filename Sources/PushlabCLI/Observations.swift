@@ -157,6 +157,8 @@ extension Observation {
         case .liveActivity(let change):
             ([change.event.rawValue] + [change.activityID, change.state.map { "[\($0.rawValue)]" }, change.reason?.rawValue].compactMap { $0 }).joined(separator: " ")
                 + (change.contentState.map { "  \($0)" } ?? "") + (change.message.map { ": \($0)" } ?? "")
+        case .system(let event):
+            event.kind.rawValue + (event.message.map { ": \($0)" } ?? "") + (event.details == .object([]) ? "" : "  \(event.details)")
         }
     }
 

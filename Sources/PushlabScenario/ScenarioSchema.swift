@@ -34,12 +34,19 @@ enum ScenarioSchema {
     )
     static let app = fields(
         ["bundleId", "environment", "deviceToken", "api", "implements", "authorization", "backgroundModes", "categories",
-         "willPresentOptions", "serviceExtension", "state", "terminatedBy", "badge", "liveActivities"],
-        ["categories": .list(category), "authorization": fields(["status", "alert", "badge", "sound"]), "liveActivities": liveActivities]
+         "willPresentOptions", "serviceExtension", "state", "terminatedBy", "badge", "liveActivities", "voip", "locationPush", "pushToTalk",
+         "fileProvider", "widgets", "controls", "complication"],
+        [
+            "categories": .list(category), "authorization": fields(["status", "alert", "badge", "sound"]), "liveActivities": liveActivities,
+            "serviceExtension": fields(["title", "subtitle", "body", "attachment", "seconds", "outcome", "deliversBestAttempt", "communicationSender"]),
+            "voip": fields(["token", "reportsCall", "callerKey"]), "locationPush": fields(["token", "entitlement", "authorization"]),
+            "pushToTalk": fields(["token", "inChannel", "result"]), "fileProvider": fields(["token"]), "widgets": fields(["token"]),
+            "controls": fields(["token"]), "complication": fields(["token", "onActiveWatchFace"]),
+        ]
     )
     static let device = fields(
-        ["id", "name", "iosVersion", "online", "locked", "lowPowerMode", "focus", "utcOffsetSeconds", "apps"],
-        ["apps": .list(app)]
+        ["id", "name", "iosVersion", "online", "locked", "lowPowerMode", "focus", "utcOffsetSeconds", "apps", "mdm"],
+        ["apps": .list(app), "mdm": fields(["topic", "token", "pushMagic"])]
     )
 
     static let scenario = fields(
@@ -59,7 +66,8 @@ enum ScenarioSchema {
             "simulator": fields([
                 "backgroundPushesPerHour", "backgroundPushesPerDay", "storageSeconds", "notificationCenterLimit", "liveActivityMaxActiveSeconds",
                 "liveActivityLingerSeconds", "liveActivitiesPerApp", "liveActivityUpdatesPerHour", "liveActivityFrequentUpdatesPerHour",
-                "pushToStartPerHour", "broadcastStorageSeconds",
+                "pushToStartPerHour", "broadcastStorageSeconds", "voipFailuresBeforeStop", "serviceExtensionSeconds", "widgetReloadsPerDay",
+                "complicationPushesPerDay",
             ]),
         ]
     )

@@ -77,6 +77,8 @@ struct ObservationTests {
         case .liveActivity: return LiveActivityChange.Event.allCases.map { .liveActivity(LiveActivityChange($0, activityID: nil, state: nil)) }
             + LiveActivityReason.allCases.map { .liveActivity(LiveActivityChange(.ignored, activityID: "A-1", state: .active, reason: $0, message: "why")) }
             + [.liveActivity(LiveActivityChange(.updated, activityID: "A-1", state: .stale, contentState: payload))]
+        case .system: return SystemEvent.Kind.allCases.map { .system(SystemEvent($0)) }
+            + [.system(SystemEvent(.incomingCall, message: "Incoming call from Ann", details: .object([("caller", .string("Ann")), ("presentation", .string("banner"))])))]
         case .appState: return [.appState(from: .notRunning, to: .background), .appState(from: .foreground, to: .inactive)]
         }
     }

@@ -29,6 +29,9 @@ struct ObservationStoreTests {
             app: TestPushlab.app, on: phone
         )
         try lab.simulator.endActivity(activity.id, app: TestPushlab.app, on: phone, dismissal: nil)
+        // A Notification Service Extension's result is a system observation.
+        try lab.simulator.updateApp(TestPushlab.app, on: phone) { $0.serviceExtension = true }
+        lab.push(to: token, payload: #"{"aps":{"alert":"secret","mutable-content":1}}"#)
     }
 
     @Test func everyKindComesBackExactlyAsTheSimulatorRecordedIt() async throws {

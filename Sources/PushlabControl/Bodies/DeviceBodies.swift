@@ -28,15 +28,21 @@ struct AppChangeBody: ControlBody {
     var backgroundModes: [String]?
     var categories: [CategorySpec]?
     var willPresentOptions: [String]?
-    var serviceExtension: Bool?
+    var serviceExtension: ServiceExtensionSetting?
     var badge: Int?
+    var voip: ServiceSpec<VoIPSpec>?
+    var locationPush: ServiceSpec<LocationPushSpec>?
+    var pushToTalk: ServiceSpec<PushToTalkSpec>?
+    var complication: ServiceSpec<ComplicationSpec>?
 
     static let shape = BodyShape.fields(["state", "terminatedBy"] + SpecShapes.appSettings, SpecShapes.appNested)
     static let example = #"{"state":"foreground"}"#
 
+    var changesServices: Bool { voip != nil || locationPush != nil || pushToTalk != nil || complication != nil }
+
     var changesSettings: Bool {
         implements != nil || authorization != nil || backgroundModes != nil || categories != nil
-            || willPresentOptions != nil || serviceExtension != nil || badge != nil
+            || willPresentOptions != nil || serviceExtension != nil || badge != nil || changesServices
     }
 
     /// The settings as an `AppSpec`, so they are read (and refused) exactly as in a scenario.
@@ -49,6 +55,10 @@ struct AppChangeBody: ControlBody {
         spec.willPresentOptions = willPresentOptions
         spec.serviceExtension = serviceExtension
         spec.badge = badge
+        spec.voip = voip
+        spec.locationPush = locationPush
+        spec.pushToTalk = pushToTalk
+        spec.complication = complication
         return spec
     }
 }

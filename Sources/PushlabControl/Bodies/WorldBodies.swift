@@ -34,18 +34,28 @@ enum SpecShapes {
     static let authorization = BodyShape.fields(["status", "alert", "badge", "sound"])
     static let appSettings = [
         "implements", "authorization", "backgroundModes", "categories", "willPresentOptions", "serviceExtension", "badge",
+        "voip", "locationPush", "pushToTalk", "complication",
+    ]
+    static let services: [String: BodyShape] = [
+        "serviceExtension": BodyShape.fields(["title", "subtitle", "body", "attachment", "seconds", "outcome", "deliversBestAttempt", "communicationSender"]),
+        "voip": BodyShape.fields(["token", "reportsCall", "callerKey"]),
+        "locationPush": BodyShape.fields(["token", "entitlement", "authorization"]),
+        "pushToTalk": BodyShape.fields(["token", "inChannel", "result"]),
+        "fileProvider": BodyShape.fields(["token"]), "widgets": BodyShape.fields(["token"]), "controls": BodyShape.fields(["token"]),
+        "complication": BodyShape.fields(["token", "onActiveWatchFace"]),
     ]
     static let activity = BodyShape.fields(["attributesType", "attributes", "contentState", "staleDate", "relevanceScore", "pushType", "pushToken", "channelId"])
     static let liveActivities = BodyShape.fields(
         ["enabled", "frequentUpdates", "frequentUpdatesEnabled", "pushToStartToken", "attributesTypes", "activities"], ["activities": .list(activity)]
     )
     static let appNested: [String: BodyShape] = ["categories": .list(category), "authorization": authorization, "liveActivities": liveActivities]
+        .merging(services) { first, _ in first }
     static let app = BodyShape.fields(
-        ["bundleId", "environment", "deviceToken", "api", "state", "terminatedBy", "liveActivities"] + appSettings, appNested
+        ["bundleId", "environment", "deviceToken", "api", "state", "terminatedBy", "liveActivities", "fileProvider", "widgets", "controls"] + appSettings, appNested
     )
     static let device = BodyShape.fields(
-        ["id", "name", "iosVersion", "online", "locked", "lowPowerMode", "focus", "utcOffsetSeconds", "apps"],
-        ["apps": .list(app)]
+        ["id", "name", "iosVersion", "online", "locked", "lowPowerMode", "focus", "utcOffsetSeconds", "apps", "mdm"],
+        ["apps": .list(app), "mdm": BodyShape.fields(["topic", "token", "pushMagic"])]
     )
 }
 

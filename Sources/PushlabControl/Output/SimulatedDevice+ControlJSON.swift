@@ -15,6 +15,7 @@ extension SimulatedDevice {
         fields.add("focus", focus)
         fields.add("utcOffsetSeconds", utcOffsetSeconds)
         fields.add("apps", JSONValue.array(apps.map(\.controlJSON)))
+        fields.add("mdm", mdm?.controlJSON)
         return fields.json
     }
 }
@@ -33,11 +34,12 @@ extension AppInstall {
         fields.add("backgroundModes", strings: remoteNotificationBackgroundMode ? ["remote-notification"] : [])
         fields.add("categories", JSONValue.array(categories.map(\.controlJSON)))
         fields.add("willPresentOptions", strings: willPresentOptions.names)
-        fields.add("serviceExtension", serviceExtension)
+        fields.add("serviceExtension", serviceExtensionJSON)
         fields.add("state", state.rawValue)
         fields.add("terminatedBy", terminatedBy.rawValue)
         fields.add("badge", badge)
         if let liveActivities { fields.add("liveActivities", liveActivities.controlJSON) }
+        for (key, value) in servicesJSON { fields.add(key, value) }
         fields.add("notificationCenter", JSONValue.array(notificationCenter.map(\.json)))
         fields.add("pendingLocalNotifications", JSONValue.array(pendingLocal.map(\.controlJSON)))
         fields.add("held", heldJSON)

@@ -38,6 +38,7 @@ extension ControlAPI {
         let body = try await request.decode(AppChangeBody.self).value
         let current = try existingApp(context)
         let stateChange = try Self.stateChange(body, current: current.state)
+        try body.checkServices(of: current)
         if body.changesSettings {
             let settings = try simulating { () throws(SimulatorError) in try body.settingsSpec(bundleID: bundleID).install(place: "app") }
             try simulating { () throws(SimulatorError) in
@@ -123,7 +124,42 @@ extension AppChangeBody {
         if backgroundModes != nil { app.remoteNotificationBackgroundMode = parsed.remoteNotificationBackgroundMode }
         if categories != nil { app.categories = parsed.categories }
         if willPresentOptions != nil { app.willPresentOptions = parsed.willPresentOptions }
-        if serviceExtension != nil { app.serviceExtension = parsed.serviceExtension }
+        if serviceExtension != nil {
+            app.serviceExtension = parsed.serviceExtension
+            app.serviceExtensionBehavior = parsed.serviceExtensionBehavior
+        }
         if badge != nil { app.badge = parsed.badge }
+        // A service's settings change; its token and what it counted stay.
+        if let new = parsed.services?.voip, voip != nil {
+            app.services?.voip?.reportsCall = new.reportsCall
+            app.services?.voip?.callerKey = new.callerKey
+        }
+        if let new = parsed.services?.location, locationPush != nil {
+            app.services?.location?.entitlement = new.entitlement
+            app.services?.location?.authorization = new.authorization
+        }
+        if let new = parsed.services?.pushToTalk, pushToTalk != nil {
+            app.services?.pushToTalk?.inChannel = new.inChannel
+            app.services?.pushToTalk?.result = new.result
+        }
+        if let new = parsed.services?.complication, complication != nil {
+            app.services?.complication?.onActiveWatchFace = new.onActiveWatchFace
+        }
+    }
+
+    /// A service the install lacks cannot be added in place: it needs its token at install.
+    func checkServices(of current: AppInstall) throws(ControlError) {
+        let missing = [
+            ("voip", voip != nil && current.services?.voip == nil), ("locationPush", locationPush != nil && current.services?.location == nil),
+            ("pushToTalk", pushToTalk != nil && current.services?.pushToTalk == nil),
+            ("complication", complication != nil && current.services?.complication == nil),
+        ].filter(\.1).map(\.0)
+        guard missing.isEmpty else {
+            throw .conflict("\(current.bundleID) was installed without \(missing.joined(separator: ", ")): install it with them (POST /v1/devices/{id}/apps) to get their tokens")
+        }
+        if let settings = voip?.settings, settings.token != nil { throw .invalid("voip.token is given at install; a PATCH changes settings only") }
+        if let settings = locationPush?.settings, settings.token != nil { throw .invalid("locationPush.token is given at install; a PATCH changes settings only") }
+        if let settings = pushToTalk?.settings, settings.token != nil { throw .invalid("pushToTalk.token is given at install; a PATCH changes settings only") }
+        if let settings = complication?.settings, settings.token != nil { throw .invalid("complication.token is given at install; a PATCH changes settings only") }
     }
 }

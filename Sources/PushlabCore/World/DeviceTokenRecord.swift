@@ -10,13 +10,42 @@ public struct DeviceTokenRecord: Sendable, Equatable {
         case pushToStart
         /// One Live Activity's push token: only `<bundle>.push-type.liveactivity`.
         case liveActivity
+        /// A Location Push Service Extension's token (`startMonitoringLocationPushes`): `.location-query`.
+        case location
+        /// A Push to Talk channel manager's ephemeral token: `.voip-ptt`.
+        case pushToTalk
+        /// A File Provider's PushKit token: `.pushkit.fileprovider`.
+        case fileProvider
+        /// WidgetKit's push token (`WidgetPushHandler`): `.push-type.widgets`.
+        case widgets
+        /// A control's push token (`ControlPushHandler`): `.push-type.controls`.
+        case controls
+        /// The paired watch's complication token: `.complication`.
+        case complication
+        /// A device's MDM enrollment token: the MDM certificate's topic, no suffix.
+        case mdm
 
         /// Whether a push to `topic` may use a token of this kind.
+        /// The push type whose topic suffix this kind takes (nil for app and MDM tokens).
+        public var pushType: APNsPushType? {
+            switch self {
+            case .app, .mdm: nil
+            case .voip: .voip
+            case .pushToStart, .liveActivity: .liveactivity
+            case .location: .location
+            case .pushToTalk: .pushtotalk
+            case .fileProvider: .fileprovider
+            case .widgets: .widgets
+            case .controls: .controls
+            case .complication: .complication
+            }
+        }
+
         func accepts(_ suffix: APNsPushType?) -> Bool {
             switch self {
             case .app: suffix != .voip
-            case .voip: suffix == .voip
-            case .pushToStart, .liveActivity: suffix == .liveactivity
+            case .mdm: suffix == nil
+            default: suffix == pushType
             }
         }
     }
@@ -40,11 +69,7 @@ public struct DeviceTokenRecord: Sendable, Equatable {
 
     /// The `apns-topic` a push to this token carries.
     public var topic: String {
-        switch kind {
-        case .app: bundleID
-        case .voip: bundleID + ".voip"
-        case .pushToStart, .liveActivity: bundleID + ".push-type.liveactivity"
-        }
+        bundleID + (kind.pushType?.topicSuffix ?? "")
     }
 
     public init(token: String, bundleID: String, environment: APNsEnvironment, kind: Kind = .app, state: State = .active, deviceID: String? = nil) {

@@ -13,6 +13,8 @@ public struct DeviceSpec: Decodable, Sendable {
     /// Seconds east of UTC, for calendar triggers.
     public var utcOffsetSeconds: Int?
     public var apps: [AppSpec]?
+    /// Enrolled in MDM: `{topic, pushMagic, token?}`.
+    public var mdm: MDMSpec?
 
     public init(id: String? = nil, apps: [AppSpec]? = nil) {
         self.id = id
@@ -38,7 +40,7 @@ public struct DeviceSpec: Decodable, Sendable {
         return SimulatedDevice(
             id: id ?? "", name: name, iosVersion: iosVersion ?? "17.0", online: online ?? true,
             locked: locked ?? false, lowPowerMode: lowPowerMode ?? false, focus: focus ?? false,
-            utcOffsetSeconds: utcOffsetSeconds ?? 0, apps: installs
+            utcOffsetSeconds: utcOffsetSeconds ?? 0, apps: installs, mdm: try mdm?.enrollment(place: "\(place).mdm")
         )
     }
 }
@@ -60,7 +62,8 @@ public struct AppSpec: Decodable, Sendable {
     public var categories: [CategorySpec]?
     /// Any of `banner`, `list`, `sound`, `badge`.
     public var willPresentOptions: [String]?
-    public var serviceExtension: Bool?
+    /// `true`, `false`, or what the extension does (`ServiceExtensionSpec`).
+    public var serviceExtension: ServiceExtensionSetting?
     /// `notRunning` (default), `background`, `inactive` or `foreground`.
     public var state: String?
     /// `system` (default) or `user` (force-quit).
@@ -68,6 +71,13 @@ public struct AppSpec: Decodable, Sendable {
     public var badge: Int?
     /// `true` or the app's Live Activities (`NSSupportsLiveActivities`); absent for none.
     public var liveActivities: LiveActivitySpec?
+    public var voip: ServiceSpec<VoIPSpec>?
+    public var locationPush: ServiceSpec<LocationPushSpec>?
+    public var pushToTalk: ServiceSpec<PushToTalkSpec>?
+    public var fileProvider: ServiceSpec<TokenServiceSpec>?
+    public var widgets: ServiceSpec<TokenServiceSpec>?
+    public var controls: ServiceSpec<TokenServiceSpec>?
+    public var complication: ServiceSpec<ComplicationSpec>?
 
     public init(bundleId: String) { self.bundleId = bundleId }
 
@@ -105,11 +115,13 @@ public struct AppSpec: Decodable, Sendable {
             deviceToken: deviceToken ?? "", api: api, implements: implements,
             authorization: try authorization?.authorization(place: "\(place).authorization") ?? .authorized,
             remoteNotificationBackgroundMode: modes.contains("remote-notification"),
-            categories: categories, willPresentOptions: options, serviceExtension: serviceExtension ?? false,
+            categories: categories, willPresentOptions: options, serviceExtension: serviceExtension?.isOn ?? false,
             state: try parse(state ?? "notRunning", as: AppState.self, "\(place).state"),
             terminatedBy: try parse(terminatedBy ?? "system", as: Termination.self, "\(place).terminatedBy"),
             badge: badge ?? 0,
-            liveActivities: try liveActivities?.support(place: "\(place).liveActivities")
+            liveActivities: try liveActivities?.support(place: "\(place).liveActivities"),
+            services: try pushServices(place: place),
+            serviceExtensionBehavior: try serviceExtension?.behavior(place: "\(place).serviceExtension")
         )
     }
 

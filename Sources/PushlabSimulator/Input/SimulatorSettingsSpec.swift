@@ -13,6 +13,10 @@ public struct SimulatorSettingsSpec: Decodable, Sendable {
     public var liveActivityFrequentUpdatesPerHour: Int?
     public var pushToStartPerHour: Int?
     public var broadcastStorageSeconds: Int64?
+    public var voipFailuresBeforeStop: Int?
+    public var serviceExtensionSeconds: Double?
+    public var widgetReloadsPerDay: Int?
+    public var complicationPushesPerDay: Int?
 
     public func applied(to base: SimulatorSettings) throws(SimulatorError) -> SimulatorSettings {
         var settings = base
@@ -33,6 +37,10 @@ public struct SimulatorSettingsSpec: Decodable, Sendable {
         if let liveActivityUpdatesPerHour { settings.liveActivityUpdatesPerHour = liveActivityUpdatesPerHour }
         if let liveActivityFrequentUpdatesPerHour { settings.liveActivityFrequentUpdatesPerHour = liveActivityFrequentUpdatesPerHour }
         if let pushToStartPerHour { settings.pushToStartPerHour = pushToStartPerHour }
+        if let voipFailuresBeforeStop { settings.voipFailuresBeforeStop = voipFailuresBeforeStop }
+        if let serviceExtensionSeconds { settings.serviceExtensionSeconds = serviceExtensionSeconds }
+        if let widgetReloadsPerDay { settings.widgetReloadsPerDay = widgetReloadsPerDay }
+        if let complicationPushesPerDay { settings.complicationPushesPerDay = complicationPushesPerDay }
         if let problem = settings.problem { throw SimulatorError(.invalid, "simulator: \(problem)") }
         return settings
     }

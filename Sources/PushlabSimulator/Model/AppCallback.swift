@@ -23,6 +23,24 @@ public enum AppCallback: String, Sendable, Codable, CaseIterable {
     case activityStateUpdates = "Activity.activityStateUpdates"
     case contentUpdates = "Activity.contentUpdates"
 
+    // PushKit, CallKit and the other push types' entry points.
+    case pushRegistryDidUpdateCredentials = "pushRegistry:didUpdatePushCredentials:forType:"
+    case pushRegistryDidReceiveIncomingPush = "pushRegistry:didReceiveIncomingPushWithPayload:forType:withCompletionHandler:"
+    case serviceExtensionTimeWillExpire = "serviceExtensionTimeWillExpire"
+    case locationPushToken = "startMonitoringLocationPushesWithCompletion:"
+    case didReceiveLocationPushPayload = "didReceiveLocationPushPayload:completion:"
+    case pushToTalkEphemeralToken = "channelManager:receivedEphemeralPushToken:"
+    case pushToTalkIncomingPush = "incomingPushResultForChannelManager:channelUUID:pushPayload:"
+    case pushToTalkDidLeaveChannel = "channelManager:didLeaveChannelWithUUID:reason:"
+    case fileProviderEnumerateChanges = "enumerateChangesForObserver:fromSyncAnchor:"
+    case widgetPushTokenDidChange = "WidgetPushHandler.pushTokenDidChange"
+    case controlPushTokensDidChange = "ControlPushHandler.pushTokensDidChange"
+
+    /// Code of an extension or of the system, not of the app: observed whatever `implements` says.
+    public static let extensionEntryPoints: Set<AppCallback> = [
+        .serviceExtension, .serviceExtensionTimeWillExpire, .didReceiveLocationPushPayload, .fileProviderEnumerateChanges,
+    ]
+
     /// The ActivityKit sequences.
     public static let activityKit: Set<AppCallback> = [.pushToStartTokenUpdates, .activityUpdates, .pushTokenUpdates, .activityStateUpdates, .contentUpdates]
 
@@ -34,6 +52,11 @@ public enum AppCallback: String, Sendable, Codable, CaseIterable {
             .didReceiveRemoteNotificationFetch, .willEnterForeground, .didBecomeActive, .didEnterBackground,
         ]
         callbacks.formUnion(activityKit)
+        callbacks.formUnion([
+            .pushRegistryDidUpdateCredentials, .pushRegistryDidReceiveIncomingPush, .serviceExtensionTimeWillExpire, .locationPushToken,
+            .didReceiveLocationPushPayload, .pushToTalkEphemeralToken, .pushToTalkIncomingPush, .pushToTalkDidLeaveChannel,
+            .fileProviderEnumerateChanges, .widgetPushTokenDidChange, .controlPushTokensDidChange,
+        ])
         switch api {
         case .legacy:
             callbacks.formUnion([

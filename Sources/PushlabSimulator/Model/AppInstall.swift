@@ -40,6 +40,11 @@ public struct AppInstall: Sendable, Codable, Equatable {
     public var tokenAnnounced: Bool
     /// Live Activities (ActivityKit); nil for an app without `NSSupportsLiveActivities`.
     public var liveActivities: LiveActivitySupport?
+    /// PushKit VoIP, location push, Push to Talk, File Provider, widgets, controls, complication.
+    public var services: PushServices?
+    /// What the Notification Service Extension does (with `serviceExtension`); nil: it hands the
+    /// content back unchanged at once.
+    public var serviceExtensionBehavior: ServiceExtensionBehavior?
 
     public init(
         bundleID: String, environment: APNsEnvironment = .development, deviceToken: String,
@@ -47,7 +52,7 @@ public struct AppInstall: Sendable, Codable, Equatable {
         authorization: NotificationAuthorization = .authorized, remoteNotificationBackgroundMode: Bool = true,
         categories: [NotificationCategory] = [], willPresentOptions: PresentationOptions = [],
         serviceExtension: Bool = false, state: AppState = .notRunning, terminatedBy: Termination = .system, badge: Int = 0,
-        liveActivities: LiveActivitySupport? = nil
+        liveActivities: LiveActivitySupport? = nil, services: PushServices? = nil, serviceExtensionBehavior: ServiceExtensionBehavior? = nil
     ) {
         self.bundleID = bundleID
         self.environment = environment
@@ -71,6 +76,8 @@ public struct AppInstall: Sendable, Codable, Equatable {
         backgroundDeliveries = []
         tokenAnnounced = false
         self.liveActivities = liveActivities
+        self.services = services
+        self.serviceExtensionBehavior = serviceExtensionBehavior
     }
 
     func category(_ identifier: String?) -> NotificationCategory? {

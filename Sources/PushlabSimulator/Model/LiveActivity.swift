@@ -121,29 +121,3 @@ public struct StoredBroadcast: Sendable, Codable, Equatable {
     public var channelID: String
     public var push: PendingPush
 }
-
-extension AppInstall {
-    /// Every token APNs knows for this install: its device token, its push-to-start token and
-    /// each activity's own token.
-    public var allTokens: [String] {
-        var tokens = [deviceToken]
-        if let support = liveActivities {
-            if let token = support.pushToStartToken { tokens.append(token) }
-            tokens += support.activities.compactMap(\.pushToken)
-        }
-        return tokens
-    }
-
-    func tokenRecords(deviceID: String) -> [DeviceTokenRecord] {
-        var records = [DeviceTokenRecord(token: deviceToken, bundleID: bundleID, environment: environment, deviceID: deviceID)]
-        if let support = liveActivities {
-            if let token = support.pushToStartToken {
-                records.append(DeviceTokenRecord(token: token, bundleID: bundleID, environment: environment, kind: .pushToStart, deviceID: deviceID))
-            }
-            for token in support.activities.compactMap(\.pushToken) {
-                records.append(DeviceTokenRecord(token: token, bundleID: bundleID, environment: environment, kind: .liveActivity, deviceID: deviceID))
-            }
-        }
-        return records
-    }
-}

@@ -1,3 +1,5 @@
+import PushlabCore
+
 /// A simulated iPhone: its switches and the apps on it (reference section 1).
 public struct SimulatedDevice: Sendable, Codable, Equatable {
     public var id: String
@@ -12,8 +14,10 @@ public struct SimulatedDevice: Sendable, Codable, Equatable {
     /// Seconds east of UTC, for calendar triggers.
     public var utcOffsetSeconds: Int
     public var apps: [AppInstall]
+    /// Enrolled in mobile device management; nil for a device that is not.
+    public var mdm: MDMEnrollment?
 
-    public init(id: String, name: String? = nil, iosVersion: String = "17.0", online: Bool = true, locked: Bool = false, lowPowerMode: Bool = false, focus: Bool = false, utcOffsetSeconds: Int = 0, apps: [AppInstall] = []) {
+    public init(id: String, name: String? = nil, iosVersion: String = "17.0", online: Bool = true, locked: Bool = false, lowPowerMode: Bool = false, focus: Bool = false, utcOffsetSeconds: Int = 0, apps: [AppInstall] = [], mdm: MDMEnrollment? = nil) {
         self.id = id
         self.name = name ?? id
         self.iosVersion = iosVersion
@@ -23,6 +27,16 @@ public struct SimulatedDevice: Sendable, Codable, Equatable {
         self.focus = focus
         self.utcOffsetSeconds = utcOffsetSeconds
         self.apps = apps
+        self.mdm = mdm
+    }
+
+    /// The tokens APNs knows for the device: every app's, and its MDM token.
+    var tokenRecords: [DeviceTokenRecord] {
+        var records = apps.flatMap { $0.tokenRecords(deviceID: id) }
+        if let mdm, !mdm.token.isEmpty {
+            records.append(DeviceTokenRecord(token: mdm.token, bundleID: mdm.topic, environment: .production, kind: .mdm, deviceID: id))
+        }
+        return records
     }
 
     public func app(_ bundleID: String) -> AppInstall? { apps.first { $0.bundleID == bundleID } }
@@ -31,7 +45,7 @@ public struct SimulatedDevice: Sendable, Codable, Equatable {
 
     /// The app a token belongs to: its device token, push-to-start token or an activity's token.
     func appIndex(token: String) -> Int? {
-        apps.firstIndex { $0.deviceToken == token || $0.liveActivities?.owns(token: token) == true }
+        apps.firstIndex { $0.deviceToken == token || $0.liveActivities?.owns(token: token) == true || $0.services?.owns(token: token) == true }
     }
 
     /// iOS 9 added the `withResponseInfo:` action callbacks.

@@ -70,6 +70,12 @@ extension ObservationEvent {
             writer.field("reason", change.reason?.rawValue)
             writer.field("contentState", change.contentState)
             writer.field("message", change.message)
+        case .system(let event):
+            writer.field("event", event.kind.rawValue)
+            writer.field("message", event.message)
+            if case .object(let fields) = event.details {
+                for (key, value) in fields { writer.field(key, value) }
+            }
         }
     }
 
@@ -127,6 +133,11 @@ extension ObservationEvent {
                 reason: text("reason").flatMap(LiveActivityReason.init(rawValue:)), contentState: details["contentState"],
                 message: text("message")
             ))
+        case .system:
+            guard let event = text("event").flatMap(SystemEvent.Kind.init(rawValue:)) else { return nil }
+            let members: [(key: String, value: JSONValue)] = if case .object(let all) = details { all } else { [] }
+            let rest = members.filter { $0.key != "event" && $0.key != "message" }
+            self = .system(SystemEvent(event, message: text("message"), details: .object(rest)))
         }
     }
 }

@@ -25,7 +25,7 @@ public struct Observation: Sendable, Equatable {
 }
 
 public enum ObservationKind: String, Sendable, Codable, CaseIterable {
-    case stored, delivered, discarded, throttled, dropped, banner, sound, badge, notificationCenter, callback, appState, liveActivity
+    case stored, delivered, discarded, throttled, dropped, banner, sound, badge, notificationCenter, callback, appState, liveActivity, system
 }
 
 /// Why a notification never reached the app or the screen.
@@ -40,8 +40,27 @@ public enum DropReason: String, Sendable, Codable, CaseIterable {
     case backgroundPriority10
     /// The payload is not a JSON object, so the device cannot read it.
     case unreadablePayload
-    /// A push type the simulator does not model (voip, complication, ...): delivered, nothing more.
+    /// No longer recorded (every push type is simulated); read back from older stores.
     case pushTypeNotSimulated
+    /// The app has no part for this push type (no PushKit VoIP, no location push extension, …),
+    /// or the push went to a token of another kind.
+    case serviceNotSetUp
+    /// iOS stopped delivering VoIP pushes to an app that did not report calls.
+    case voipDeliveryStopped
+    /// A location push without "Always" location authorization.
+    case locationNotAlwaysAuthorized
+    /// The app lacks the entitlement the push type needs.
+    case missingEntitlement
+    /// A Push to Talk push while the user is in no channel: the ephemeral token is inactive.
+    case notInChannel
+    /// Over WidgetKit's daily reload budget.
+    case widgetReloadBudget
+    /// The complication is not on the watch's active face.
+    case complicationNotOnWatchFace
+    /// Over the complication's 50 pushes a day.
+    case complicationBudget
+    /// An MDM push whose `mdm` value is not the device's PushMagic.
+    case pushMagicMismatch
 }
 
 /// Why APNs or the device threw a held notification away.
@@ -120,6 +139,7 @@ public enum ObservationEvent: Sendable, Equatable {
     case callback(AppCallback, appState: AppState, arguments: CallbackArguments)
     case appState(from: AppState, to: AppState)
     case liveActivity(LiveActivityChange)
+    case system(SystemEvent)
 
     public var kind: ObservationKind {
         switch self {
@@ -135,6 +155,7 @@ public enum ObservationEvent: Sendable, Equatable {
         case .callback: .callback
         case .appState: .appState
         case .liveActivity: .liveActivity
+        case .system: .system
         }
     }
 }

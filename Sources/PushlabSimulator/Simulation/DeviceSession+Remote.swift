@@ -60,8 +60,8 @@ extension DeviceSession {
             arrive(push, app: app)
         case .liveactivity:
             receiveLiveActivity(push, app: app)
-        default:
-            record(app, push.apnsID, .dropped(.pushTypeNotSimulated, message: "\(push.pushType.rawValue) pushes go to a part of iOS Pushlab does not simulate (PushKit, widgets, complications, ...)."))
+        case .voip, .location, .pushtotalk, .fileprovider, .widgets, .controls, .complication, .mdm:
+            receiveService(push, app: app)
         }
     }
 
@@ -70,10 +70,14 @@ extension DeviceSession {
         let alertPart = push.pushType == .alert && content.isUserVisible
         var fetchCalled = false
         if alertPart {
-            if content.mutableContent, content.hasAlert, device.apps[app].serviceExtension {
-                call(app, .serviceExtension, push.apnsID, CallbackArguments(userInfo: content.userInfo))
+            var shown = NotificationToShow(remote: push)
+            // The extension runs only for a notification that will show an alert.
+            let authorization = device.apps[app].authorization
+            if content.mutableContent, content.hasAlert, device.apps[app].serviceExtension,
+               authorization.mayShowBanner || authorization.mayListInNotificationCenter {
+                shown.content = runServiceExtension(push, app: app)
             }
-            fetchCalled = present(NotificationToShow(remote: push), app: app)
+            fetchCalled = present(shown, app: app)
         }
         if content.contentAvailable {
             wake(push, app: app, alreadyCalled: fetchCalled)

@@ -28,16 +28,20 @@ struct DeviceSession {
     }
 
     mutating func record(_ app: Int, _ notificationID: String?, _ event: ObservationEvent) {
+        record(bundleID: device.apps[app].bundleID, notificationID, event)
+    }
+
+    /// An observation about no app of the device (an MDM check-in): `bundleID` names the topic.
+    mutating func record(bundleID: String, _ notificationID: String?, _ event: ObservationEvent) {
         observations.append(Observation(
-            sequence: nextSequence(), time: now, deviceID: device.id,
-            bundleID: device.apps[app].bundleID, notificationID: notificationID, event: event
+            sequence: nextSequence(), time: now, deviceID: device.id, bundleID: bundleID, notificationID: notificationID, event: event
         ))
     }
 
     /// Records a callback if the app implements it; returns whether it did.
     @discardableResult
     mutating func call(_ app: Int, _ callback: AppCallback, _ notificationID: String? = nil, _ arguments: CallbackArguments = CallbackArguments()) -> Bool {
-        guard callback == .serviceExtension || device.apps[app].implements.contains(callback) else { return false }
+        guard AppCallback.extensionEntryPoints.contains(callback) || device.apps[app].implements.contains(callback) else { return false }
         record(app, notificationID, .callback(callback, appState: device.apps[app].state, arguments: arguments))
         return true
     }
@@ -99,11 +103,13 @@ struct DeviceSession {
 
     private mutating func launched(_ app: Int, launchOptions: JSONValue) {
         call(app, .didFinishLaunching, nil, CallbackArguments(launchOptions: launchOptions))
+        let firstLaunch = !device.apps[app].tokenAnnounced
         // The app registers for remote notifications at launch; after an install it learns its token.
-        if !device.apps[app].tokenAnnounced {
+        if firstLaunch {
             device.apps[app].tokenAnnounced = true
             call(app, .didRegisterForRemoteNotifications, nil, CallbackArguments(deviceToken: device.apps[app].deviceToken))
         }
+        announceServiceTokens(app, firstLaunch: firstLaunch)
         if let token = device.apps[app].liveActivities?.pushToStartToken, device.apps[app].liveActivities?.pushToStartTokenAnnounced == false {
             device.apps[app].liveActivities!.pushToStartTokenAnnounced = true
             call(app, .pushToStartTokenUpdates, nil, CallbackArguments(deviceToken: token))

@@ -17,9 +17,11 @@ extension DeviceSimulator {
             }
             device.apps[index].deviceToken = try assignToken(device.apps[index].deviceToken, bundleID: device.apps[index].bundleID)
             try prepareLiveActivities(&device.apps[index], iosVersion: device.iosVersion)
+            try prepareServices(&device.apps[index])
         }
+        try prepareMDM(&device)
         try insert(device)
-        for app in device.apps { register(app, on: device.id) }
+        world.register(device.tokenRecords)
         return device
     }
 
@@ -40,7 +42,7 @@ extension DeviceSimulator {
         }
         for device in devices {
             let added = try addDeviceWithoutRegistering(device)
-            for app in added.apps { records += app.tokenRecords(deviceID: added.id) }
+            records += added.tokenRecords
         }
         world.register(records)
     }
@@ -52,7 +54,9 @@ extension DeviceSimulator {
         for index in device.apps.indices {
             if device.apps[index].deviceToken.isEmpty { device.apps[index].deviceToken = newToken() }
             try prepareLiveActivities(&device.apps[index], iosVersion: device.iosVersion)
+            try prepareServices(&device.apps[index])
         }
+        try prepareMDM(&device)
         try insert(device)
         return device
     }
@@ -103,9 +107,7 @@ extension DeviceSimulator {
     public func removeDevice(_ id: String) throws(SimulatorError) {
         let device = try delete(id)
         let now = clock.now()
-        for app in device.apps {
-            for token in app.allTokens { world.unregister(token: token, at: now) }
-        }
+        for record in device.tokenRecords { world.unregister(token: record.token, at: now) }
     }
 
     /// Changes a device's switches; nil leaves one as it is. Coming online delivers what APNs
@@ -134,6 +136,7 @@ extension DeviceSimulator {
         let iosVersion = try readDevice(deviceID) { $0.iosVersion }
         app.deviceToken = try assignToken(app.deviceToken, bundleID: app.bundleID)
         try prepareLiveActivities(&app, iosVersion: iosVersion)
+        try prepareServices(&app)
         let installed = try withSession(deviceID) { session throws(SimulatorError) -> AppInstall in
             guard session.device.appIndex(app.bundleID) == nil else {
                 throw SimulatorError(.conflict, "\(app.bundleID) is already installed on \(deviceID); reinstall it or uninstall it first")
@@ -169,6 +172,16 @@ extension DeviceSimulator {
     public func reinstall(_ bundleID: String, on deviceID: String) throws(SimulatorError) -> AppInstall {
         let token = newUniqueToken()
         let pushToStartToken = newUniqueToken()
+        var services = try readDevice(deviceID) { $0.app(bundleID)?.services }
+        if var fresh = services {
+            // A reinstall is a new install: new tokens, and a VoIP app starts with a clean record.
+            for (kind, _) in fresh.tokens { fresh.setToken(newUniqueToken(), for: kind) }
+            fresh.voip?.failedReports = 0
+            fresh.voip?.deliveryStopped = false
+            fresh.widgets?.reloads = []
+            fresh.complication?.deliveries = []
+            services = fresh
+        }
         let (old, new) = try withSession(deviceID) { session throws(SimulatorError) -> (AppInstall, AppInstall) in
             let app = try session.appIndex(bundleID)
             let old = session.device.apps[app]
@@ -176,7 +189,8 @@ extension DeviceSimulator {
             var fresh = AppInstall(
                 bundleID: bundleID, environment: old.environment, deviceToken: token, api: old.api, implements: old.implements,
                 authorization: old.authorization, remoteNotificationBackgroundMode: old.remoteNotificationBackgroundMode,
-                categories: old.categories, willPresentOptions: old.willPresentOptions, serviceExtension: old.serviceExtension
+                categories: old.categories, willPresentOptions: old.willPresentOptions, serviceExtension: old.serviceExtension,
+                services: services, serviceExtensionBehavior: old.serviceExtensionBehavior
             )
             fresh.state = .notRunning
             if let support = old.liveActivities {
@@ -250,6 +264,24 @@ extension DeviceSimulator {
             if let token = activity.pushToken { activity.pushToken = try assignToken(token, bundleID: app.bundleID) }
             app.liveActivities!.activities[index] = activity
         }
+    }
+
+    /// Each push service gets its own token: the one given (checked like a device token) or a new one.
+    private func prepareServices(_ app: inout AppInstall) throws(SimulatorError) {
+        guard let services = app.services else { return }
+        for (kind, token) in services.tokens {
+            let assigned = try assignToken(token, bundleID: app.bundleID)
+            if app.allTokens.filter({ $0 == assigned }).count > (token.isEmpty ? 0 : 1) {
+                throw SimulatorError(.invalid, "\(app.bundleID): the \(kind.rawValue) token \(assigned) is also another token of the app")
+            }
+            app.services!.setToken(assigned, for: kind)
+        }
+    }
+
+    private func prepareMDM(_ device: inout SimulatedDevice) throws(SimulatorError) {
+        guard let mdm = device.mdm else { return }
+        if mdm.topic.isEmpty { throw SimulatorError(.invalid, "\(device.id): mdm.topic must not be empty") }
+        device.mdm!.token = try assignToken(mdm.token, bundleID: mdm.topic)
     }
 
     func newUniqueToken() -> String {

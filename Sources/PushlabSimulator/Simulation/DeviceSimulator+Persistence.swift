@@ -36,7 +36,7 @@ extension DeviceSimulator {
         var removedIDs: [String] = []
         forEachShard { shard in
             for device in shard.devices.values {
-                removedTokens += device.apps.flatMap { app in app.allTokens.map { ($0, device.id) } }
+                removedTokens += device.tokenRecords.map { ($0.token, device.id) }
                 removedIDs.append(device.id)
             }
             let pendingRemovals = shard.removed

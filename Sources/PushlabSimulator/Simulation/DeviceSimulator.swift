@@ -162,7 +162,15 @@ public final class DeviceSimulator: PushSink, Sendable {
         let payload = push.payload ?? (try? JSONParser.parse(push.rawPayload))
         let content = payload.map(NotificationContent.init(payload:))
         try? runSession(deviceID, at: push.receivedAt) { session throws(SimulatorError) in
-            guard let app = session.device.appIndex(token: push.deviceToken) else { return }
+            guard let app = session.device.appIndex(token: push.deviceToken) else {
+                if session.device.mdm?.token == push.deviceToken, let payload {
+                    session.receiveMDM(PendingPush(
+                        apnsID: push.apnsID, receivedAt: push.receivedAt, pushType: push.pushType, priority: push.priority,
+                        expiresAt: expiresAt, collapseID: nil, content: NotificationContent(payload: payload), token: push.deviceToken
+                    ))
+                }
+                return
+            }
             guard let content, content.userInfo.isObject else {
                 session.record(app, push.apnsID, .dropped(.unreadablePayload, message: "The payload is not a JSON object; APNs accepted it, the device cannot read it."))
                 return
@@ -170,7 +178,7 @@ public final class DeviceSimulator: PushSink, Sendable {
             let pending = PendingPush(
                 apnsID: push.apnsID, receivedAt: push.receivedAt, pushType: push.pushType, priority: push.priority,
                 expiresAt: expiresAt, collapseID: push.collapseID, content: content,
-                token: push.pushType == .liveactivity ? push.deviceToken : nil
+                token: push.pushType == .alert || push.pushType == .background ? nil : push.deviceToken
             )
             session.receive(pending, app: app, expiration: push.expiration, deliverable: push.isDeliverable)
         }

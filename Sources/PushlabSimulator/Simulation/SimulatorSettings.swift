@@ -30,6 +30,17 @@ public struct SimulatorSettings: Sendable, Equatable {
     /// Push-to-start pushes that may start activities in any 60 minutes (about 10, Apple staff
     /// on the developer forums). 0: no limit.
     public var pushToStartPerHour: Int = 10
+    /// VoIP pushes an app may leave unreported before iOS stops delivering them (developers
+    /// report about four; Apple gives no number). 0: never stops.
+    public var voipFailuresBeforeStop: Int = 4
+    /// How long a Notification Service Extension may run before `serviceExtensionTimeWillExpire`
+    /// (developers observe about 30 seconds; Apple says "a limited amount of time").
+    public var serviceExtensionSeconds: Double = 30
+    /// Widget reloads by push in any 24 hours (Apple: a frequently viewed widget gets 40 to 70
+    /// refreshes a day). 0: no limit.
+    public var widgetReloadsPerDay: Int = 50
+    /// Complication pushes a day (Apple: 50). 0: no limit.
+    public var complicationPushesPerDay: Int = 50
     /// How long APNs keeps the newest broadcast of a most-recent-message channel for an offline
     /// device (Apple: at most eight hours).
     public var broadcastStorageMilliseconds: EpochMilliseconds = 8 * 3_600_000
@@ -47,6 +58,10 @@ public struct SimulatorSettings: Sendable, Equatable {
         if liveActivityUpdatesPerHour < 0 { return "liveActivityUpdatesPerHour must be 0 or more" }
         if liveActivityFrequentUpdatesPerHour < 0 { return "liveActivityFrequentUpdatesPerHour must be 0 or more" }
         if pushToStartPerHour < 0 { return "pushToStartPerHour must be 0 or more" }
+        if voipFailuresBeforeStop < 0 { return "voipFailuresBeforeStop must be 0 or more" }
+        if !(serviceExtensionSeconds > 0 && serviceExtensionSeconds <= 3600) { return "serviceExtensionSeconds must be more than 0 and at most 3600" }
+        if widgetReloadsPerDay < 0 { return "widgetReloadsPerDay must be 0 or more" }
+        if complicationPushesPerDay < 0 { return "complicationPushesPerDay must be 0 or more" }
         if broadcastStorageMilliseconds < 0 { return "broadcastStorageSeconds must be 0 or more" }
         return nil
     }
