@@ -41,8 +41,8 @@ struct Send: AsyncParsableCommand {
     @Option(help: "Broadcast on this channel (its base64 id) instead of pushing to a device.")
     var channel: String?
 
-    @Option(help: "With a simulated device: push-to-start sends to the app's push-to-start token, activity to its newest Live Activity's token (push type liveactivity, topic <bundle>.push-type.liveactivity).")
-    var to: LiveActivityTokenChoice?
+    @Option(help: "With a simulated device, which of its tokens: push-to-start (the app's push-to-start token), activity (its newest Live Activity's), voip, location, push-to-talk, file-provider, widgets, controls, complication (that service's), or mdm (the device's MDM token). The push type and topic follow unless given.")
+    var to: TokenChoice?
 
     @OptionGroup var connection: ProviderConnectionOptions
 
@@ -93,9 +93,41 @@ struct Send: AsyncParsableCommand {
         if to != nil, channel != nil { throw ValidationError("--to picks a token of a device's app; a broadcast has none") }
     }
 
-    enum LiveActivityTokenChoice: String, ExpressibleByArgument, CaseIterable {
+    enum TokenChoice: String, ExpressibleByArgument, CaseIterable {
         case pushToStart = "push-to-start"
-        case activity
+        case activity, voip, location
+        case pushToTalk = "push-to-talk"
+        case fileProvider = "file-provider"
+        case widgets, controls, complication, mdm
+
+        /// The push type a push to this token is.
+        var pushType: APNsPushType {
+            switch self {
+            case .pushToStart, .activity: .liveactivity
+            case .voip: .voip
+            case .location: .location
+            case .pushToTalk: .pushtotalk
+            case .fileProvider: .fileprovider
+            case .widgets: .widgets
+            case .controls: .controls
+            case .complication: .complication
+            case .mdm: .mdm
+            }
+        }
+
+        /// The key of the service in the app's JSON.
+        var serviceKey: String? {
+            switch self {
+            case .voip: "voip"
+            case .location: "locationPush"
+            case .pushToTalk: "pushToTalk"
+            case .fileProvider: "fileProvider"
+            case .widgets: "widgets"
+            case .controls: "controls"
+            case .complication: "complication"
+            default: nil
+            }
+        }
     }
 
     func run() async throws {
@@ -115,10 +147,10 @@ struct Send: AsyncParsableCommand {
             var pushType = self.pushType
             do {
                 if let to {
-                    let (found, bundleID) = try await liveActivityToken(device ?? "", choice: to)
+                    let (found, bundleID) = try await chosenToken(device ?? "", choice: to)
                     token = found
-                    topic = topic ?? bundleID + (APNsPushType.liveactivity.topicSuffix ?? "")
-                    pushType = pushType ?? APNsPushType.liveactivity.rawValue
+                    topic = topic ?? (to == .mdm ? bundleID : bundleID + (to.pushType.topicSuffix ?? ""))
+                    pushType = pushType ?? to.pushType.rawValue
                 } else {
                     token = try await deviceToken(device ?? "")
                 }
@@ -175,8 +207,9 @@ struct Send: AsyncParsableCommand {
         }
     }
 
-    /// A Live Activity token of a simulated device's app, and the app's bundle id.
-    private func liveActivityToken(_ device: String, choice: LiveActivityTokenChoice) async throws -> (String, String) {
+    /// The chosen token of a simulated device (or of one of its apps), and the topic's bundle id
+    /// (the MDM topic for the device's MDM token).
+    private func chosenToken(_ device: String, choice: TokenChoice) async throws -> (String, String) {
         let bundleID = topic.map { APNsTopic($0).bundleID }
         let match: ControlAPIDevices.Device?
         do {
@@ -187,17 +220,27 @@ struct Send: AsyncParsableCommand {
             throw LookupProblem(description: "--to needs the control API at \(control) to look up \(device): \(error)")
         }
         guard let match else { throw LookupProblem(description: "No simulated device \(device) (by id or name) at \(control)") }
+        if choice == .mdm {
+            guard let mdm = match.mdm else { throw LookupProblem(description: "\(device) is not enrolled in MDM (give the device mdm)") }
+            return (mdm.token, mdm.topic)
+        }
+        if let key = choice.serviceKey {
+            let apps = match.apps.filter { $0.services[key] != nil && (bundleID == nil || $0.bundleId == bundleID) }
+            guard let app = apps.first, apps.count == 1, let token = app.services[key]?.token else {
+                throw LookupProblem(description: "Device \(device) has \(apps.isEmpty ? "no" : "several") apps with \(key)\(apps.isEmpty ? "" : "; pass --topic with the app's bundle id")")
+            }
+            return (token, app.bundleId)
+        }
         let apps = match.apps.filter { $0.liveActivities != nil && (bundleID == nil || $0.bundleId == bundleID) }
         guard let app = apps.first, apps.count == 1, let live = app.liveActivities else {
             throw LookupProblem(description: "Device \(device) has \(apps.isEmpty ? "no" : "several") apps with Live Activities\(apps.isEmpty ? "" : "; pass --topic with the app's bundle id")")
         }
-        switch choice {
-        case .pushToStart:
+        if choice == .pushToStart {
             guard let token = live.pushToStartToken else {
                 throw LookupProblem(description: "\(app.bundleId) on \(device) has no push-to-start token (iOS 17.2 or later)")
             }
             return (token, app.bundleId)
-        case .activity:
+        } else {
             let tokens = live.activities.filter { $0.state == "active" || $0.state == "stale" }.compactMap(\.pushToken)
             guard let token = tokens.last ?? live.activities.compactMap(\.pushToken).last else {
                 throw LookupProblem(description: "\(app.bundleId) on \(device) has no Live Activity with a push token")
@@ -241,6 +284,32 @@ enum ControlAPIDevices {
             var bundleId: String
             var deviceToken: String
             var liveActivities: LiveActivities?
+            /// The push services present, by their JSON key.
+            var services: [String: Service]
+
+            private enum Keys: String, CodingKey, CaseIterable {
+                case bundleId, deviceToken, liveActivities, voip, locationPush, pushToTalk, fileProvider, widgets, controls, complication
+            }
+
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: Keys.self)
+                bundleId = try container.decode(String.self, forKey: .bundleId)
+                deviceToken = try container.decode(String.self, forKey: .deviceToken)
+                liveActivities = try container.decodeIfPresent(LiveActivities.self, forKey: .liveActivities)
+                services = [:]
+                for key in Keys.allCases.dropFirst(3) {
+                    if let service = try container.decodeIfPresent(Service.self, forKey: key) { services[key.rawValue] = service }
+                }
+            }
+        }
+
+        struct Service: Decodable {
+            var token: String
+        }
+
+        struct MDM: Decodable {
+            var topic: String
+            var token: String
         }
 
         struct LiveActivities: Decodable {
@@ -255,6 +324,7 @@ enum ControlAPIDevices {
         var id: String
         var name: String?
         var apps: [App]
+        var mdm: MDM?
     }
 
     private struct Page: Decodable {

@@ -90,7 +90,7 @@ struct LiveActivityScenarioTests {
         #expect(step.pushType == "liveactivity" && step.expiration == 0)
         #expect(loadError(steps: "  - send: { channel: c2Vjb25k, topic: x.push-type.liveactivity, payload: {} }").contains("a broadcast has no collapseId or topic"))
         #expect(loadError(steps: "  - send: { channel: c2Vjb25k, device: phone, payload: {} }").contains("exactly one of device"))
-        #expect(loadError(steps: "  - send: { device: phone, to: voicemail, payload: {} }").contains("to must be deviceToken, pushToStart or activity"))
+        #expect(loadError(steps: "  - send: { device: phone, to: voicemail, payload: {} }").contains("to must be deviceToken, pushToStart, activity, complication, controls, fileProvider, locationPush, mdm, pushToTalk, voip, widgets, not voicemail"))
         #expect(loadError(steps: "  - send: { token: abcd, to: pushToStart, payload: {} }").contains("needs device, not token"))
         #expect(loadError(steps: "  - updateActivity: { device: phone, activity: -1 }").contains("activity must be 0 or more"))
     }

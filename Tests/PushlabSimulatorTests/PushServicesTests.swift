@@ -125,6 +125,11 @@ struct PushServicesTests {
         let checkIn = try h.during { try h.rawPush(#"{"mdm":"magic-1"}"#, token: token, type: .mdm, topic: "com.apple.mgmt.External.1") }
         #expect(checkIn.systemEvents.map(\.kind) == [.mdmCheckIn] && checkIn.first?.bundleID == "com.apple.mgmt.External.1")
         #expect(try h.during { try h.rawPush(#"{"mdm":"stale"}"#, token: token, type: .mdm, topic: "com.apple.mgmt.External.1") }.drops == [.pushMagicMismatch])
+        try h.simulator.updateDevice(Fixture.deviceID, online: false)
+        let offline = try h.during { try h.rawPush(#"{"mdm":"magic-1"}"#, token: token, type: .mdm, topic: "com.apple.mgmt.External.1") }
+        #expect(offline.map(\.kind) == [.stored])
+        let back = try h.during { try h.simulator.updateDevice(Fixture.deviceID, online: true) }
+        #expect(back.map(\.kind) == [.delivered, .system])
     }
 }
 

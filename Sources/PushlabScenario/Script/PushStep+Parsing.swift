@@ -42,7 +42,7 @@ extension PushStep {
             auth: try auth(fields.value("auth"), place: "\(place).auth"), connection: try fields.string("connection") ?? "main"
         )
         step.liveActivityToken = liveActivityToken
-        if liveActivityToken != nil || channel != nil, step.pushType == nil { step.pushType = "liveactivity" }
+        if step.pushType == nil { step.pushType = liveActivityToken.map(Self.defaultPushType) ?? (channel != nil ? "liveactivity" : nil) }
         if channel != nil, step.collapseID != nil || step.topic != nil {
             throw ScenarioScriptError("\(place): a broadcast has no collapseId or topic (bundleId names the app)")
         }
@@ -68,9 +68,23 @@ extension PushStep {
             return .activity(index.map(Int.init))
         case "deviceToken":
             return nil
+        case let service where serviceTokens.keys.contains(service):
+            if index != nil { throw ScenarioScriptError("\(place).activity goes with to: activity, not \(service)") }
+            return .service(service)
         default:
-            throw ScenarioScriptError("\(place).to must be deviceToken, pushToStart or activity, not \(to)")
+            throw ScenarioScriptError("\(place).to must be deviceToken, pushToStart, activity, \(serviceTokens.keys.sorted().joined(separator: ", ")), not \(to)")
         }
+    }
+
+    /// The push type each service token takes.
+    static let serviceTokens: [String: String] = [
+        "voip": "voip", "locationPush": "location", "pushToTalk": "pushtotalk", "fileProvider": "fileprovider",
+        "widgets": "widgets", "controls": "controls", "complication": "complication", "mdm": "mdm",
+    ]
+
+    static func defaultPushType(_ token: LiveActivityToken) -> String {
+        if case .service(let name) = token { return serviceTokens[name] ?? "alert" }
+        return "liveactivity"
     }
 
     private static func auth(_ value: JSONValue?, place: String) throws(ScenarioScriptError) -> Auth {
@@ -110,6 +124,7 @@ extension PushStep {
         case .pushToStart: " (push-to-start token)"
         case .activity(let index?): " (activity \(index)'s token)"
         case .activity(nil): " (the newest activity's token)"
+        case .service(let name): " (its \(name) token)"
         }
     }
 

@@ -121,8 +121,15 @@ public actor ScenarioRunner {
     private func send(_ step: PushStep) async throws -> APNsAnswer {
         if case .channel(let channel, let bundleID) = step.target { return try await broadcast(step, channel: channel, bundleID: bundleID) }
         var (token, bundleID, appEnvironment) = try await resolve(step.target)
+        var topic = step.topic
         if let choice = step.liveActivityToken, case .device(let device, _, _) = step.target, let bundle = bundleID {
-            token = try await liveActivityToken(choice, device: device, bundleID: bundle)
+            if case .service("mdm") = choice {
+                let listing = try await driver.control(.get, "/v1/devices/\(Self.escaped(device))", body: nil)
+                token = try Self.required(listing["mdm"]?["token"]?.stringValue, "MDM enrollment on \(device) (give the device mdm)")
+                topic = topic ?? listing["mdm"]?["topic"]?.stringValue
+            } else {
+                token = try await liveActivityToken(choice, device: device, bundleID: bundle)
+            }
         }
         let environment = step.environment ?? appEnvironment
         var connection = ScenarioConnection(name: step.connection, environment: environment)
@@ -142,7 +149,7 @@ public actor ScenarioRunner {
         }
         let expiration = step.expiration ?? step.expiresIn.map { now / 1000 + $0 }
         let push = APNsNotification(
-            deviceToken: token, payload: step.payload, topic: step.topic ?? bundleID.map { $0 + (APNsPushType(rawValue: step.pushType ?? "alert")?.topicSuffix ?? "") },
+            deviceToken: token, payload: step.payload, topic: topic ?? bundleID.map { $0 + (APNsPushType(rawValue: step.pushType ?? "alert")?.topicSuffix ?? "") },
             pushType: step.pushType ?? "alert", priority: step.priority, expiration: expiration, collapseID: step.collapseID,
             apnsID: step.apnsID, providerToken: providerToken
         )
@@ -205,6 +212,9 @@ public actor ScenarioRunner {
         case .pushToStart:
             let listing = try await driver.control(.get, "/v1/devices/\(Self.escaped(device))/apps/\(Self.escaped(bundleID))", body: nil)
             return try Self.required(listing["liveActivities"]?["pushToStartToken"]?.stringValue, "a push-to-start token of \(bundleID) on \(device) (give the app liveActivities, iOS 17.2 or later)")
+        case .service(let name):
+            let listing = try await driver.control(.get, "/v1/devices/\(Self.escaped(device))/apps/\(Self.escaped(bundleID))", body: nil)
+            return try Self.required(listing[name]?["token"]?.stringValue, "\(name) token of \(bundleID) on \(device) (give the app \(name))")
         case .activity(let index):
             if let activity = try? await liveActivity(of: device, bundleID: bundleID, index: index), let token = activity["pushToken"]?.stringValue {
                 knownActivityTokens[key] = token

@@ -62,6 +62,9 @@ public struct PushStep: Sendable, Equatable {
         case pushToStart
         /// An activity's own token: the index in the app's activities, or nil for the newest.
         case activity(Int?)
+        /// A push service's token (`voip`, `locationPush`, `pushToTalk`, `fileProvider`, `widgets`,
+        /// `controls`, `complication`: the app's JSON key), or the device's MDM token (`mdm`).
+        case service(String)
     }
 
     public var target: Target

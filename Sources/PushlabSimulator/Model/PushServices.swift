@@ -165,6 +165,8 @@ public struct MDMEnrollment: Sendable, Codable, Equatable {
     public var token: String
     /// The `PushMagic` the device sent at enrollment; a push carries it back as `{"mdm": …}`.
     public var pushMagic: String
+    /// The one MDM push APNs holds while the device is offline.
+    public var storedWhileOffline: PendingPush?
 
     public init(topic: String, token: String = "", pushMagic: String) {
         self.topic = topic

@@ -140,12 +140,32 @@ extension DeviceSession {
     /// A push to the device's MDM token: the MDM agent checks in if the PushMagic matches.
     mutating func receiveMDM(_ push: PendingPush) {
         guard let mdm = device.mdm else { return }
+        guard device.online else {
+            if let older = mdm.storedWhileOffline { record(bundleID: mdm.topic, older.apnsID, .discarded(.replaced, replacedBy: push.apnsID)) }
+            if push.expiresAt <= now {
+                return record(bundleID: mdm.topic, push.apnsID, .discarded(.deliverOnce, replacedBy: nil))
+            }
+            device.mdm!.storedWhileOffline = push
+            return record(bundleID: mdm.topic, push.apnsID, .stored(expiresAt: push.expiresAt, replacing: mdm.storedWhileOffline?.apnsID))
+        }
+        record(bundleID: mdm.topic, push.apnsID, .delivered(pushType: push.pushType.rawValue, priority: push.priority))
         let magic = push.content.userInfo["mdm"]?.stringValue
         guard magic == mdm.pushMagic else {
             record(bundleID: mdm.topic, push.apnsID, .dropped(.pushMagicMismatch, message: "The push's mdm value \(magic.map { "\"\($0)\"" } ?? "is missing"): the device's PushMagic is \"\(mdm.pushMagic)\"; the MDM agent ignores it."))
             return
         }
         record(bundleID: mdm.topic, push.apnsID, .system(SystemEvent(.mdmCheckIn, message: "The device connects to its MDM server and asks for commands.")))
+    }
+
+    /// Back online: the MDM push APNs held arrives, unless it expired.
+    mutating func deliverStoredMDM() {
+        guard let stored = device.mdm?.storedWhileOffline else { return }
+        device.mdm!.storedWhileOffline = nil
+        if stored.expiresAt <= now {
+            record(bundleID: device.mdm!.topic, stored.apnsID, .discarded(.expired, replacedBy: nil))
+        } else {
+            receiveMDM(stored)
+        }
     }
 
     // MARK: Tokens

@@ -35,6 +35,7 @@ extension DeviceSession {
 
     /// The device came online: APNs delivers what it stored, unless it expired.
     mutating func deliverStored() {
+        deliverStoredMDM()
         for app in device.apps.indices {
             deliverStoredBroadcasts(app)
             guard let stored = device.apps[app].storedWhileOffline else { continue }
