@@ -87,12 +87,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Simulated apps calling their providers' backends over real HTTP.
+        .target(
+            name: "PushlabProviderCalls",
+            dependencies: [
+                "PushlabCore", "PushlabSimulator",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         // One runtime for `pushlab serve`, `pushlab run` and PushlabTesting: the cores, the
         // delivery worker, the store, the control API and the listeners, started and stopped in order.
         .target(
             name: "PushlabRuntime",
             dependencies: [
                 "PushlabCore", "PushlabSimulator", "PushlabPacing", "PushlabScenario", "PushlabStore", "PushlabTransport", "PushlabControl",
+                "PushlabProviderCalls",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -157,6 +157,9 @@ extension Observation {
         case .liveActivity(let change):
             ([change.event.rawValue] + [change.activityID, change.state.map { "[\($0.rawValue)]" }, change.reason?.rawValue].compactMap { $0 }).joined(separator: " ")
                 + (change.contentState.map { "  \($0)" } ?? "") + (change.message.map { ": \($0)" } ?? "")
+        case .providerRequest(let response):
+            "\(response.event.rawValue) \(response.method) \(response.url) → " + (response.status.map { "\($0)" } ?? response.failure?.rawValue ?? "?")
+                + " in \(response.milliseconds) ms" + (response.excerpt.map { "  \($0)" } ?? "") + (response.message.map { ": \($0)" } ?? "")
         case .system(let event):
             event.kind.rawValue + (event.message.map { ": \($0)" } ?? "") + (event.details == .object([]) ? "" : "  \(event.details)")
         }

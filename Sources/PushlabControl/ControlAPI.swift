@@ -32,6 +32,8 @@ public final class ControlAPI: Sendable {
     /// Without a store: where the newest observations are kept once connected.
     private let observationLog: InMemoryObservationLog?
     let events: EventHub
+    /// The stand-in for the apps' backends (`pushlab:stand-in`).
+    public let standIn: StandInBackend
     /// The counters behind `/metrics`; wrap the APNs service with `metrics.measuring(_:)` to
     /// time answers and count connections.
     public let metrics: ControlMetrics
@@ -49,8 +51,10 @@ public final class ControlAPI: Sendable {
     ///   - eventHeartbeat: how often an idle event stream gets a keep-alive comment.
     public init(
         simulator: DeviceSimulator, requestLog: RequestLog, faults: FaultRules, store: PushlabStore? = nil,
-        scenarioName: String? = nil, reset: Reset? = nil, loadScenario: LoadScenario? = nil, eventBufferSize: Int = 1024, eventHeartbeat: Duration = .seconds(15)
+        scenarioName: String? = nil, reset: Reset? = nil, loadScenario: LoadScenario? = nil, eventBufferSize: Int = 1024, eventHeartbeat: Duration = .seconds(15),
+        standIn: StandInBackend = StandInBackend()
     ) {
+        self.standIn = standIn
         self.simulator = simulator
         self.requestLog = requestLog
         self.faults = faults
@@ -101,7 +105,7 @@ public final class ControlAPI: Sendable {
     /// Every route, in the order `docs/CONTROL-API.md` lists them.
     var routes: [Route] {
         healthRoutes + keyRoutes + deviceRoutes + appRoutes + interactionRoutes + localNotificationRoutes + liveActivityRoutes
-            + observationRoutes + pushRoutes + clockRoutes + faultRoutes + resetRoutes + eventRoutes + metricsRoutes
+            + observationRoutes + pushRoutes + clockRoutes + faultRoutes + resetRoutes + eventRoutes + metricsRoutes + standInRoutes
     }
 
     /// The router serving every route; errors of any kind become `{"error": …}`. With `token`,

@@ -15,6 +15,8 @@ public final class PushlabCores: Sendable {
     public let clock: ControlledClock
     public let simulator: DeviceSimulator
     public let faults = FaultRules()
+    /// The stand-in for the apps' backends, with the scenario's rules.
+    public let standIn = StandInBackend()
     public let service: APNsProviderService
     /// Where a manual clock started (a reset goes back there); nil for real time.
     public let manualStart: EpochMilliseconds?
@@ -48,6 +50,7 @@ public final class PushlabCores: Sendable {
         self.adjust = adjust
         current = Mutex(scenario)
         service = APNsProviderService(world: world, policy: policy, clock: clock, log: requestLog, sink: simulator, faults: faults)
+        standIn.replaceRules(scenario?.standInRules ?? [])
     }
 
     /// The scenario the cores were made from, or the one loaded since.
@@ -67,7 +70,7 @@ public final class PushlabCores: Sendable {
         }
         return ControlAPI(
             simulator: simulator, requestLog: service.log, faults: faults, store: store, scenarioName: scenario?.name,
-            reset: reset, loadScenario: loadScenario
+            reset: reset, loadScenario: loadScenario, standIn: standIn
         )
     }
 
@@ -78,6 +81,8 @@ public final class PushlabCores: Sendable {
         if let manualStart { clock.set(manualStart) } else { clock.setMode(.real) }
         try scenario.install(into: world, simulator: simulator)
         service.policy = scenario.policy
+        standIn.replaceRules(scenario.standInRules)
+        standIn.clearRequests()
     }
 
     /// Makes another scenario file the current one and resets to it. Its simulator settings must

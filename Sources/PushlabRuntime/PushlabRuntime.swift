@@ -1,6 +1,7 @@
 import Logging
 import PushlabControl
 import PushlabCore
+import PushlabProviderCalls
 import PushlabSimulator
 import PushlabStore
 import PushlabTransport
@@ -85,6 +86,12 @@ public final class PushlabRuntime: Sendable {
                 // The store keeps the requests (up to its history limit) and answers every query about them.
                 cores.service.log.keepNone()
             }
+            let providerCalls = ProviderHTTPClient(simulator: simulator)
+            simulator.setProviderRequestSender(providerCalls)
+            parts.disconnects.append {
+                simulator.setProviderRequestSender(nil)
+                Task { await providerCalls.shutdown() }
+            }
             if case .queued(let capacity) = configuration.delivery, capacity > 0 {
                 parts.worker = DeliveryWorker(simulator: simulator, capacity: capacity)
             }
@@ -107,6 +114,10 @@ public final class PushlabRuntime: Sendable {
             } catch {
                 await server.shutdown()
                 throw error
+            }
+            if let controlServer {
+                let host = controlServer.host == "0.0.0.0" || controlServer.host == "::" ? "127.0.0.1" : controlServer.host
+                providerCalls.setStandInURL("http://\(host.contains(":") ? "[\(host)]" : host):\(controlServer.port)/stand-in")
             }
             parts.ticker = configuration.tickInterval.map { interval in
                 Task.detached {

@@ -14,6 +14,8 @@ public struct Scenario: Sendable {
     public var apps: [AppRecord]
     public var tokens: [DeviceTokenRecord]
     public var channels: [BroadcastChannel]
+    /// How the stand-in for the apps' backends answers (`standIn:`).
+    public var standInRules: [StandInRule]
     public var policy: APNsPolicy
     public var devices: [SimulatedDevice]
     public var simulatorSettings: SimulatorSettings
@@ -90,8 +92,14 @@ public struct Scenario: Sendable {
         }
         let loadedKeys = try (file.keys ?? []).enumerated().map { try signingKey($1, index: $0, directory: directory, source: source) }
         let script: ScenarioScript?
+        var standInRules: [StandInRule] = []
         do throws(ScenarioScriptError) {
             let root = try? Yams.compose(yaml: yaml)
+            if case .array(let rules)? = root?.mapping?["standIn"]?.jsonValue {
+                for (index, rule) in rules.enumerated() { standInRules.append(try StandInRule.parse(rule, place: "standIn[\(index)]")) }
+            } else if root?.mapping?["standIn"] != nil {
+                throw ScenarioScriptError("standIn must be a list of rules {path, method?, status?, body?, delaySeconds?}")
+            }
             let clockStart = try file.clock?.start.map { text throws(ScenarioScriptError) in
                 guard let time = try? time(text, place: "clock.start") else {
                     throw ScenarioScriptError("clock.start must be an ISO 8601 time like 2026-01-01T00:00:00Z, not \(text)")
@@ -110,6 +118,7 @@ public struct Scenario: Sendable {
             tokens: try (file.deviceTokens ?? []).enumerated().map { try deviceToken($1, index: $0, source: source) }
                 + (file.generatedDeviceTokens ?? []).enumerated().flatMap { try generatedTokens($1, index: $0, source: source) },
             channels: try (file.channels ?? []).enumerated().map { try channel($1, index: $0, source: source) },
+            standInRules: standInRules,
             policy: policy,
             devices: devices,
             simulatorSettings: simulatorSettings,

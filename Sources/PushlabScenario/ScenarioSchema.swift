@@ -35,13 +35,16 @@ enum ScenarioSchema {
     static let app = fields(
         ["bundleId", "environment", "deviceToken", "api", "implements", "authorization", "backgroundModes", "categories",
          "willPresentOptions", "serviceExtension", "state", "terminatedBy", "badge", "liveActivities", "voip", "locationPush", "pushToTalk",
-         "fileProvider", "widgets", "controls", "complication"],
+         "fileProvider", "widgets", "controls", "complication", "provider"],
         [
             "categories": .list(category), "authorization": fields(["status", "alert", "badge", "sound"]), "liveActivities": liveActivities,
             "serviceExtension": fields(["title", "subtitle", "body", "attachment", "seconds", "outcome", "deliversBestAttempt", "communicationSender"]),
             "voip": fields(["token", "reportsCall", "callerKey"]), "locationPush": fields(["token", "entitlement", "authorization"]),
             "pushToTalk": fields(["token", "inChannel", "result"]), "fileProvider": fields(["token"]), "widgets": fields(["token"]),
             "controls": fields(["token"]), "complication": fields(["token", "onActiveWatchFace"]),
+            "provider": fields(["baseURL", "requests"], ["requests": .list(fields(["event", "method", "path", "headers", "body", "timeoutSeconds"], [
+                "headers": .leaf, "body": .leaf,
+            ]))]),
         ]
     )
     static let device = fields(
@@ -51,13 +54,15 @@ enum ScenarioSchema {
 
     static let scenario = fields(
         ["name", "description", "keys", "apps", "deviceTokens", "generatedDeviceTokens", "channels", "policy", "devices", "generatedDevices",
-         "simulator", "clock", "steps"],
+         "simulator", "clock", "steps", "standIn"],
         [
             "keys": .list(fields(["keyId", "teamId", "publicKey", "privateKey", "publicKeyPem", "privateKeyPem", "environment", "topics", "relatedKeyId", "revoked"])),
             "apps": .list(fields(["bundleId", "teamId", "broadcastEnabled"])),
             "deviceTokens": .list(fields(["token", "bundleId", "environment", "kind", "state", "since", "device"])),
             "generatedDeviceTokens": .list(fields(["count", "bundleId", "environment", "prefix"])),
             "channels": .list(fields(["id", "bundleId", "environment", "messageStoragePolicy"])),
+            // The stand-in's rules and the steps have their own parsers, which name the place.
+            "standIn": .leaf,
             "policy": fields(policyKeys),
             "devices": .list(device),
             "generatedDevices": .list(fields(["count", "bundleId", "environment", "prefix", "idPrefix", "api", "state"])),
@@ -67,7 +72,7 @@ enum ScenarioSchema {
                 "backgroundPushesPerHour", "backgroundPushesPerDay", "storageSeconds", "notificationCenterLimit", "liveActivityMaxActiveSeconds",
                 "liveActivityLingerSeconds", "liveActivitiesPerApp", "liveActivityUpdatesPerHour", "liveActivityFrequentUpdatesPerHour",
                 "pushToStartPerHour", "broadcastStorageSeconds", "voipFailuresBeforeStop", "serviceExtensionSeconds", "widgetReloadsPerDay",
-                "complicationPushesPerDay",
+                "complicationPushesPerDay", "providerBackgroundSeconds",
             ]),
         ]
     )

@@ -33,7 +33,7 @@ struct HistoryRouteTests {
 
             expectError(
                 try await client.call(.get, "/v1/devices/phone/observations?kind=alert"),
-                400, containing: "kind must be one of stored, delivered, discarded, throttled, dropped, banner, sound, badge, notificationCenter, callback, appState, liveActivity, system, not alert"
+                400, containing: "kind must be one of stored, delivered, discarded, throttled, dropped, banner, sound, badge, notificationCenter, callback, appState, liveActivity, system, providerRequest, not alert"
             )
             expectError(try await client.call(.get, "/v1/devices/phone/observations?since=-1"), 400, containing: "since must be a whole number")
             expectError(try await client.call(.get, "/v1/devices/phone/observations?deviceId=x"), 400, containing: "Unknown query parameter deviceId")

@@ -77,6 +77,9 @@ struct ObservationTests {
         case .liveActivity: return LiveActivityChange.Event.allCases.map { .liveActivity(LiveActivityChange($0, activityID: nil, state: nil)) }
             + LiveActivityReason.allCases.map { .liveActivity(LiveActivityChange(.ignored, activityID: "A-1", state: .active, reason: $0, message: "why")) }
             + [.liveActivity(LiveActivityChange(.updated, activityID: "A-1", state: .stale, contentState: payload))]
+        case .providerRequest: return ProviderResponse.Failure.allCases.map {
+            .providerRequest(ProviderResponse(event: .backgroundFetch, method: "GET", url: "https://b.example/sync", status: nil, milliseconds: 30_000, excerpt: nil, failure: $0, message: "cut"))
+        } + [.providerRequest(ProviderResponse(event: .registered, method: "POST", url: "https://b.example/devices", status: 201, milliseconds: 12, excerpt: "{}", failure: nil, message: nil))]
         case .system: return SystemEvent.Kind.allCases.map { .system(SystemEvent($0)) }
             + [.system(SystemEvent(.incomingCall, message: "Incoming call from Ann", details: .object([("caller", .string("Ann")), ("presentation", .string("banner"))])))]
         case .appState: return [.appState(from: .notRunning, to: .background), .appState(from: .foreground, to: .inactive)]

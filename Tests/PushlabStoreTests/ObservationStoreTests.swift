@@ -32,6 +32,12 @@ struct ObservationStoreTests {
         // A Notification Service Extension's result is a system observation.
         try lab.simulator.updateApp(TestPushlab.app, on: phone) { $0.serviceExtension = true }
         lab.push(to: token, payload: #"{"aps":{"alert":"secret","mutable-content":1}}"#)
+        // An app that calls its backend at launch; with no HTTP client connected the request is recorded as not sent.
+        try lab.simulator.updateApp(TestPushlab.app, on: phone) {
+            $0.provider = ProviderBackend(baseURL: "http://127.0.0.1:9", requests: [ProviderRequestTemplate(event: .launch, path: "/hello")])
+        }
+        try lab.simulator.changeApp(TestPushlab.app, on: phone, to: .terminateBySystem)
+        try lab.simulator.changeApp(TestPushlab.app, on: phone, to: .foreground)
     }
 
     @Test func everyKindComesBackExactlyAsTheSimulatorRecordedIt() async throws {

@@ -34,6 +34,7 @@ struct AppChangeBody: ControlBody {
     var locationPush: ServiceSpec<LocationPushSpec>?
     var pushToTalk: ServiceSpec<PushToTalkSpec>?
     var complication: ServiceSpec<ComplicationSpec>?
+    var provider: ProviderBackendSpec?
 
     static let shape = BodyShape.fields(["state", "terminatedBy"] + SpecShapes.appSettings, SpecShapes.appNested)
     static let example = #"{"state":"foreground"}"#
@@ -42,7 +43,7 @@ struct AppChangeBody: ControlBody {
 
     var changesSettings: Bool {
         implements != nil || authorization != nil || backgroundModes != nil || categories != nil
-            || willPresentOptions != nil || serviceExtension != nil || badge != nil || changesServices
+            || willPresentOptions != nil || serviceExtension != nil || badge != nil || changesServices || provider != nil
     }
 
     /// The settings as an `AppSpec`, so they are read (and refused) exactly as in a scenario.
@@ -59,6 +60,7 @@ struct AppChangeBody: ControlBody {
         spec.locationPush = locationPush
         spec.pushToTalk = pushToTalk
         spec.complication = complication
+        spec.provider = provider
         return spec
     }
 }

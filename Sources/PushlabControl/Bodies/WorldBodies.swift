@@ -34,7 +34,7 @@ enum SpecShapes {
     static let authorization = BodyShape.fields(["status", "alert", "badge", "sound"])
     static let appSettings = [
         "implements", "authorization", "backgroundModes", "categories", "willPresentOptions", "serviceExtension", "badge",
-        "voip", "locationPush", "pushToTalk", "complication",
+        "voip", "locationPush", "pushToTalk", "complication", "provider",
     ]
     static let services: [String: BodyShape] = [
         "serviceExtension": BodyShape.fields(["title", "subtitle", "body", "attachment", "seconds", "outcome", "deliversBestAttempt", "communicationSender"]),
@@ -43,6 +43,9 @@ enum SpecShapes {
         "pushToTalk": BodyShape.fields(["token", "inChannel", "result"]),
         "fileProvider": BodyShape.fields(["token"]), "widgets": BodyShape.fields(["token"]), "controls": BodyShape.fields(["token"]),
         "complication": BodyShape.fields(["token", "onActiveWatchFace"]),
+        "provider": BodyShape.fields(["baseURL", "requests"], [
+            "requests": .list(BodyShape.fields(["event", "method", "path", "headers", "body", "timeoutSeconds"])),
+        ]),
     ]
     static let activity = BodyShape.fields(["attributesType", "attributes", "contentState", "staleDate", "relevanceScore", "pushType", "pushToken", "channelId"])
     static let liveActivities = BodyShape.fields(

@@ -20,6 +20,11 @@ struct Route: Sendable {
     func matches(path requestPath: String) -> Bool {
         let pattern = path.split(separator: "/", omittingEmptySubsequences: true)
         let segments = requestPath.split(separator: "/", omittingEmptySubsequences: true)
+        if pattern.last == "**" {
+            // A recursive wildcard: the segments before it, then anything.
+            guard segments.count >= pattern.count - 1 else { return false }
+            return zip(pattern.dropLast(), segments).allSatisfy { $0.hasPrefix(":") || $0 == $1 }
+        }
         guard pattern.count == segments.count else { return false }
         return zip(pattern, segments).allSatisfy { $0.hasPrefix(":") || $0 == $1 }
     }

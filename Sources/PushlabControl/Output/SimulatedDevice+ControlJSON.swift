@@ -40,6 +40,7 @@ extension AppInstall {
         fields.add("badge", badge)
         if let liveActivities { fields.add("liveActivities", liveActivities.controlJSON) }
         for (key, value) in servicesJSON { fields.add(key, value) }
+        fields.add("provider", provider?.controlJSON)
         fields.add("notificationCenter", JSONValue.array(notificationCenter.map(\.json)))
         fields.add("pendingLocalNotifications", JSONValue.array(pendingLocal.map(\.controlJSON)))
         fields.add("held", heldJSON)

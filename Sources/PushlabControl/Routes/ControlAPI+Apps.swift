@@ -129,6 +129,7 @@ extension AppChangeBody {
             app.serviceExtensionBehavior = parsed.serviceExtensionBehavior
         }
         if badge != nil { app.badge = parsed.badge }
+        if provider != nil { app.provider = parsed.provider }
         // A service's settings change; its token and what it counted stay.
         if let new = parsed.services?.voip, voip != nil {
             app.services?.voip?.reportsCall = new.reportsCall

@@ -69,13 +69,20 @@ public actor ScenarioRunner {
         } catch {
             return StepResult(number: number, title: step.title, outcome: .failed, failures: [Self.couldNotRun + "\(error)"], answer: answer, observations: [])
         }
-        let observations: [JSONValue]
-        do {
-            observations = try await self.observations(since: before)
-        } catch {
-            return StepResult(number: number, title: step.title, outcome: .failed, failures: [Self.couldNotRun + "reading observations: \(error)"], answer: answer, observations: [])
-        }
-        let failures = step.expectation.failures(answer: answer, observations: observations, stepDevice: step.device)
+        var observations: [JSONValue]
+        var failures: [String]
+        let deadline = ContinuousClock.now + .milliseconds(Int64(step.expectation.withinSeconds * 1000))
+        repeat {
+            do {
+                observations = try await self.observations(since: before)
+            } catch {
+                return StepResult(number: number, title: step.title, outcome: .failed, failures: [Self.couldNotRun + "reading observations: \(error)"], answer: answer, observations: [])
+            }
+            failures = step.expectation.failures(answer: answer, observations: observations, stepDevice: step.device)
+            // What arrives later (an app's backend answering) is waited for, up to `within`.
+            if failures.isEmpty || ContinuousClock.now >= deadline { break }
+            try? await Task.sleep(for: .milliseconds(100))
+        } while true
         return StepResult(
             number: number, title: step.title, outcome: failures.isEmpty ? .passed : .failed, failures: failures,
             answer: answer, observations: observations

@@ -6,6 +6,7 @@ extension ScenarioStep {
     static let actionKeys = [
         "send", "changeDevice", "changeApp", "interact", "reinstall", "uninstall", "scheduleLocal",
         "advanceClock", "setClock", "addFault", "clearFaults", "startActivity", "updateActivity", "endActivity", "liveActivities",
+        "standIn",
     ]
 
     /// Reads `steps[index]`.
@@ -52,6 +53,10 @@ extension ScenarioStep {
         case "addFault":
             guard value.isObject else { throw ScenarioScriptError("\(place) must be a fault rule (docs/CONTROL-API.md, Faults)") }
             return (.control(ControlCall(method: .post, path: "/v1/faults", body: value, summary: "add a fault rule")), nil)
+        case "standIn":
+            guard case .array(let rules) = value else { throw ScenarioScriptError("\(place) must be the stand-in backend's new list of rules") }
+            for (index, rule) in rules.enumerated() { _ = try StandInRule.parse(rule, place: "\(place)[\(index)]") }
+            return (.control(ControlCall(method: .put, path: "/v1/stand-in/rules", body: .object([("rules", value)]), summary: "change the stand-in backend's rules")), nil)
         case "clearFaults":
             guard value == .bool(true) else { throw ScenarioScriptError("\(place) must be true") }
             return (.control(ControlCall(method: .delete, path: "/v1/faults", summary: "clear the fault rules")), nil)

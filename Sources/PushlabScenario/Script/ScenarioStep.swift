@@ -21,7 +21,7 @@ public struct ScenarioStep: Sendable {
 /// A control API request a step makes; `{device}` and `{bundleId}` in the path are filled in
 /// when the step runs (the bundle id may be the device's only app).
 public struct ControlCall: Sendable, Equatable {
-    public enum Method: String, Sendable { case get = "GET", post = "POST", patch = "PATCH", delete = "DELETE" }
+    public enum Method: String, Sendable { case get = "GET", post = "POST", put = "PUT", patch = "PATCH", delete = "DELETE" }
 
     public var method: Method
     public var path: String

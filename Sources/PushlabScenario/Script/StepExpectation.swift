@@ -18,6 +18,9 @@ public struct StepExpectation: Sendable, Equatable {
     public var absent: [ObservationPattern] = []
     /// The step must cause no observation at all (on its device, when it has one).
     public var nothingObserved = false
+    /// Seconds of real time to wait for the observations (an app's request to its backend is
+    /// observed when the backend answers); 0 checks at once.
+    public var withinSeconds: Double = 0
 
     public init() {}
 

@@ -78,6 +78,8 @@ public struct AppSpec: Decodable, Sendable {
     public var widgets: ServiceSpec<TokenServiceSpec>?
     public var controls: ServiceSpec<TokenServiceSpec>?
     public var complication: ServiceSpec<ComplicationSpec>?
+    /// The provider's backend the app calls.
+    public var provider: ProviderBackendSpec?
 
     public init(bundleId: String) { self.bundleId = bundleId }
 
@@ -121,7 +123,8 @@ public struct AppSpec: Decodable, Sendable {
             badge: badge ?? 0,
             liveActivities: try liveActivities?.support(place: "\(place).liveActivities"),
             services: try pushServices(place: place),
-            serviceExtensionBehavior: try serviceExtension?.behavior(place: "\(place).serviceExtension")
+            serviceExtensionBehavior: try serviceExtension?.behavior(place: "\(place).serviceExtension"),
+            provider: try provider?.backend(place: "\(place).provider")
         )
     }
 

@@ -17,6 +17,7 @@ public struct SimulatorSettingsSpec: Decodable, Sendable {
     public var serviceExtensionSeconds: Double?
     public var widgetReloadsPerDay: Int?
     public var complicationPushesPerDay: Int?
+    public var providerBackgroundSeconds: Double?
 
     public func applied(to base: SimulatorSettings) throws(SimulatorError) -> SimulatorSettings {
         var settings = base
@@ -41,6 +42,7 @@ public struct SimulatorSettingsSpec: Decodable, Sendable {
         if let serviceExtensionSeconds { settings.serviceExtensionSeconds = serviceExtensionSeconds }
         if let widgetReloadsPerDay { settings.widgetReloadsPerDay = widgetReloadsPerDay }
         if let complicationPushesPerDay { settings.complicationPushesPerDay = complicationPushesPerDay }
+        if let providerBackgroundSeconds { settings.providerBackgroundSeconds = providerBackgroundSeconds }
         if let problem = settings.problem { throw SimulatorError(.invalid, "simulator: \(problem)") }
         return settings
     }

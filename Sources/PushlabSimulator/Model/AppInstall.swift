@@ -45,6 +45,8 @@ public struct AppInstall: Sendable, Codable, Equatable {
     /// What the Notification Service Extension does (with `serviceExtension`); nil: it hands the
     /// content back unchanged at once.
     public var serviceExtensionBehavior: ServiceExtensionBehavior?
+    /// The provider's backend the app calls (registration, fetches, replies); nil for none.
+    public var provider: ProviderBackend?
 
     public init(
         bundleID: String, environment: APNsEnvironment = .development, deviceToken: String,
@@ -52,7 +54,8 @@ public struct AppInstall: Sendable, Codable, Equatable {
         authorization: NotificationAuthorization = .authorized, remoteNotificationBackgroundMode: Bool = true,
         categories: [NotificationCategory] = [], willPresentOptions: PresentationOptions = [],
         serviceExtension: Bool = false, state: AppState = .notRunning, terminatedBy: Termination = .system, badge: Int = 0,
-        liveActivities: LiveActivitySupport? = nil, services: PushServices? = nil, serviceExtensionBehavior: ServiceExtensionBehavior? = nil
+        liveActivities: LiveActivitySupport? = nil, services: PushServices? = nil, serviceExtensionBehavior: ServiceExtensionBehavior? = nil,
+        provider: ProviderBackend? = nil
     ) {
         self.bundleID = bundleID
         self.environment = environment
@@ -78,6 +81,7 @@ public struct AppInstall: Sendable, Codable, Equatable {
         self.liveActivities = liveActivities
         self.services = services
         self.serviceExtensionBehavior = serviceExtensionBehavior
+        self.provider = provider
     }
 
     func category(_ identifier: String?) -> NotificationCategory? {

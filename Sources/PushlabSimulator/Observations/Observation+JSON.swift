@@ -70,6 +70,15 @@ extension ObservationEvent {
             writer.field("reason", change.reason?.rawValue)
             writer.field("contentState", change.contentState)
             writer.field("message", change.message)
+        case .providerRequest(let response):
+            writer.field("event", response.event.rawValue)
+            writer.field("method", response.method)
+            writer.field("url", response.url)
+            writer.field("status", response.status.map(Int64.init))
+            writer.field("milliseconds", response.milliseconds)
+            writer.field("excerpt", response.excerpt)
+            writer.field("failure", response.failure?.rawValue)
+            writer.field("message", response.message)
         case .system(let event):
             writer.field("event", event.kind.rawValue)
             writer.field("message", event.message)
@@ -132,6 +141,13 @@ extension ObservationEvent {
                 event, activityID: text("activityId"), state: text("state").flatMap(LiveActivity.State.init(rawValue:)),
                 reason: text("reason").flatMap(LiveActivityReason.init(rawValue:)), contentState: details["contentState"],
                 message: text("message")
+            ))
+        case .providerRequest:
+            guard let event = text("event").flatMap(ProviderEvent.init(rawValue:)), let method = text("method"), let url = text("url"),
+                  let milliseconds = number("milliseconds") else { return nil }
+            self = .providerRequest(ProviderResponse(
+                event: event, method: method, url: url, status: number("status").map(Int.init), milliseconds: milliseconds,
+                excerpt: text("excerpt"), failure: text("failure").flatMap(ProviderResponse.Failure.init(rawValue:)), message: text("message")
             ))
         case .system:
             guard let event = text("event").flatMap(SystemEvent.Kind.init(rawValue:)) else { return nil }

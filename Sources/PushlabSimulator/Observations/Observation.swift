@@ -25,7 +25,7 @@ public struct Observation: Sendable, Equatable {
 }
 
 public enum ObservationKind: String, Sendable, Codable, CaseIterable {
-    case stored, delivered, discarded, throttled, dropped, banner, sound, badge, notificationCenter, callback, appState, liveActivity, system
+    case stored, delivered, discarded, throttled, dropped, banner, sound, badge, notificationCenter, callback, appState, liveActivity, system, providerRequest
 }
 
 /// Why a notification never reached the app or the screen.
@@ -140,6 +140,8 @@ public enum ObservationEvent: Sendable, Equatable {
     case appState(from: AppState, to: AppState)
     case liveActivity(LiveActivityChange)
     case system(SystemEvent)
+    /// An app's request to its provider's backend, once it is answered (or fails).
+    case providerRequest(ProviderResponse)
 
     public var kind: ObservationKind {
         switch self {
@@ -156,6 +158,7 @@ public enum ObservationEvent: Sendable, Equatable {
         case .appState: .appState
         case .liveActivity: .liveActivity
         case .system: .system
+        case .providerRequest: .providerRequest
         }
     }
 }

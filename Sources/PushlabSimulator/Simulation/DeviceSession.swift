@@ -10,6 +10,8 @@ struct DeviceSession {
     private(set) var observations: [Observation] = []
     /// Tokens the session issued or retired, for the simulator to tell APNs's world afterwards.
     var tokenChanges: [TokenChange] = []
+    /// Requests apps make to their backends, for the simulator to hand to its sender afterwards.
+    var providerRequests: [ProviderRequest] = []
     private let nextSequence: () -> Int64
     let newToken: () -> String
 
@@ -43,6 +45,7 @@ struct DeviceSession {
     mutating func call(_ app: Int, _ callback: AppCallback, _ notificationID: String? = nil, _ arguments: CallbackArguments = CallbackArguments()) -> Bool {
         guard AppCallback.extensionEntryPoints.contains(callback) || device.apps[app].implements.contains(callback) else { return false }
         record(app, notificationID, .callback(callback, appState: device.apps[app].state, arguments: arguments))
+        noteProviderEvent(app, callback, notificationID, arguments)
         return true
     }
 

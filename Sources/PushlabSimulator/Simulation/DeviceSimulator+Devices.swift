@@ -190,7 +190,7 @@ extension DeviceSimulator {
                 bundleID: bundleID, environment: old.environment, deviceToken: token, api: old.api, implements: old.implements,
                 authorization: old.authorization, remoteNotificationBackgroundMode: old.remoteNotificationBackgroundMode,
                 categories: old.categories, willPresentOptions: old.willPresentOptions, serviceExtension: old.serviceExtension,
-                services: services, serviceExtensionBehavior: old.serviceExtensionBehavior
+                services: services, serviceExtensionBehavior: old.serviceExtensionBehavior, provider: old.provider
             )
             fresh.state = .notRunning
             if let support = old.liveActivities {

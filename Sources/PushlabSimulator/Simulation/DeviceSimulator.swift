@@ -31,6 +31,7 @@ public final class DeviceSimulator: PushSink, Sendable {
     /// Serializes clock advances so catching up runs once at a time.
     private let advancing = Mutex(())
     private let deliveryQueue = AtomicLazyReference<DeliveryQueue>()
+    private let providerSender = Mutex<(any ProviderRequestSender)?>(nil)
 
     public init(world: APNsWorld, clock: any PushlabClock = SystemClock(), settings: SimulatorSettings = SimulatorSettings(), tokenSeed: UInt64? = nil, shards: Int = 16) {
         self.world = world
@@ -80,13 +81,20 @@ public final class DeviceSimulator: PushSink, Sendable {
 
     func runSession<T: Sendable>(_ deviceID: String, at now: EpochMilliseconds, _ body: (inout DeviceSession) throws(SimulatorError) -> T) throws(SimulatorError) -> T {
         var tokenChanges: [DeviceSession.TokenChange] = []
-        defer { apply(tokenChanges, at: now) }
+        var providerRequests: [ProviderRequest] = []
+        defer {
+            apply(tokenChanges, at: now)
+            if !providerRequests.isEmpty { send(providerRequests) }
+        }
         let result: Result<(T, [Observation]), SimulatorError> = shard(deviceID).withLock { shard in
             // TakenBatch out while the session runs, so the session holds the only reference and its
             // changes (Notification Center, the apps) are made in place rather than copied.
             guard let device = shard.devices.removeValue(forKey: deviceID) else { return .failure(.unknownDevice(deviceID)) }
             var session = DeviceSession(device: device, settings: settings, now: now, nextSequence: { [self] in nextSequence() }, newToken: { [self] in newUniqueToken() })
-            defer { tokenChanges = session.tokenChanges }
+            defer {
+                tokenChanges = session.tokenChanges
+                providerRequests = session.providerRequests
+            }
             session.runDue(until: now)
             let value: T
             do throws(SimulatorError) {
@@ -106,6 +114,34 @@ public final class DeviceSimulator: PushSink, Sendable {
             return value
         case .failure(let error):
             throw error
+        }
+    }
+
+    // MARK: Provider backends
+
+    /// Who sends the requests apps make to their backends; without one they are recorded as
+    /// `failed`, never sent.
+    public func setProviderRequestSender(_ sender: (any ProviderRequestSender)?) {
+        providerSender.withLock { $0 = sender }
+    }
+
+    private func send(_ requests: [ProviderRequest]) {
+        if let sender = providerSender.withLock({ $0 }) {
+            sender.send(requests)
+            return
+        }
+        for request in requests {
+            recordProviderResponse(ProviderResponse(
+                event: request.event, method: request.method, url: request.url, status: nil, milliseconds: 0, excerpt: nil, failure: .failed,
+                message: "No HTTP client is connected to this simulator: the request was not sent"
+            ), for: request)
+        }
+    }
+
+    /// Records what became of a provider request, on its device, at the clock's time now.
+    public func recordProviderResponse(_ response: ProviderResponse, for request: ProviderRequest) {
+        try? runSession(request.deviceID, at: clock.now()) { session throws(SimulatorError) in
+            session.record(bundleID: request.bundleID, request.notificationID, .providerRequest(response))
         }
     }
 

@@ -41,6 +41,9 @@ public struct SimulatorSettings: Sendable, Equatable {
     public var widgetReloadsPerDay: Int = 50
     /// Complication pushes a day (Apple: 50). 0: no limit.
     public var complicationPushesPerDay: Int = 50
+    /// How long an app woken in the background (a silent push, a background action) may run its
+    /// request to its backend before iOS suspends it (Apple: about 30 seconds).
+    public var providerBackgroundSeconds: Double = 30
     /// How long APNs keeps the newest broadcast of a most-recent-message channel for an offline
     /// device (Apple: at most eight hours).
     public var broadcastStorageMilliseconds: EpochMilliseconds = 8 * 3_600_000
@@ -60,6 +63,7 @@ public struct SimulatorSettings: Sendable, Equatable {
         if pushToStartPerHour < 0 { return "pushToStartPerHour must be 0 or more" }
         if voipFailuresBeforeStop < 0 { return "voipFailuresBeforeStop must be 0 or more" }
         if !(serviceExtensionSeconds > 0 && serviceExtensionSeconds <= 3600) { return "serviceExtensionSeconds must be more than 0 and at most 3600" }
+        if !(providerBackgroundSeconds > 0 && providerBackgroundSeconds <= 3600) { return "providerBackgroundSeconds must be more than 0 and at most 3600" }
         if widgetReloadsPerDay < 0 { return "widgetReloadsPerDay must be 0 or more" }
         if complicationPushesPerDay < 0 { return "complicationPushesPerDay must be 0 or more" }
         if broadcastStorageMilliseconds < 0 { return "broadcastStorageSeconds must be 0 or more" }
