@@ -100,20 +100,24 @@ struct Send: AsyncParsableCommand {
         case fileProvider = "file-provider"
         case widgets, controls, complication, mdm
 
-        /// The push type a push to this token is.
-        var pushType: APNsPushType {
+        /// The kind of token it names in APNs's world.
+        var kind: DeviceTokenRecord.Kind {
             switch self {
-            case .pushToStart, .activity: .liveactivity
+            case .pushToStart: .pushToStart
+            case .activity: .liveActivity
             case .voip: .voip
             case .location: .location
-            case .pushToTalk: .pushtotalk
-            case .fileProvider: .fileprovider
+            case .pushToTalk: .pushToTalk
+            case .fileProvider: .fileProvider
             case .widgets: .widgets
             case .controls: .controls
             case .complication: .complication
             case .mdm: .mdm
             }
         }
+
+        /// The push type a push to this token is.
+        var pushType: APNsPushType { kind.pushType ?? .mdm }
 
         /// The key of the service in the app's JSON.
         var serviceKey: String? {

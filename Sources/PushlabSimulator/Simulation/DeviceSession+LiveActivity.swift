@@ -60,13 +60,10 @@ extension DeviceSession {
             ignore(app, push.apnsID, nil, .tooManyActivities, "The app already has \(settings.liveActivitiesPerApp) Live Activities (targetMaximumExceeded).")
             return
         }
-        let starts = ActivityWindow(limit: settings.pushToStartPerHour)
-        device.apps[app].liveActivities!.startDeliveries = starts.pruned(support.startDeliveries, now: now)
-        guard starts.admits(device.apps[app].liveActivities!.startDeliveries, now: now) else {
+        guard SlidingWindow(limit: settings.pushToStartPerHour, length: SlidingWindow.hour).admit(&device.apps[app].liveActivities!.startDeliveries, now: now) else {
             ignore(app, push.apnsID, nil, .pushToStartBudget, "Push-to-start budget exceeded (\(settings.pushToStartPerHour) an hour): iOS does not start the activity.")
             return
         }
-        device.apps[app].liveActivities!.startDeliveries.append(now)
         var activity = LiveActivity(
             id: newActivityID(), attributesType: type, attributes: attributes, contentState: content,
             staleDate: Self.milliseconds(aps["stale-date"]), relevanceScore: aps["relevance-score"]?.numberValue, origin: .push,
@@ -338,12 +335,7 @@ extension DeviceSession {
     }
 
     private mutating func admitUpdate(_ app: Int) -> Bool {
-        let window = ActivityWindow(limit: updateBudget(app))
-        let deliveries = window.pruned(device.apps[app].liveActivities!.updateDeliveries, now: now)
-        device.apps[app].liveActivities!.updateDeliveries = deliveries
-        guard window.admits(deliveries, now: now) else { return false }
-        device.apps[app].liveActivities!.updateDeliveries.append(now)
-        return true
+        SlidingWindow(limit: updateBudget(app), length: SlidingWindow.hour).admit(&device.apps[app].liveActivities!.updateDeliveries, now: now)
     }
 
     private func updateBudget(_ app: Int) -> Int {
@@ -383,19 +375,5 @@ extension DeviceSession {
         let major = parts.first ?? 0
         let minor = parts.count > 1 ? parts[1] : 0
         return major > 17 || (major == 17 && minor >= 2)
-    }
-}
-
-/// A sliding 60-minute window of deliveries with a limit (0: none).
-struct ActivityWindow {
-    let limit: Int
-    private static let hour: EpochMilliseconds = 3_600_000
-
-    func pruned(_ deliveries: [EpochMilliseconds], now: EpochMilliseconds) -> [EpochMilliseconds] {
-        deliveries.filter { $0 > now - Self.hour }
-    }
-
-    func admits(_ deliveries: [EpochMilliseconds], now: EpochMilliseconds) -> Bool {
-        limit == 0 || deliveries.count < limit
     }
 }

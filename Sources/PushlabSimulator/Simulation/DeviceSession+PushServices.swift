@@ -37,13 +37,11 @@ extension DeviceSession {
             call(app, .fileProviderEnumerateChanges, push.apnsID, CallbackArguments(userInfo: payload))
         case .widgets:
             guard var widgets = services?.widgets, push.token == widgets.token else { return notSetUp(push, app: app, "widgets configured for WidgetKit push (iOS 26)", kind: .widgets) }
-            widgets.reloads = widgets.reloads.filter { $0 > now - Self.day }
-            guard settings.widgetReloadsPerDay == 0 || widgets.reloads.count < settings.widgetReloadsPerDay else {
-                device.apps[app].services!.widgets = widgets
+            let admitted = SlidingWindow(limit: settings.widgetReloadsPerDay, length: SlidingWindow.day).admit(&widgets.reloads, now: now)
+            device.apps[app].services!.widgets = widgets
+            guard admitted else {
                 return record(app, push.apnsID, .dropped(.widgetReloadBudget, message: "The widget used its reload budget (\(settings.widgetReloadsPerDay) in 24 hours): WidgetKit does not reload it."))
             }
-            widgets.reloads.append(now)
-            device.apps[app].services!.widgets = widgets
             record(app, push.apnsID, .system(SystemEvent(.widgetsReloaded, message: "WidgetKit reloads the app's widget timelines.", details: .object([("reloadsToday", .number(Double(widgets.reloads.count)))]))))
         case .controls:
             guard let controls = services?.controls, push.token == controls.token else { return notSetUp(push, app: app, "controls configured for push (ControlPushHandler, iOS 18)", kind: .controls) }
@@ -53,20 +51,16 @@ extension DeviceSession {
             guard watch.onActiveWatchFace else {
                 return record(app, push.apnsID, .dropped(.complicationNotOnWatchFace, message: "The complication is not on the watch's active face: watchOS does not deliver the push."))
             }
-            watch.deliveries = watch.deliveries.filter { $0 > now - Self.day }
-            guard settings.complicationPushesPerDay == 0 || watch.deliveries.count < settings.complicationPushesPerDay else {
-                device.apps[app].services!.complication = watch
+            let admitted = SlidingWindow(limit: settings.complicationPushesPerDay, length: SlidingWindow.day).admit(&watch.deliveries, now: now)
+            device.apps[app].services!.complication = watch
+            guard admitted else {
                 return record(app, push.apnsID, .dropped(.complicationBudget, message: "Over \(settings.complicationPushesPerDay) complication pushes today: watchOS does not deliver more."))
             }
-            watch.deliveries.append(now)
-            device.apps[app].services!.complication = watch
             record(app, push.apnsID, .system(SystemEvent(.complicationUpdated, message: "The paired watch updates the complication.", details: .object([("pushesToday", .number(Double(watch.deliveries.count)))]))))
         default:
             record(app, push.apnsID, .dropped(.serviceNotSetUp, message: "An \(push.pushType.rawValue) push goes to a device's MDM token, not to an app."))
         }
     }
-
-    private static let day: EpochMilliseconds = 86_400_000
 
     // MARK: VoIP
 
