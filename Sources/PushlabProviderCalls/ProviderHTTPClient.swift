@@ -68,7 +68,11 @@ public final class ProviderHTTPClient: ProviderRequestSender {
         }
         do {
             let response = try await client.execute(http, timeout: .milliseconds(request.timeLimitMilliseconds))
-            let body = try await response.body.collect(upTo: Self.bodyLimit)
+            // The start of the body is all an excerpt needs; the rest is read and dropped.
+            var body = ByteBuffer()
+            for try await chunk in response.body where body.readableBytes < Self.bodyLimit {
+                body.writeImmutableBuffer(chunk)
+            }
             let text = String(String(buffer: body).prefix(Self.excerptLength)).trimmingTrailingWhitespace
             return answer(status: Int(response.status.code), excerpt: text.isEmpty ? nil : text)
         } catch {

@@ -1,5 +1,6 @@
 @testable import PushlabCore
 @testable import PushlabSimulator
+import Foundation
 import Synchronization
 import Testing
 
@@ -227,6 +228,40 @@ struct LiveActivityTests {
         #expect(activity.contentState == (try Fixture.json(#"{"eta":2}"#)))
     }
 
+    @Test("A broadcast end with a past dismissal date removes every subscribed activity, in turn")
+    func broadcastEndsSeveral() throws {
+        let h = try Self.harness()
+        let channel = BroadcastChannel(id: "c2NvcmVz", bundleID: Fixture.bundleID, environment: .development, storagePolicy: .noStorage, createdAt: 0)
+        for _ in 0..<2 {
+            try h.activityPush(Self.start.replacingOccurrences(of: #""input-push-token":1"#, with: #""input-push-channel":"\#(channel.id)""#), to: h.pushToStartToken())
+        }
+        _ = try h.startedActivityToken()
+        let ended = try h.during { h.broadcast(#"{"aps":{"timestamp":1767225700,"event":"end","dismissal-date":1}}"#, on: channel, expiration: 0) }
+        #expect(ended.changes.map(\.event) == [.ended, .dismissed, .ended, .dismissed])
+        #expect(try h.activities().count == 1 && h.activities().first?.channelID == nil, "the activity on no channel stays")
+    }
+
+    @Test("ActivityKit's sequences are seen only by a running app")
+    func callbacksOnlyWhileRunning() throws {
+        let h = try Self.harness()
+        let token = try h.startedActivityToken()
+        try h.change(.forceQuit)
+        let seen = try h.during { try h.activityPush(Self.update(1_767_225_700), to: token) }
+        #expect(seen.changes.map(\.event) == [.updated])
+        #expect(seen.callbacks.isEmpty)
+    }
+
+    @Test("Activities listed on a device added later still go stale and end on the clock; the 410 carries the dismissal's time")
+    func listedActivitiesRunOnTheClock() throws {
+        var support = LiveActivitySupport()
+        support.activities = [try ActivitySpec.listed(stale: Double(Fixture.start / 1000 + 600)).activity(place: "a")]
+        let h = try Self.harness(support: support)
+        let token = try #require(try h.activities().first?.pushToken)
+        let seen = try h.during { try h.advance(13 * Fixture.hour) }
+        #expect(seen.changes.map(\.event) == [.stale, .ended, .dismissed])
+        #expect(h.world.token(token)?.state == .unregistered(since: Fixture.start + 12 * Fixture.hour))
+    }
+
     @Test("An app without NSSupportsLiveActivities ignores Live Activity pushes")
     func notSupported() throws {
         let h = try SimulatorHarness()
@@ -279,4 +314,11 @@ extension SimulatorHarness {
 
 extension Array where Element == Observation {
     var changes: [LiveActivityChange] { compactMap { if case .liveActivity(let change) = $0.event { change } else { nil } } }
+}
+
+extension ActivitySpec {
+    /// A running activity with its own token, as a scenario lists one.
+    static func listed(stale: Double?) throws -> ActivitySpec {
+        try JSONDecoder().decode(ActivitySpec.self, from: Data(#"{"attributesType":"Score","pushType":"token"\#(stale.map { ",\"staleDate\":\($0)" } ?? "")}"#.utf8))
+    }
 }

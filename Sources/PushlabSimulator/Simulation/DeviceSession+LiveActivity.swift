@@ -25,7 +25,9 @@ extension DeviceSession {
     mutating func receiveBroadcast(_ push: PendingPush, channelID: String, app: Int) {
         guard let activities = device.apps[app].liveActivities?.activities else { return }
         let aps = push.content.userInfo["aps"] ?? .object([])
-        for index in activities.indices where activities[index].channelID == channelID {
+        // By id: an end may dismiss an activity, which shifts the ones after it.
+        for id in activities.filter({ $0.channelID == channelID }).map(\.id) {
+            guard let index = device.apps[app].liveActivities?.activityIndex(id: id) else { continue }
             apply(push, aps: aps, app: app, activity: index, countsAgainstBudget: false)
         }
     }
@@ -69,6 +71,7 @@ extension DeviceSession {
             staleDate: Self.milliseconds(aps["stale-date"]), relevanceScore: aps["relevance-score"]?.numberValue, origin: .push,
             startedAt: now, contentTimestamp: Self.milliseconds(aps["timestamp"])
         )
+        if let stale = activity.staleDate, stale <= now { activity.state = .stale }
         if aps["input-push-token"]?.numberValue == 1 { activity.pushToken = issueActivityToken(app) }
         if let channel = aps["input-push-channel"]?.stringValue { activity.channelID = channel }
         begin(activity, app: app, notificationID: push.apnsID, launchInBackground: true)
@@ -94,7 +97,9 @@ extension DeviceSession {
         started.id = newActivityID()
         started.startedAt = now
         started.state = .active
-        if started.pushToken != nil { started.pushToken = issueActivityToken(app) }
+        if let given = started.pushToken {
+            started.pushToken = given.isEmpty ? issueActivityToken(app) : register(activityToken: given, app: app)
+        }
         started.origin = .app
         begin(started, app: app, notificationID: nil, launchInBackground: false)
         return started
@@ -157,6 +162,7 @@ extension DeviceSession {
         changed.staleDate = Self.milliseconds(aps["stale-date"])
         changed.relevanceScore = aps["relevance-score"]?.numberValue
         if changed.state == .stale, changed.staleDate.map({ $0 > now }) ?? true { changed.state = .active }
+        if changed.state == .active, let stale = changed.staleDate, stale <= now { changed.state = .stale }
         device.apps[app].liveActivities!.activities[index] = changed
         if event == "end" {
             end(app, activity: index, reason: .endEvent, dismissal: aps["dismissal-date"].map { Self.milliseconds($0) ?? now }, notificationID: push.apnsID)
@@ -220,7 +226,7 @@ extension DeviceSession {
         activity.state = .dismissed
         record(app, nil, .liveActivity(LiveActivityChange(.dismissed, activityID: activity.id, state: .dismissed, reason: reason)))
         call(app, .activityStateUpdates, nil, arguments(activity))
-        if let token = activity.pushToken { tokenChanges.append(.unregister(token)) }
+        if let token = activity.pushToken { tokenChanges.append(.unregister(token, at: now)) }
     }
 
     /// Uninstalling takes the activities off the screen.
@@ -291,9 +297,11 @@ extension DeviceSession {
     /// no-storage channel keeps nothing.
     mutating func storeBroadcast(_ push: PendingPush, channel: BroadcastChannel, app: Int) {
         guard channel.storagePolicy == .mostRecent, push.expiresAt > now else {
-            record(app, push.apnsID, .discarded(channel.storagePolicy == .noStorage ? .deliverOnce : .expired, replacedBy: nil))
+            let deliverOnce = channel.storagePolicy == .noStorage || push.expiresAt == push.receivedAt
+            record(app, push.apnsID, .discarded(deliverOnce ? .deliverOnce : .expired, replacedBy: nil))
             return
         }
+        guard device.apps[app].liveActivities != nil else { return }
         let older = device.apps[app].liveActivities!.storedBroadcasts.first { $0.channelID == channel.id }
         if let older { record(app, older.push.apnsID, .discarded(.replaced, replacedBy: push.apnsID)) }
         device.apps[app].liveActivities!.storedBroadcasts.removeAll { $0.channelID == channel.id }
@@ -343,7 +351,10 @@ extension DeviceSession {
     }
 
     private mutating func issueActivityToken(_ app: Int) -> String {
-        let token = newToken()
+        register(activityToken: newToken(), app: app)
+    }
+
+    private mutating func register(activityToken token: String, app: Int) -> String {
         tokenChanges.append(.register(DeviceTokenRecord(
             token: token, bundleID: device.apps[app].bundleID, environment: device.apps[app].environment, kind: .liveActivity, deviceID: device.id
         )))

@@ -135,10 +135,11 @@ extension DeviceSession {
     mutating func receiveMDM(_ push: PendingPush) {
         guard let mdm = device.mdm else { return }
         guard device.online else {
-            if let older = mdm.storedWhileOffline { record(bundleID: mdm.topic, older.apnsID, .discarded(.replaced, replacedBy: push.apnsID)) }
             if push.expiresAt <= now {
-                return record(bundleID: mdm.topic, push.apnsID, .discarded(.deliverOnce, replacedBy: nil))
+                let reason: DiscardReason = push.expiresAt == push.receivedAt ? .deliverOnce : .expired
+                return record(bundleID: mdm.topic, push.apnsID, .discarded(reason, replacedBy: nil))
             }
+            if let older = mdm.storedWhileOffline { record(bundleID: mdm.topic, older.apnsID, .discarded(.replaced, replacedBy: push.apnsID)) }
             device.mdm!.storedWhileOffline = push
             return record(bundleID: mdm.topic, push.apnsID, .stored(expiresAt: push.expiresAt, replacing: mdm.storedWhileOffline?.apnsID))
         }

@@ -25,7 +25,7 @@ extension DeviceSession {
             shown = original
             details.insert(("outcome", .string("exceededMemory")), at: 0)
             message = "The extension exceeded its memory limit and was killed: the notification is shown as it came."
-        case .finishes where behavior.seconds < limit:
+        case .finishes where behavior.seconds <= limit:
             shown = modified
             details.insert(("outcome", .string("finished")), at: 0)
             message = "The extension called its content handler: its content is shown."
@@ -37,7 +37,7 @@ extension DeviceSession {
                 ? "The extension ran out of time (\(Self.seconds(limit))); serviceExtensionTimeWillExpire delivered its best attempt."
                 : "The extension ran out of time (\(Self.seconds(limit))) and delivered nothing: the notification is shown as it came."
         }
-        let label: String = switch (behavior.outcome, behavior.seconds < limit) {
+        let label: String = switch (behavior.outcome, behavior.seconds <= limit) {
         case (.finishes, true): "modified"
         case (.finishes, false): behavior.deliversBestAttempt ? "bestAttempt" : "original"
         default: "original"

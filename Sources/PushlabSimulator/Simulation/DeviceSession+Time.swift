@@ -8,6 +8,7 @@ extension DeviceSession {
         case releaseHeld(app: Int)
         case expireStored(app: Int)
         case activities(app: Int)
+        case expireStoredMDM
     }
 
     /// The earliest time something is due on this device, if anything is.
@@ -19,6 +20,7 @@ extension DeviceSession {
             guard let time, best == nil || time < best!.time else { return }
             best = (time, event())
         }
+        if !device.online { consider(device.mdm?.storedWhileOffline?.expiresAt, .expireStoredMDM) }
         for app in device.apps.indices {
             for notification in device.apps[app].pendingLocal {
                 consider(notification.nextFireTime, .fireLocal(app: app, identifier: notification.identifier))
@@ -48,6 +50,11 @@ extension DeviceSession {
                 }
             case .activities(let app):
                 runDueActivities(app)
+            case .expireStoredMDM:
+                if let stored = device.mdm?.storedWhileOffline {
+                    device.mdm!.storedWhileOffline = nil
+                    record(bundleID: device.mdm!.topic, stored.apnsID, .discarded(.expired, replacedBy: nil))
+                }
             }
         }
         now = max(now, time)

@@ -17,8 +17,8 @@ struct DeviceSession {
 
     enum TokenChange {
         case register(DeviceTokenRecord)
-        /// `Unregistered` from the session's time on.
-        case unregister(String)
+        /// `Unregistered` from this time on.
+        case unregister(String, at: EpochMilliseconds)
     }
 
     init(device: SimulatedDevice, settings: SimulatorSettings, now: EpochMilliseconds, nextSequence: @escaping () -> Int64, newToken: @escaping () -> String = { var ids = APNsIDGenerator(); return ids.hex(bytes: 32) }) {
@@ -44,6 +44,8 @@ struct DeviceSession {
     @discardableResult
     mutating func call(_ app: Int, _ callback: AppCallback, _ notificationID: String? = nil, _ arguments: CallbackArguments = CallbackArguments()) -> Bool {
         guard AppCallback.extensionEntryPoints.contains(callback) || device.apps[app].implements.contains(callback) else { return false }
+        // ActivityKit's sequences yield only to an app that runs.
+        if AppCallback.activityKit.contains(callback), device.apps[app].state == .notRunning { return false }
         record(app, notificationID, .callback(callback, appState: device.apps[app].state, arguments: arguments))
         noteProviderEvent(app, callback, notificationID, arguments)
         return true

@@ -150,7 +150,7 @@ public final class DeviceSimulator: PushSink, Sendable {
         for change in changes {
             switch change {
             case .register(let record): world.register(record)
-            case .unregister(let token): world.unregister(token: token, at: time)
+            case .unregister(let token, let at): world.unregister(token: token, at: at)
             }
         }
     }
@@ -374,6 +374,7 @@ public final class DeviceSimulator: PushSink, Sendable {
         let inserted = shard(device.id).withLock { shard -> Bool in
             guard shard.devices[device.id] == nil else { return false }
             shard.devices[device.id] = device
+            shard.dueTimes[device.id] = DeviceSession(device: device, settings: settings, now: clock.now(), nextSequence: { 0 }).nextDueTime
             shard.changed.insert(device.id)
             shard.removed.remove(device.id)
             return true
