@@ -322,3 +322,23 @@ extension ActivitySpec {
         try JSONDecoder().decode(ActivitySpec.self, from: Data(#"{"attributesType":"Score","pushType":"token"\#(stale.map { ",\"staleDate\":\($0)" } ?? "")}"#.utf8))
     }
 }
+
+@Suite("Adding many devices")
+struct AddDevicesTests {
+    @Test("All or nothing: a bad device takes back the ones before it, and no token is registered")
+    func allOrNothing() throws {
+        let world = APNsWorld()
+        let simulator = DeviceSimulator(world: world, clock: ManualClock(Fixture.start), tokenSeed: 3)
+        var live = AppInstall.testApp()
+        live.liveActivities = LiveActivitySupport(pushToStartToken: String(repeating: "ab", count: 32))
+        let good = SimulatedDevice(id: "good", iosVersion: "18.0", apps: [.testApp()])
+        let tooOld = SimulatedDevice(id: "old", iosVersion: "16.4", apps: [live])
+        #expect(throws: SimulatorError.self) { try simulator.addDevices([good, tooOld]) }
+        #expect(simulator.deviceCount == 0 && world.tokenCount == 0)
+        let twice = SimulatedDevice(id: "good", apps: [.testApp()])
+        #expect(throws: SimulatorError.self) { try simulator.addDevices([good, twice]) }
+        #expect(simulator.deviceCount == 0 && world.tokenCount == 0)
+        try simulator.addDevices([good, SimulatedDevice(id: "new", iosVersion: "18.0", apps: [live])])
+        #expect(simulator.deviceCount == 2 && world.token(String(repeating: "ab", count: 32))?.kind == .pushToStart)
+    }
+}

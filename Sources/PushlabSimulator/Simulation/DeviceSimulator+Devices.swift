@@ -26,28 +26,40 @@ extension DeviceSimulator {
     }
 
     /// Adds many devices at once (a scenario, a benchmark's million): tokens registered in one pass.
+    /// All or nothing: every device is checked and given its tokens before any is added, and one
+    /// that cannot be added takes back those added before it.
     public func addDevices(_ devices: [SimulatedDevice]) throws(SimulatorError) {
-        var records: [DeviceTokenRecord] = []
-        records.reserveCapacity(devices.count)
+        var prepared: [SimulatedDevice] = []
+        prepared.reserveCapacity(devices.count)
         var tokens = Set<String>()
         for device in devices {
-            for app in device.apps where !app.deviceToken.isEmpty {
-                guard tokens.insert(app.deviceToken).inserted else {
-                    throw SimulatorError(.conflict, "Device token \(app.deviceToken) is given to two apps (the second on device \(device.id))")
+            let ready = try preparedDevice(device)
+            for record in ready.tokenRecords {
+                guard tokens.insert(record.token).inserted else {
+                    throw SimulatorError(.conflict, "Device token \(record.token) is given twice (the second time on device \(ready.id))")
                 }
-                if let owner = world.token(app.deviceToken)?.deviceID {
-                    throw SimulatorError(.conflict, "Device token \(app.deviceToken) already belongs to device \(owner)")
+                if let owner = world.token(record.token)?.deviceID {
+                    throw SimulatorError(.conflict, "Device token \(record.token) already belongs to device \(owner)")
                 }
             }
+            prepared.append(ready)
         }
-        for device in devices {
-            let added = try addDeviceWithoutRegistering(device)
-            records += added.tokenRecords
+        var inserted: [String] = []
+        inserted.reserveCapacity(prepared.count)
+        do throws(SimulatorError) {
+            for device in prepared {
+                try insert(device)
+                inserted.append(device.id)
+            }
+        } catch {
+            for id in inserted { _ = try? delete(id) }
+            throw error
         }
-        world.register(records)
+        world.register(prepared.flatMap(\.tokenRecords))
     }
 
-    private func addDeviceWithoutRegistering(_ device: SimulatedDevice) throws(SimulatorError) -> SimulatedDevice {
+    /// The device with its id, name and every token it lacked; nothing is added yet.
+    private func preparedDevice(_ device: SimulatedDevice) throws(SimulatorError) -> SimulatedDevice {
         var device = device
         if device.id.isEmpty { device.id = newDeviceID() }
         if device.name.isEmpty { device.name = device.id }
@@ -57,7 +69,6 @@ extension DeviceSimulator {
             try prepareServices(&device.apps[index])
         }
         try prepareMDM(&device)
-        try insert(device)
         return device
     }
 
