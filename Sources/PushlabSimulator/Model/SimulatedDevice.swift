@@ -30,6 +30,14 @@ public struct SimulatedDevice: Sendable, Codable, Equatable {
         self.mdm = mdm
     }
 
+    /// Whether anything on it can fall due (a load of plain devices skips working it out).
+    var mayHaveDueEvents: Bool {
+        mdm?.storedWhileOffline != nil || apps.contains { app in
+            !app.pendingLocal.isEmpty || app.liveActivities?.activities.isEmpty == false || app.storedWhileOffline != nil
+                || app.heldBackground != nil || app.liveActivities?.storedBroadcasts.isEmpty == false
+        }
+    }
+
     /// The tokens APNs knows for the device: every app's, and its MDM token.
     var tokenRecords: [DeviceTokenRecord] {
         var records = apps.flatMap { $0.tokenRecords(deviceID: id) }

@@ -31,10 +31,13 @@ extension DeviceSimulator {
     public func addDevices(_ devices: [SimulatedDevice]) throws(SimulatorError) {
         var prepared: [SimulatedDevice] = []
         prepared.reserveCapacity(devices.count)
-        var tokens = Set<String>()
+        var records: [DeviceTokenRecord] = []
+        records.reserveCapacity(devices.count)
+        var tokens = Set<String>(minimumCapacity: devices.count)
         for device in devices {
             let ready = try preparedDevice(device)
             for record in ready.tokenRecords {
+                records.append(record)
                 guard tokens.insert(record.token).inserted else {
                     throw SimulatorError(.conflict, "Device token \(record.token) is given twice (the second time on device \(ready.id))")
                 }
@@ -55,7 +58,7 @@ extension DeviceSimulator {
             for id in inserted { _ = try? delete(id) }
             throw error
         }
-        world.register(prepared.flatMap(\.tokenRecords))
+        world.register(records)
     }
 
     /// The device with its id, name and every token it lacked; nothing is added yet.

@@ -374,7 +374,9 @@ public final class DeviceSimulator: PushSink, Sendable {
         let inserted = shard(device.id).withLock { shard -> Bool in
             guard shard.devices[device.id] == nil else { return false }
             shard.devices[device.id] = device
-            shard.dueTimes[device.id] = DeviceSession(device: device, settings: settings, now: clock.now(), nextSequence: { 0 }).nextDueTime
+            if device.mayHaveDueEvents {
+                shard.dueTimes[device.id] = DeviceSession(device: device, settings: settings, now: clock.now(), nextSequence: { 0 }).nextDueTime
+            }
             shard.changed.insert(device.id)
             shard.removed.remove(device.id)
             return true
