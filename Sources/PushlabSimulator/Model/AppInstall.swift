@@ -39,14 +39,14 @@ public struct AppInstall: Sendable, Codable, Equatable {
     /// The app has been told its device token since it was (re)installed.
     public var tokenAnnounced: Bool
     /// Live Activities (ActivityKit); nil for an app without `NSSupportsLiveActivities`.
-    public var liveActivities: LiveActivitySupport?
+    @OutOfLine public var liveActivities: LiveActivitySupport?
     /// PushKit VoIP, location push, Push to Talk, File Provider, widgets, controls, complication.
-    public var services: PushServices?
+    @OutOfLine public var services: PushServices?
     /// What the Notification Service Extension does (with `serviceExtension`); nil: it hands the
     /// content back unchanged at once.
-    public var serviceExtensionBehavior: ServiceExtensionBehavior?
+    @OutOfLine public var serviceExtensionBehavior: ServiceExtensionBehavior?
     /// The provider's backend the app calls (registration, fetches, replies); nil for none.
-    public var provider: ProviderBackend?
+    @OutOfLine public var provider: ProviderBackend?
 
     public init(
         bundleID: String, environment: APNsEnvironment = .development, deviceToken: String,

@@ -15,7 +15,7 @@ public struct SimulatedDevice: Sendable, Codable, Equatable {
     public var utcOffsetSeconds: Int
     public var apps: [AppInstall]
     /// Enrolled in mobile device management; nil for a device that is not.
-    public var mdm: MDMEnrollment?
+    @OutOfLine public var mdm: MDMEnrollment?
 
     public init(id: String, name: String? = nil, iosVersion: String = "17.0", online: Bool = true, locked: Bool = false, lowPowerMode: Bool = false, focus: Bool = false, utcOffsetSeconds: Int = 0, apps: [AppInstall] = [], mdm: MDMEnrollment? = nil) {
         self.id = id
