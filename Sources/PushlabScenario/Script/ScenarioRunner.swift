@@ -223,11 +223,14 @@ public actor ScenarioRunner {
             let listing = try await driver.control(.get, "/v1/devices/\(Self.escaped(device))/apps/\(Self.escaped(bundleID))", body: nil)
             return try Self.required(listing[name]?["token"]?.stringValue, "\(name) token of \(bundleID) on \(device) (give the app \(name))")
         case .activity(let index):
+            // Remembered per activity asked for (an index, or the newest): once it is gone the
+            // provider still has the token it was given for it.
+            let remembered = key + "/" + (index.map(String.init) ?? "newest")
             if let activity = try? await liveActivity(of: device, bundleID: bundleID, index: index), let token = activity["pushToken"]?.stringValue {
-                knownActivityTokens[key] = token
+                knownActivityTokens[remembered] = token
                 return token
             }
-            return try Self.required(knownActivityTokens[key], "a Live Activity token of \(bundleID) on \(device) (start one with pushType token or input-push-token)")
+            return try Self.required(knownActivityTokens[remembered], "a Live Activity token of \(bundleID) on \(device) (start one with pushType token or input-push-token)")
         }
     }
 
