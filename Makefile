@@ -2,7 +2,7 @@
 SWIFT ?= swift
 BIN_DIR = $(shell $(SWIFT) build --show-bin-path)
 
-.PHONY: deps build serve test unit-test integration-test bench certs clean
+.PHONY: deps build serve test unit-test integration-test fuzz bench certs clean
 
 deps:
 	@scripts/install-deps.sh
@@ -14,16 +14,22 @@ build: deps
 serve: build
 	$(BIN_DIR)/pushlab serve $(ARGS)
 
-## The whole test suite: Swift unit and socket tests, then real clients against the binary.
+## The whole test suite: Swift unit and socket tests, then real clients against the binary,
+## then a bounded fuzz run of the parsers of untrusted input.
 test: build
 	$(SWIFT) test
 	PUSHLAB_BIN=$(BIN_DIR)/pushlab Tests/Integration/run.sh
+	Fuzz/run.sh --seconds 15
 
 unit-test: build
 	$(SWIFT) test
 
 integration-test: build
 	PUSHLAB_BIN=$(BIN_DIR)/pushlab Tests/Integration/run.sh
+
+## libFuzzer over JSON, provider tokens, certificate extensions and requests (ARGS: --seconds N, targets).
+fuzz:
+	Fuzz/run.sh $(ARGS)
 
 ## Pushlab against nghttpd with h2load; prints the ratio table (not a test).
 bench: deps

@@ -11,6 +11,13 @@ struct JSONValueTests {
         #expect(value.description == #"{"quote\"back\\slash":"line\nreturn\rtab\t\u0001bell","中文":"推送 🚀"}"#)
     }
 
+    @Test("A number past Double's range is refused: infinity cannot be written back (found by Fuzz/run.sh)")
+    func overflowingNumbersAreRefused() {
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse("[2.5e9992]") }
+        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse("-1e400") }
+        #expect((try? JSONParser.parse("1e308")) == .number(1e308))
+    }
+
     @Test func numbersBooleansNullAndNesting() {
         let value = JSONValue.array([.number(42), .number(-7), .number(1.5), .bool(true), .bool(false), .null, .object([]), .array([])])
         #expect(value.description == "[42,-7,1.5,true,false,null,{},[]]")

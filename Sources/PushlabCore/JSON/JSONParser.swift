@@ -200,6 +200,8 @@ public struct JSONParser {
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let value = Double(text) else { throw fail("bad number") }
+        // 1e999 overflows to infinity, which no JSON can write back.
+        guard value.isFinite else { throw fail("number out of range") }
         return value
     }
 
