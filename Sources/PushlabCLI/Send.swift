@@ -3,6 +3,7 @@ import Foundation
 import PushlabClient
 import PushlabCore
 import PushlabOpenSSL
+import PushlabSimulator
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -120,18 +121,7 @@ struct Send: AsyncParsableCommand {
         var pushType: APNsPushType { kind.pushType ?? .mdm }
 
         /// The key of the service in the app's JSON.
-        var serviceKey: String? {
-            switch self {
-            case .voip: "voip"
-            case .location: "locationPush"
-            case .pushToTalk: "pushToTalk"
-            case .fileProvider: "fileProvider"
-            case .widgets: "widgets"
-            case .controls: "controls"
-            case .complication: "complication"
-            default: nil
-            }
-        }
+        var serviceKey: String? { PushServices.specKeys.first { $0.kind == kind }?.key }
     }
 
     func run() async throws {
@@ -291,18 +281,21 @@ enum ControlAPIDevices {
             /// The push services present, by their JSON key.
             var services: [String: Service]
 
-            private enum Keys: String, CodingKey, CaseIterable {
-                case bundleId, deviceToken, liveActivities, voip, locationPush, pushToTalk, fileProvider, widgets, controls, complication
+            private struct Key: CodingKey {
+                var stringValue: String
+                var intValue: Int? { nil }
+                init(stringValue: String) { self.stringValue = stringValue }
+                init?(intValue: Int) { nil }
             }
 
             init(from decoder: any Decoder) throws {
-                let container = try decoder.container(keyedBy: Keys.self)
-                bundleId = try container.decode(String.self, forKey: .bundleId)
-                deviceToken = try container.decode(String.self, forKey: .deviceToken)
-                liveActivities = try container.decodeIfPresent(LiveActivities.self, forKey: .liveActivities)
+                let container = try decoder.container(keyedBy: Key.self)
+                bundleId = try container.decode(String.self, forKey: Key(stringValue: "bundleId"))
+                deviceToken = try container.decode(String.self, forKey: Key(stringValue: "deviceToken"))
+                liveActivities = try container.decodeIfPresent(LiveActivities.self, forKey: Key(stringValue: "liveActivities"))
                 services = [:]
-                for key in Keys.allCases.dropFirst(3) {
-                    if let service = try container.decodeIfPresent(Service.self, forKey: key) { services[key.rawValue] = service }
+                for (name, _) in PushServices.specKeys {
+                    if let service = try container.decodeIfPresent(Service.self, forKey: Key(stringValue: name)) { services[name] = service }
                 }
             }
         }

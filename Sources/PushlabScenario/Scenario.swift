@@ -199,8 +199,8 @@ public struct Scenario: Sendable {
             throw LoadError(description: "\(place): environment must be development (or sandbox) or production, not \(entry.environment)")
         }
         let hex = entry.token.lowercased()
-        guard hex.count >= 64, hex.count % 2 == 0, hex.allSatisfy(\.isHexDigit) else {
-            throw LoadError(description: "\(place): \(entry.token) is not a device token (an even number of hex digits, at least 64)")
+        guard DeviceTokenRecord.isWellFormed(hex) else {
+            throw LoadError(description: "\(place): \(entry.token) is not a device token (\(DeviceTokenRecord.formatHint))")
         }
         guard let kind = DeviceTokenRecord.Kind(rawValue: entry.kind ?? "app") else {
             throw LoadError(description: "\(place): kind must be one of \(DeviceTokenRecord.Kind.allCases.map(\.rawValue).joined(separator: ", ")), not \(entry.kind ?? "")")

@@ -67,6 +67,14 @@ public struct DeviceTokenRecord: Sendable, Equatable {
     /// The simulated device it belongs to, if any.
     public var deviceID: String?
 
+    /// What a token given by hand must look like (an even number of hex digits, at least 64: the
+    /// variable-length format Apple allows); `formatHint` says so in messages.
+    public static func isWellFormed(_ token: String) -> Bool {
+        token.count >= 64 && token.count % 2 == 0 && token.allSatisfy(\.isHexDigit)
+    }
+
+    public static let formatHint = "an even number of hex digits, at least 64"
+
     /// The `apns-topic` a push to this token carries.
     public var topic: String {
         bundleID + (kind.pushType?.topicSuffix ?? "")

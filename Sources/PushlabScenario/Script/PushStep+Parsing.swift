@@ -1,4 +1,5 @@
 import PushlabCore
+import PushlabSimulator
 
 extension PushStep {
     /// Reads a `send:` mapping (docs/SCENARIOS.md, Steps).
@@ -77,10 +78,8 @@ extension PushStep {
     }
 
     /// The push type each service token takes.
-    static let serviceTokens: [String: String] = [
-        "voip": "voip", "locationPush": "location", "pushToTalk": "pushtotalk", "fileProvider": "fileprovider",
-        "widgets": "widgets", "controls": "controls", "complication": "complication", "mdm": "mdm",
-    ]
+    static let serviceTokens: [String: String] = Dictionary(uniqueKeysWithValues: PushServices.specKeys.map { ($0.key, $0.kind.pushType?.rawValue ?? "") })
+        .merging(["mdm": "mdm"]) { first, _ in first }
 
     static func defaultPushType(_ token: LiveActivityToken) -> String {
         if case .service(let name) = token { return serviceTokens[name] ?? "alert" }

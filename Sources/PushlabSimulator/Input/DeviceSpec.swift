@@ -108,9 +108,7 @@ public struct AppSpec: Decodable, Sendable {
             categories.append(try category.category(place: "\(place).categories[\(index)]"))
         }
         if let badge, badge < 0 { throw SimulatorError(.invalid, "\(place).badge must be 0 or more") }
-        if let token = deviceToken, !token.isEmpty, token.count < 64 || token.count % 2 != 0 || !token.allSatisfy(\.isHexDigit) {
-            throw SimulatorError(.invalid, "\(place).deviceToken \(token) is not a device token (an even number of hex digits, at least 64)")
-        }
+        if let token = deviceToken, !token.isEmpty { try checkToken(token, place: "\(place).deviceToken") }
         return AppInstall(
             bundleID: bundleId,
             environment: try environment.map { text throws(SimulatorError) in try Self.environment(text, place: "\(place).environment") } ?? .development,
@@ -196,6 +194,13 @@ public struct CategorySpec: Decodable, Sendable {
             ))
         }
         return NotificationCategory(identifier: id, actions: actions, customDismissAction: customDismissAction ?? false)
+    }
+}
+
+/// A token written in a spec (device, push-to-start, activity, service, MDM).
+func checkToken(_ token: String, place: String) throws(SimulatorError) {
+    guard DeviceTokenRecord.isWellFormed(token) else {
+        throw SimulatorError(.invalid, "\(place) \(token) is not a device token (\(DeviceTokenRecord.formatHint))")
     }
 }
 

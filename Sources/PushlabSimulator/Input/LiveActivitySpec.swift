@@ -36,7 +36,7 @@ public struct LiveActivitySpec: Decodable, Sendable {
     }
 
     func support(place: String) throws(SimulatorError) -> LiveActivitySupport {
-        if let token = pushToStartToken { try Self.checkToken(token, place: "\(place).pushToStartToken") }
+        if let token = pushToStartToken { try checkToken(token, place: "\(place).pushToStartToken") }
         var activities: [LiveActivity] = []
         for (index, activity) in (self.activities ?? []).enumerated() {
             activities.append(try activity.activity(place: "\(place).activities[\(index)]"))
@@ -47,11 +47,6 @@ public struct LiveActivitySpec: Decodable, Sendable {
         )
     }
 
-    static func checkToken(_ token: String, place: String) throws(SimulatorError) {
-        guard token.count >= 64, token.count % 2 == 0, token.allSatisfy(\.isHexDigit) else {
-            throw SimulatorError(.invalid, "\(place) \(token) is not a token (an even number of hex digits, at least 64)")
-        }
-    }
 }
 
 /// A Live Activity as people write it: already running when the device is added, or what the
@@ -87,7 +82,7 @@ public struct ActivitySpec: Decodable, Sendable {
         case nil:
             if pushToken != nil || channelId != nil { throw SimulatorError(.invalid, "\(place): pushToken needs pushType token, channelId needs pushType channel") }
         case "token":
-            if let token = pushToken { try LiveActivitySpec.checkToken(token, place: "\(place).pushToken") }
+            if let token = pushToken { try checkToken(token, place: "\(place).pushToken") }
             activity.pushToken = pushToken?.lowercased() ?? ""
         case "channel":
             guard let channel = channelId, !channel.isEmpty else { throw SimulatorError(.invalid, "\(place): pushType channel needs channelId") }

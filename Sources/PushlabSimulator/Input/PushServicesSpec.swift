@@ -78,7 +78,7 @@ public struct MDMSpec: Decodable, Sendable {
     func enrollment(place: String) throws(SimulatorError) -> MDMEnrollment {
         if topic.isEmpty { throw SimulatorError(.invalid, "\(place).topic must not be empty (the MDM certificate's UID)") }
         if pushMagic.isEmpty { throw SimulatorError(.invalid, "\(place).pushMagic must not be empty") }
-        if let token { try LiveActivitySpec.checkToken(token, place: "\(place).token") }
+        if let token { try checkToken(token, place: "\(place).token") }
         return MDMEnrollment(topic: topic, token: token?.lowercased() ?? "", pushMagic: pushMagic)
     }
 }
@@ -89,7 +89,7 @@ extension AppSpec {
         var services = PushServices()
         func token(_ value: String?, _ field: String) throws(SimulatorError) -> String {
             guard let value else { return "" }
-            try LiveActivitySpec.checkToken(value, place: "\(place).\(field).token")
+            try checkToken(value, place: "\(place).\(field).token")
             return value.lowercased()
         }
         if let voip {

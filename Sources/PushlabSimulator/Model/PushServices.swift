@@ -26,6 +26,12 @@ public struct PushServices: Sendable, Codable, Equatable {
         self.complication = complication
     }
 
+    /// Each service's key in an app's JSON (`AppSpec`, the control API) and its token kind.
+    public static let specKeys: [(key: String, kind: DeviceTokenRecord.Kind)] = [
+        ("voip", .voip), ("locationPush", .location), ("pushToTalk", .pushToTalk), ("fileProvider", .fileProvider),
+        ("widgets", .widgets), ("controls", .controls), ("complication", .complication),
+    ]
+
     /// Each service's token with its kind; "" for one not issued yet.
     public var tokens: [(kind: DeviceTokenRecord.Kind, token: String)] {
         var tokens: [(DeviceTokenRecord.Kind, String)] = []

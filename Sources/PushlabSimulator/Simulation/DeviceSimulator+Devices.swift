@@ -238,8 +238,8 @@ extension DeviceSimulator {
     private func assignToken(_ requested: String, bundleID: String) throws(SimulatorError) -> String {
         guard !requested.isEmpty else { return newUniqueToken() }
         let token = requested.lowercased()
-        guard token.count >= 64, token.count % 2 == 0, token.allSatisfy(\.isHexDigit) else {
-            throw SimulatorError(.invalid, "\(requested) is not a device token (an even number of hex digits, at least 64)")
+        guard DeviceTokenRecord.isWellFormed(token) else {
+            throw SimulatorError(.invalid, "\(requested) is not a device token (\(DeviceTokenRecord.formatHint))")
         }
         if let existing = world.token(token), existing.deviceID != nil {
             throw SimulatorError(.conflict, "Device token \(token) already belongs to \(existing.bundleID) on device \(existing.deviceID!)")
