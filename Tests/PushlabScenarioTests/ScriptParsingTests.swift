@@ -33,6 +33,23 @@ func loadError(steps: String) -> String {
 
 @Suite("Scenario steps: reading")
 struct ScriptParsingTests {
+    /// YAML has infinities and NaN; JSON has neither, and a body or payload holding one was sent
+    /// as text no JSON parser reads (found by the `scenario` fuzz target).
+    @Test func yamlInfinityAndNaNStayTextInBodiesAndPayloads() throws {
+        #expect(loadError(steps: "  - advanceClock: .inf").contains("steps[0].advanceClock must be a duration"))
+        let loaded = try scenario(steps: """
+          - addFault: { delayMs: .nan, probability: -.Inf }
+          - send: { device: phone, payload: { aps: { alert: hi }, n: .NaN } }
+        """)
+        let steps = try #require(loaded.script?.steps)
+        guard case .control(let call) = steps[0].action, case .send(let push) = steps[1].action else {
+            Issue.record("not a fault and a send")
+            return
+        }
+        #expect(call.body == .object([("delayMs", .string(".nan")), ("probability", .string("-.Inf"))]))
+        #expect(String(decoding: push.payload, as: UTF8.self) == #"{"aps":{"alert":"hi"},"n":".NaN"}"#)
+    }
+
     @Test func aSendStepReadsEveryField() throws {
         let loaded = try scenario(steps: """
           - name: hello
