@@ -27,7 +27,7 @@ unit-test: build
 integration-test: build
 	PUSHLAB_BIN=$(BIN_DIR)/pushlab Tests/Integration/run.sh
 
-## libFuzzer over JSON, provider tokens, certificate extensions and requests (ARGS: --seconds N, targets).
+## libFuzzer over JSON, provider tokens, certificates, requests, scenarios and control API bodies (ARGS: --seconds N, targets).
 fuzz:
 	Fuzz/run.sh $(ARGS)
 
@@ -39,4 +39,4 @@ certs:
 	certs/generate.sh
 
 clean:
-	rm -rf .build .build-release Tests/Integration/.venv
+	rm -rf .build .build-release .build-fuzz Tests/Integration/.venv

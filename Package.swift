@@ -166,3 +166,32 @@ let package = Package(
         ),
     ]
 )
+
+// libFuzzer over the parsers of untrusted input (Fuzz/run.sh). With PUSHLAB_FUZZ set, one more
+// executable, whose main hands the targets to libFuzzer's driver, and Pushlab's own modules are
+// instrumented for it. Dependencies are not: libFuzzer walks every coverage counter after each
+// input, and NIO's or GRDB's would make each run several times slower. An ordinary build leaves
+// all this out (the executable links only with -sanitize=fuzzer).
+if Context.environment["PUSHLAB_FUZZ"] != nil {
+    let instrumented: Set = ["PushlabCore", "PushlabSimulator", "PushlabScenario", "PushlabControl", "PushlabStore", "PushlabOpenSSL", "PushlabPacing"]
+    let sanitizers = ["-sanitize=fuzzer,address"]
+    for target in package.targets where instrumented.contains(target.name) {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(sanitizers)]
+    }
+    package.targets += [
+        .target(name: "CLibFuzzerDriver", path: "Fuzz/Driver"),
+        .executableTarget(
+            name: "pushlab-fuzz",
+            dependencies: [
+                "CLibFuzzerDriver", "PushlabCore", "PushlabSimulator", "PushlabScenario", "PushlabControl",
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            path: "Fuzz/Targets",
+            swiftSettings: [.unsafeFlags(sanitizers)],
+            // lld: gold stops with an internal error on this binary's debug information.
+            linkerSettings: [.unsafeFlags(sanitizers + ["-Xclang-linker", "-fuse-ld=lld"])]
+        ),
+    ]
+}

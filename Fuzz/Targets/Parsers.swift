@@ -1,3 +1,5 @@
+import PushlabCore
+
 /// A parsed value written back and parsed again is the same value.
 func fuzzJSON(_ bytes: UnsafeRawBufferPointer) {
     guard let value = try? JSONParser.parse(Array(bytes)) else { return }

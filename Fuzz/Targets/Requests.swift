@@ -1,3 +1,5 @@
+import PushlabCore
+
 /// Any request, however malformed, gets an answer APNs gives: a status of Apple's table (or a
 /// stream reset), never a crash. Bytes split at NUL: the path, then header names and values in
 /// turn; what is left after a second NUL NUL is the body.
