@@ -24,13 +24,15 @@ public final class PushlabCores: Sendable {
     private let adjust: @Sendable (inout Scenario) -> Void
     private let current: Mutex<Scenario?>
 
-    /// The cores of `scenario`, installed.
-    public convenience init(scenario: Scenario, manualStart: EpochMilliseconds?, adjust: @escaping @Sendable (inout Scenario) -> Void = { _ in }) throws {
+    /// The cores of `scenario`, installed; `progress` hears how far registering its devices has come.
+    public convenience init(
+        scenario: Scenario, manualStart: EpochMilliseconds?, progress: LoadProgress? = nil, adjust: @escaping @Sendable (inout Scenario) -> Void = { _ in }
+    ) throws {
         let world = APNsWorld()
         let clock = ControlledClock(manualStart: manualStart)
         let simulator = DeviceSimulator(world: world, clock: clock, settings: scenario.simulatorSettings)
         do {
-            try scenario.install(into: world, simulator: simulator)
+            try scenario.install(into: world, simulator: simulator, progress: progress)
         } catch {
             throw Scenario.LoadError(description: "Scenario \(scenario.source): \(error.description)")
         }
@@ -61,7 +63,11 @@ public final class PushlabCores: Sendable {
         var reset: ControlAPI.Reset?
         var loadScenario: ControlAPI.LoadScenario?
         if scenario != nil {
-            reset = { [self] in try self.reset() }
+            reset = { [self] in
+                try self.reset()
+                // The scenario's devices again: what the store saved as changed since is void.
+                if let fingerprint = self.scenario?.fingerprint { try store?.reseed(fromScenario: fingerprint) }
+            }
             loadScenario = { [self] path in
                 let loaded = try load(path: path)
                 try store?.reseed(fromScenario: loaded.fingerprint)

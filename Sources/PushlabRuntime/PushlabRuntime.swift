@@ -63,12 +63,14 @@ public final class PushlabRuntime: Sendable {
         self.parts = parts
     }
 
-    /// Starts `cores` as `configuration` says. `sinks` see every observation, before the store.
+    /// Starts `cores` as `configuration` says. `sinks` see every observation, before the store;
+    /// `progress` hears how far reading the store's saved devices has come.
     /// Throws `StoreError` (the store cannot be opened), `ListenerUnavailable` (an APNs listener
     /// cannot bind), `ControlAPIUnavailable` (a required control API cannot bind), or what the
     /// server's TLS files make it throw; whatever had started is stopped again.
     public static func start(
-        _ cores: PushlabCores, configuration: RuntimeConfiguration, sinks: [any ObservationSink] = [], logger: Logger
+        _ cores: PushlabCores, configuration: RuntimeConfiguration, sinks: [any ObservationSink] = [], progress: LoadProgress? = nil,
+        logger: Logger
     ) async throws -> PushlabRuntime {
         var parts = Parts()
         let simulator = cores.simulator
@@ -79,7 +81,7 @@ public final class PushlabRuntime: Sendable {
         do {
             var reloaded: Int?
             if let settings = configuration.store {
-                let (store, count) = try openStore(settings, for: cores)
+                let (store, count) = try openStore(settings, for: cores, progress: progress)
                 parts.store = store
                 reloaded = count
                 parts.disconnects.append(store.connect(observations: simulator, requests: cores.service.log))
@@ -137,13 +139,20 @@ public final class PushlabRuntime: Sendable {
         }
     }
 
-    /// Opens the store. When its devices were seeded from this very scenario they are reloaded
-    /// (the state of the last run); otherwise the scenario's devices start a fresh world in it.
-    private static func openStore(_ settings: RuntimeConfiguration.StoreSettings, for cores: PushlabCores) throws(StoreError) -> (PushlabStore, reloaded: Int?) {
+    /// Opens the store. When its devices were seeded from this very scenario, the changes saved
+    /// since are put on top of the scenario's devices (the state of the last run); otherwise
+    /// the store starts over from this scenario. Either way the scenario's own devices are never
+    /// written: the store keeps only what changed since. Returns the devices reloaded, if any.
+    private static func openStore(
+        _ settings: RuntimeConfiguration.StoreSettings, for cores: PushlabCores, progress: LoadProgress?
+    ) throws(StoreError) -> (PushlabStore, reloaded: Int?) {
+        // Before the store's writer starts: it would save the scenario's devices as changed.
+        cores.simulator.discardChanges()
         let store = try PushlabStore(path: settings.path, devices: cores.simulator, historyLimit: settings.historyLimit)
         let fingerprint = cores.scenario?.fingerprint ?? ""
         if settings.path != ":memory:", try store.seededScenario() == fingerprint {
-            return (store, try store.load().count)
+            try store.load(progress: progress)
+            return (store, cores.simulator.deviceCount)
         }
         try store.reseed(fromScenario: fingerprint)
         return (store, nil)

@@ -45,17 +45,18 @@ public struct Scenario: Sendable {
     }
 
     /// Reads a scenario file; every problem is reported with the file and the entry at fault.
-    public static func load(path: String, basePolicy: APNsPolicy = APNsPolicy()) throws -> Scenario {
+    /// `progress` hears how far `generatedDevices` have come.
+    public static func load(path: String, basePolicy: APNsPolicy = APNsPolicy(), progress: LoadProgress? = nil) throws -> Scenario {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
             throw LoadError(description: "Cannot read scenario \(path): \(error.localizedDescription)")
         }
-        return try parse(yaml: text, source: path, basePolicy: basePolicy)
+        return try parse(yaml: text, source: path, basePolicy: basePolicy, progress: progress)
     }
 
-    public static func parse(yaml: String, source: String, basePolicy: APNsPolicy = APNsPolicy()) throws -> Scenario {
+    public static func parse(yaml: String, source: String, basePolicy: APNsPolicy = APNsPolicy(), progress: LoadProgress? = nil) throws -> Scenario {
         // Unknown keys first: a misspelled key would otherwise surface as a missing one.
         let unknown = ScenarioSchema.unknownKeys(in: yaml)
         if !unknown.isEmpty {
@@ -80,14 +81,19 @@ public struct Scenario: Sendable {
             for (index, spec) in (file.devices ?? []).enumerated() {
                 devices.append(try spec.device(place: "devices[\(index)]"))
             }
+            // Each count is checked (0...10,000,000) as its entry is generated.
+            let generated = (file.generatedDevices ?? []).reduce(0) { $0 + min(max($1.count, 0), 10_000_000) }
+            let counting = progress.map { (progress: $0, before: devices.count, total: generated) }
+            devices.reserveCapacity(devices.count + generated)
             for (index, entry) in (file.generatedDevices ?? []).enumerated() {
-                devices += try generatedDevices(entry, place: "generatedDevices[\(index)]")
+                try generateDevices(entry, place: "generatedDevices[\(index)]", into: &devices, counting: counting)
             }
             if let spec = file.simulator { simulatorSettings = try spec.applied(to: simulatorSettings) }
         } catch {
             throw LoadError(description: "Scenario \(source): \(error.description)")
         }
-        if let duplicate = Dictionary(grouping: devices.map(\.id).filter { !$0.isEmpty }, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
+        var ids = Set<String>(minimumCapacity: devices.count)
+        if let duplicate = devices.first(where: { !$0.id.isEmpty && !ids.insert($0.id).inserted })?.id {
             throw LoadError(description: "Scenario \(source): device id \(duplicate) is used twice")
         }
         let loadedKeys = try (file.keys ?? []).enumerated().map { try signingKey($1, index: $0, directory: directory, source: source) }
@@ -135,9 +141,9 @@ public struct Scenario: Sendable {
     }
 
     /// Puts the world and the devices in place (the devices' tokens join the world).
-    public func install(into world: APNsWorld, simulator: DeviceSimulator) throws(SimulatorError) {
+    public func install(into world: APNsWorld, simulator: DeviceSimulator, progress: LoadProgress? = nil) throws(SimulatorError) {
         install(into: world)
-        try simulator.replaceAll(with: devices)
+        try simulator.replaceAll(with: devices, progress: progress)
     }
 
     /// A key as the world registers it, and as `pushlab run` signs with it when the file gives
@@ -225,10 +231,9 @@ public struct Scenario: Sendable {
         guard prefix.count < 48, prefix.allSatisfy(\.isHexDigit), (0...10_000_000).contains(entry.count) else {
             throw LoadError(description: "\(place): prefix must be under 48 hex digits and count 0...10000000")
         }
+        let prefixBytes = Array(prefix.utf8)
         return (0..<entry.count).map { number in
-            let digits = String(number, radix: 16)
-            let token = prefix + String(repeating: "0", count: 64 - prefix.count - digits.count) + digits
-            return DeviceTokenRecord(token: token, bundleID: entry.bundleId, environment: environment)
+            DeviceTokenRecord(token: generatedToken(prefix: prefixBytes, number: number), bundleID: entry.bundleId, environment: environment)
         }
     }
 
@@ -238,7 +243,11 @@ public struct Scenario: Sendable {
         return String(hash, radix: 16)
     }
 
-    private static func generatedDevices(_ entry: ScenarioFile.GeneratedDevices, place: String) throws(SimulatorError) -> [SimulatedDevice] {
+    /// Appends `entry`'s devices; `counting` counts those made since `before` among `total`.
+    private static func generateDevices(
+        _ entry: ScenarioFile.GeneratedDevices, place: String, into devices: inout [SimulatedDevice],
+        counting: (progress: LoadProgress, before: Int, total: Int)?
+    ) throws(SimulatorError) {
         let prefix = (entry.prefix ?? "").lowercased()
         guard prefix.count < 48, prefix.allSatisfy(\.isHexDigit), (0...10_000_000).contains(entry.count) else {
             throw SimulatorError(.invalid, "\(place): prefix must be under 48 hex digits and count 0...10000000")
@@ -252,16 +261,34 @@ public struct Scenario: Sendable {
         guard !idPrefix.isEmpty, !idPrefix.contains("/") else {
             throw SimulatorError(.invalid, "\(place): idPrefix must be non-empty and without '/'")
         }
-        var devices: [SimulatedDevice] = []
-        devices.reserveCapacity(entry.count)
+        let idStart = idPrefix + "-"
+        let prefixBytes = Array(prefix.utf8)
         for number in 0..<entry.count {
-            let digits = String(number, radix: 16)
             var install = app
-            install.deviceToken = prefix + String(repeating: "0", count: 64 - prefix.count - digits.count) + digits
-            devices.append(SimulatedDevice(id: "\(idPrefix)-\(number)", apps: [install]))
+            install.deviceToken = generatedToken(prefix: prefixBytes, number: number)
+            devices.append(SimulatedDevice(id: idStart + String(number), apps: [install]))
+            if let counting { counting.progress.count(.generatingDevices, done: devices.count - counting.before, of: counting.total) }
         }
-        return devices
     }
+
+    /// `prefix` (under 48 hex digits), then `number` in hex, zero-padded to 64 digits: written
+    /// straight into the string, since a million of them are made at start.
+    private static func generatedToken(prefix prefixBytes: [UInt8], number: Int) -> String {
+        var number = UInt64(number)
+        return String(unsafeUninitializedCapacity: 64) { buffer in
+            for index in 0..<64 { buffer[index] = UInt8(ascii: "0") }
+            for (index, byte) in prefixBytes.enumerated() { buffer[index] = byte }
+            var position = 63
+            while number > 0, position >= prefixBytes.count {
+                buffer[position] = Self.hexDigits[Int(number & 0xF)]
+                number >>= 4
+                position -= 1
+            }
+            return 64
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     private static func tokenEnvironment(_ text: String) -> APNsEnvironment? {
         text == "sandbox" ? .development : APNsEnvironment(rawValue: text)

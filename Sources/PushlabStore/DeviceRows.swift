@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PushlabSimulator
+import Synchronization
 
 /// A device's saved state, or the fact that it was removed.
 enum DeviceChange: Sendable {
@@ -9,12 +10,16 @@ enum DeviceChange: Sendable {
 }
 
 /// How device snapshots are written to and read back from the `devices` table: one row per
-/// device, the `SimulatedDevice` as JSON (so a new field needs no migration) without its
-/// Notification Center entries, which `NotificationCenterRows` keeps.
+/// device changed since the store was seeded from its scenario (`MetaRows.deviceRows`), the
+/// `SimulatedDevice` as JSON (so a new field needs no migration) without its Notification Center
+/// entries, which `NotificationCenterRows` keeps. A device removed since is a row whose JSON is
+/// `null`. A device without a row is as the scenario makes it: a million generated devices
+/// cost the store nothing until they change.
 enum DeviceRows {
+    static let removedMark = "null"
+
     static func write(_ changes: [String: DeviceChange], into db: Database) throws {
         let upsert = try db.cachedStatement(sql: "INSERT INTO devices (id, json) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET json = excluded.json")
-        let delete = try db.cachedStatement(sql: "DELETE FROM devices WHERE id = ?")
         let encoder = JSONEncoder()
         for (id, change) in changes {
             switch change {
@@ -23,29 +28,59 @@ enum DeviceRows {
                 let json = String(decoding: try encoder.encode(device), as: UTF8.self)
                 try upsert.execute(arguments: [id, json])
             case .removed:
-                try delete.execute(arguments: [id])
+                try upsert.execute(arguments: [id, removedMark])
                 try NotificationCenterRows.removeDevice(id, in: db)
             }
         }
     }
 
-    /// Every saved device, its apps' Notification Center entries put back.
-    static func all(in db: Database) throws -> [SimulatedDevice] {
-        let decoder = JSONDecoder()
-        let entries = try NotificationCenterRows.all(in: db)
-        return try Row.fetchAll(db, sql: "SELECT id, json FROM devices ORDER BY id").map { row in
-            let id: String = try row.decode(forColumn: "id")
-            let json: String = try row.decode(forColumn: "json")
-            var device: SimulatedDevice
-            do {
-                device = try decoder.decode(SimulatedDevice.self, from: Data(json.utf8))
-            } catch {
-                throw StoreError(.unreadable, "device \(id) cannot be read back: \(error)")
+    /// The saved devices, without their Notification Center entries, and the ids of the removed.
+    /// Rows are decoded a slice at a time on every core: a restart after a load test brings back
+    /// as many changed devices as the test reached.
+    static func all(in db: Database, progress: LoadProgress?) throws -> (saved: [SimulatedDevice], removed: [String]) {
+        let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM devices") ?? 0
+        var saved: [SimulatedDevice] = []
+        var removed: [String] = []
+        saved.reserveCapacity(total)
+        var slice: [(id: String, json: String)] = []
+        slice.reserveCapacity(sliceSize)
+        let rows = try Row.fetchCursor(db, sql: "SELECT id, json FROM devices ORDER BY id")
+        while let row = try rows.next() {
+            let id: String = row["id"]
+            let json: String = row["json"]
+            if json == removedMark { removed.append(id) } else { slice.append((id, json)) }
+            if slice.count == sliceSize {
+                saved += try decode(slice)
+                slice.removeAll(keepingCapacity: true)
+                progress?.count(.readingSavedDevices, done: saved.count + removed.count, of: total)
             }
-            if let byApp = entries[id] {
-                for app in device.apps.indices { device.apps[app].notificationCenter = byApp[device.apps[app].bundleID] ?? [] }
-            }
-            return device
         }
+        saved += try decode(slice)
+        progress?.count(.readingSavedDevices, done: total, of: total)
+        return (saved, removed)
+    }
+
+    private static let sliceSize = LoadProgress.stride
+
+    /// The rows' devices in their order, decoded in parallel.
+    private static func decode(_ rows: [(id: String, json: String)]) throws -> [SimulatedDevice] {
+        let parts = rows.count < 256 ? 1 : ProcessInfo.processInfo.activeProcessorCount
+        let results = Mutex([Result<[SimulatedDevice], StoreError>](repeating: .success([]), count: parts))
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            let decoder = JSONDecoder()
+            let range = rows.count * part / parts..<rows.count * (part + 1) / parts
+            var devices: [SimulatedDevice] = []
+            devices.reserveCapacity(range.count)
+            for row in rows[range] {
+                do {
+                    devices.append(try decoder.decode(SimulatedDevice.self, from: Data(row.json.utf8)))
+                } catch {
+                    results.withLock { $0[part] = .failure(StoreError(.unreadable, "device \(row.id) cannot be read back: \(error)")) }
+                    return
+                }
+            }
+            results.withLock { $0[part] = .success(devices) }
+        }
+        return try results.withLock { $0 }.flatMap { try $0.get() }
     }
 }

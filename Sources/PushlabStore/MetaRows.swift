@@ -4,6 +4,10 @@ import GRDB
 enum MetaRows {
     /// The fingerprint of the scenario file the saved devices came from.
     static let seededScenario = "seededScenario"
+    /// What the `devices` table holds: `changesSinceScenario` (`DeviceRows`) once seeded by this
+    /// Pushlab; absent in a store written before, whose rows are every device.
+    static let deviceRows = "deviceRows"
+    static let changesSinceScenario = "changesSinceScenario"
 
     static func value(of key: String, in db: Database) throws -> String? {
         try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key])

@@ -4,7 +4,8 @@ import PushlabPacing
 import PushlabSimulator
 
 /// Keeps what Pushlab records in SQLite: every observation, every APNs request (or the newest
-/// ones, under a history limit), and each device's current state.
+/// ones, under a history limit), and each device's current state (as what changed since the
+/// scenario the store was seeded from: `DeviceRows`).
 ///
 /// Recording never waits for the disk: observations (the store is one of the simulator's
 /// sinks) and request-log entries are appended to a buffer under a lock, and one background
@@ -30,7 +31,7 @@ public final class PushlabStore: ObservationSink, Sendable {
     public let savedRequestSequence: Int64
 
     /// Opens (or creates) the store at `path`; `devices` are the simulator's, whose changes it
-    /// saves and which `load()` replaces.
+    /// saves and which `load()` puts back.
     ///
     /// - Parameters:
     ///   - flushInterval: how long the writer sleeps between batches.

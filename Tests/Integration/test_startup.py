@@ -81,3 +81,53 @@ def test_a_control_token_is_required_by_every_route_and_read_by_the_cli(fresh_se
     allowed = subprocess.run(devices, cwd=REPO, capture_output=True, text=True, timeout=30,
                              env={**os.environ, "PUSHLAB_CONTROL_TOKEN": "s3cret"})
     assert allowed.returncode == 0 and "ann" in allowed.stdout, allowed.stderr + allowed.stdout
+
+
+def test_a_generated_world_restarts_from_what_changed_since_its_scenario(fresh_server, tmp_path):
+    import json
+    import re
+    import sqlite3
+    import urllib.error
+    import urllib.request
+
+    count = 50_000
+    scenario = tmp_path / "generated.yaml"
+    scenario.write_text(
+        "apps: [{bundleId: com.pushlab.demo, teamId: TEAMPUSHLB}]\n"
+        f"generatedDevices: [{{count: {count}, bundleId: com.pushlab.demo, prefix: be, state: background}}]\n")
+    db = tmp_path / "generated.db"
+
+    def control(server, method: str, path: str, body: dict | None = None) -> tuple[int, dict]:
+        request = urllib.request.Request(server.control_url + path, method=method,
+                                         data=None if body is None else json.dumps(body).encode())
+        try:
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                return answer.status, json.loads(answer.read() or b"{}")
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read() or b"{}")
+
+    first = fresh_server("--db", str(db), scenario=scenario)
+    assert f"Simulated devices ({count}):" in first.stdout()
+    assert control(first, "PATCH", "/v1/devices/generated-7", {"locked": True})[0] == 200
+    assert control(first, "DELETE", "/v1/devices/generated-8")[0] == 200
+    assert control(first, "POST", "/v1/devices", {"id": "extra", "apps": [{"bundleId": "com.pushlab.demo"}]})[0] == 201
+    assert first.stop() == 0
+    with sqlite3.connect(db) as store:
+        rows = dict(store.execute("SELECT id, json FROM devices").fetchall())
+    assert sorted(rows) == ["extra", "generated-7", "generated-8"], "the scenario's own devices are not written"
+    assert rows["generated-8"] == "null", "a removed device is remembered as removed"
+
+    again = fresh_server("--db", str(db), scenario=scenario)
+    banner = again.stdout()
+    assert f"{count} device(s) reloaded as the last run left them" in banner, banner
+    assert control(again, "GET", "/v1/devices/generated-7")[1]["locked"] is True
+    assert control(again, "GET", "/v1/devices/generated-9")[1]["locked"] is False
+    assert control(again, "GET", "/v1/devices/generated-8")[0] == 404
+    assert control(again, "GET", "/v1/devices/extra")[0] == 200
+    # Progress lines, when loading took long enough to show any, come before the banner and
+    # count up to their step's total.
+    head, _, _ = banner.partition("Pushlab is serving")
+    for line in head.splitlines():
+        match = re.fullmatch(r"(Generating devices|Registering devices|Reading saved devices): ([\d,]+) / ([\d,]+)", line)
+        assert match, f"not a progress line: {line!r}"
+        assert int(match.group(2).replace(",", "")) <= int(match.group(3).replace(",", ""))

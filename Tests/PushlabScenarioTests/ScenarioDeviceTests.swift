@@ -2,6 +2,7 @@ import Foundation
 import PushlabCore
 import PushlabScenario
 import PushlabSimulator
+import Synchronization
 import Testing
 
 @Suite("Scenario files: simulated devices")
@@ -92,6 +93,24 @@ struct ScenarioDeviceTests {
         #expect(random.count == 64 && world.token(random)?.deviceID == "two")
     }
 
+    @Test func generatingAndRegisteringDevicesReportProgressUpToTheTotal() throws {
+        let seen = Mutex<[(step: LoadProgress.Step, done: Int, total: Int)]>([])
+        let progress = LoadProgress { step, done, total in seen.withLock { $0.append((step, done, total)) } }
+        let count = LoadProgress.stride + 7
+        let scenario = try Scenario.parse(yaml: """
+            devices: [{id: one, apps: [{bundleId: com.a}]}]
+            generatedDevices:
+              - {count: \(count - 10), bundleId: com.a, prefix: be}
+              - {count: 10, bundleId: com.a, prefix: bf, idPrefix: more}
+            """, source: source, progress: progress)
+        let world = APNsWorld()
+        try scenario.install(into: world, simulator: DeviceSimulator(world: world, clock: ManualClock()), progress: progress)
+        let reports = seen.withLock { $0 }
+        #expect(reports.filter { $0.step == .generatingDevices }.map(\.done) == [LoadProgress.stride, count], "the explicit device is not generated")
+        #expect(reports.filter { $0.step == .generatingDevices }.allSatisfy { $0.total == count })
+        #expect(reports.filter { $0.step == .registeringDevices }.map(\.done) == [LoadProgress.stride, count + 1])
+    }
+
     @Test func mistakesAreNamedWithTheirPlace() {
         #expect(error("devices: [{apps: [{bundleId: com.a, stat: background}]}]").contains("devices[0].apps[0].stat"))
         #expect(error("devices: [{apps: [{bundleId: com.a, categories: [{id: C, actions: [{id: A, activaton: background}]}]}]}]")
@@ -103,5 +122,7 @@ struct ScenarioDeviceTests {
         #expect(error("devices: [{apps: [{bundleId: com.a}, {bundleId: com.a}]}]").contains("com.a is listed twice"))
         #expect(error("simulator: {notificationCenterLimit: 0}").contains("notificationCenterLimit must be at least 1"))
         #expect(error("generatedDevices: [{count: 1, bundleId: com.a, idPrefix: a/b}]").contains("idPrefix"))
+        let huge = "{count: \(Int.max), bundleId: com.a}"
+        #expect(error("generatedDevices: [\(huge), \(huge)]").contains("generatedDevices[0]: prefix must be under 48 hex digits and count 0...10000000"))
     }
 }

@@ -147,19 +147,102 @@ struct DeviceSnapshotTests {
         try await first.close()
     }
 
-    @Test func reseedingWritesTheScenariosDevicesAtOnce() async throws {
+    /// The devices a scenario makes, with fixed tokens, as each run of the server installs them.
+    private static func installScenario(in lab: TestPushlab) throws {
+        try lab.simulator.replaceAll(with: ["phone-1", "phone-2", "phone-3", "phone-4"].enumerated().map { index, id in
+            SimulatedDevice(id: id, apps: [AppInstall(bundleID: TestPushlab.app, deviceToken: String(repeating: "0", count: 63) + "\(index + 1)")])
+        })
+    }
+
+    @Test func reseedingWritesNoneOfTheScenariosDevices() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.path("store.db")
         let firstRun = TestPushlab()
-        try firstRun.addPhone("phone-1")
+        try Self.installScenario(in: firstRun)
         let first = try firstRun.recordingStore(path: path)
         try first.reseed(fromScenario: "scenario-a")
+        #expect(firstRun.simulator.unsavedChangeCount == 0, "the scenario's devices are not changes")
+        try await first.close()
 
-        // A second process reads the file before any batch: the devices are there already.
         let secondRun = TestPushlab()
+        try Self.installScenario(in: secondRun)
         let second = try secondRun.recordingStore(path: path)
-        #expect(try second.load().map(\.id) == ["phone-1"])
+        #expect(try second.load().isEmpty, "nothing saved: the scenario's devices stay as they are")
+        #expect(secondRun.simulator.devices.map(\.id) == ["phone-1", "phone-2", "phone-3", "phone-4"])
+        try await second.close()
+    }
+
+    @Test func aRestartPutsWhatChangedOnTopOfTheScenariosDevices() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("store.db")
+        let firstRun = TestPushlab()
+        try Self.installScenario(in: firstRun)
+        let first = try firstRun.recordingStore(path: path)
+        try first.reseed(fromScenario: "scenario-a")
+        try firstRun.simulator.updateDevice("phone-1", locked: true)
+        try firstRun.simulator.removeDevice("phone-2")
+        firstRun.push(to: firstRun.token("phone-3"))
+        try firstRun.addPhone("phone-5")
+        try await first.close()
+
+        let secondRun = TestPushlab()
+        try Self.installScenario(in: secondRun)
+        let second = try secondRun.recordingStore(path: path)
+        let loaded = try second.load()
+
+        #expect(Set(loaded.map(\.id)) == ["phone-1", "phone-3", "phone-5"])
+        #expect(secondRun.simulator.devices.map(\.id) == ["phone-1", "phone-3", "phone-4", "phone-5"], "the removed phone stays removed")
+        #expect(secondRun.simulator.device("phone-1")?.locked == true)
+        let phone3 = try #require(secondRun.simulator.device("phone-3")?.app(TestPushlab.app))
+        #expect(phone3.badge == 3 && phone3.notificationCenter.map(\.content.title) == ["Goal"])
+        #expect(secondRun.simulator.device("phone-4") == firstRun.simulator.device("phone-4"), "an untouched device is the scenario's")
+        #expect(secondRun.world.token(firstRun.token("phone-5"))?.deviceID == "phone-5")
+        #expect(secondRun.world.token(String(repeating: "0", count: 63) + "2") == nil, "the removed phone's token is gone")
+        #expect(secondRun.simulator.unsavedChangeCount == 0, "nothing to write back")
+        try await second.close()
+    }
+
+    @Test func entriesCommittedBeforeTheSnapshotJoinTheScenariosDevice() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("store.db")
+        let firstRun = TestPushlab()
+        try Self.installScenario(in: firstRun)
+        let first = try firstRun.recordingStore(path: path, flushInterval: .milliseconds(20))
+        try first.reseed(fromScenario: "scenario-a")
+        let written = first.statistics.itemsWritten
+        firstRun.push(to: firstRun.token("phone-3"))
+        // A batch commits the push's Notification Center entry; the device's snapshot (seconds
+        // away) is never written: what a `kill -9` leaves.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while first.statistics.itemsWritten == written || first.backlog > 0 {
+            guard ContinuousClock.now < deadline else { Issue.record("no batch was written in 10 s"); break }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+
+        let secondRun = TestPushlab()
+        try Self.installScenario(in: secondRun)
+        let second = try secondRun.recordingStore(path: path)
+        try second.load()
+        #expect(secondRun.simulator.device("phone-3")?.app(TestPushlab.app)?.notificationCenter.map(\.content.title) == ["Goal"])
         try await second.close()
         try await first.close()
+    }
+
+    @Test func aStoreWhoseRowsAreEveryDeviceReplacesThemAll() async throws {
+        // A store never seeded by this Pushlab (or written before its rows were changes): every
+        // device is a row.
+        let folder = try TemporaryDirectory()
+        let path = folder.path("store.db")
+        let firstRun = TestPushlab()
+        let first = try firstRun.recordingStore(path: path)
+        try firstRun.addPhone("phone-1")
+        try await first.close()
+
+        let secondRun = TestPushlab()
+        try Self.installScenario(in: secondRun)
+        let second = try secondRun.recordingStore(path: path)
+        #expect(try second.load().map(\.id) == ["phone-1"])
+        #expect(secondRun.simulator.devices.map(\.id) == ["phone-1"], "the rows are all the devices there were")
+        try await second.close()
     }
 }

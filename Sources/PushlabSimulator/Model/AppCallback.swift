@@ -36,6 +36,19 @@ public enum AppCallback: String, Sendable, Codable, CaseIterable {
     case widgetPushTokenDidChange = "WidgetPushHandler.pushTokenDidChange"
     case controlPushTokensDidChange = "ControlPushHandler.pushTokensDidChange"
 
+    /// Read by name from a table: a store reads back every app's `implements` (some 25 names
+    /// each), and the synthesized reading compares a name with the cases one by one.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let name = try container.decode(String.self)
+        guard let callback = Self.byName[name] else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(name) is not a callback")
+        }
+        self = callback
+    }
+
+    private static let byName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) })
+
     /// Code of an extension or of the system, not of the app: observed whatever `implements` says.
     public static let extensionEntryPoints: Set<AppCallback> = [
         .serviceExtension, .serviceExtensionTimeWillExpire, .didReceiveLocationPushPayload, .fileProviderEnumerateChanges,

@@ -20,7 +20,7 @@ extension DeviceSimulator {
             try prepareServices(&device.apps[index])
         }
         try prepareMDM(&device)
-        try insert(device)
+        try insertAll([device])
         world.register(device.tokenRecords)
         return device
     }
@@ -28,36 +28,29 @@ extension DeviceSimulator {
     /// Adds many devices at once (a scenario, a benchmark's million): tokens registered in one pass.
     /// All or nothing: every device is checked and given its tokens before any is added, and one
     /// that cannot be added takes back those added before it.
-    public func addDevices(_ devices: [SimulatedDevice]) throws(SimulatorError) {
+    public func addDevices(_ devices: [SimulatedDevice], progress: LoadProgress? = nil) throws(SimulatorError) {
         var prepared: [SimulatedDevice] = []
         prepared.reserveCapacity(devices.count)
         var records: [DeviceTokenRecord] = []
         records.reserveCapacity(devices.count)
-        var tokens = Set<String>(minimumCapacity: devices.count)
+        // Packed keys: a million 64-digit tokens hash and compare as words, not strings.
+        var tokens = Set<DeviceTokenKey>(minimumCapacity: devices.count)
         for device in devices {
             let ready = try preparedDevice(device)
             for record in ready.tokenRecords {
+                let key = DeviceTokenKey(record.token)
                 records.append(record)
-                guard tokens.insert(record.token).inserted else {
+                guard tokens.insert(key).inserted else {
                     throw SimulatorError(.conflict, "Device token \(record.token) is given twice (the second time on device \(ready.id))")
                 }
-                if let owner = world.token(record.token)?.deviceID {
+                if let owner = world.token(key)?.deviceID {
                     throw SimulatorError(.conflict, "Device token \(record.token) already belongs to device \(owner)")
                 }
             }
             prepared.append(ready)
+            progress?.count(.registeringDevices, done: prepared.count, of: devices.count)
         }
-        var inserted: [String] = []
-        inserted.reserveCapacity(prepared.count)
-        do throws(SimulatorError) {
-            for device in prepared {
-                try insert(device)
-                inserted.append(device.id)
-            }
-        } catch {
-            for id in inserted { _ = try? delete(id) }
-            throw error
-        }
+        try insertAll(prepared)
         world.register(records)
     }
 

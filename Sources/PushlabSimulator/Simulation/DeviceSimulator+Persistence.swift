@@ -28,10 +28,19 @@ extension DeviceSimulator {
         return count
     }
 
+    /// Forgets which devices changed and which went, without handing them out: a scenario's
+    /// own devices, which a store keeps no copy of (its rows are the changes since).
+    public func discardChanges() {
+        forEachShard(settling: false) { shard in
+            shard.changed = []
+            shard.removed = []
+        }
+    }
+
     /// Replaces every device with `devices` (a store's saved state, a scenario reset). Tokens are
     /// registered in the world; what was due while the server was down happens at the next tick.
     /// The new devices count as changed and the old ones as removed, for the store.
-    public func replaceAll(with devices: [SimulatedDevice]) throws(SimulatorError) {
+    public func replaceAll(with devices: [SimulatedDevice], progress: LoadProgress? = nil) throws(SimulatorError) {
         var removedTokens: [(token: String, deviceID: String)] = []
         var removedIDs: [String] = []
         forEachShard { shard in
@@ -43,16 +52,35 @@ extension DeviceSimulator {
             shard = Shard()
             shard.removed = pendingRemovals
         }
-        // Only tokens the world still ties to the device: a reset world may have reused one.
-        for (token, deviceID) in removedTokens where world.token(token)?.deviceID == deviceID { world.forget(token: token) }
-        try addDevices(devices)
+        forgetTokens(removedTokens)
+        try addDevices(devices, progress: progress)
+        guard !removedIDs.isEmpty else { return }
         let kept = Set(devices.map(\.id))
         forEachShard { shard in
             for id in removedIDs where !kept.contains(id) { shard.removed.insert(id) }
         }
-        for device in devices {
-            let session = DeviceSession(device: device, settings: settings, now: clock.now()) { 0 }
-            if let due = session.nextDueTime { markDue(device.id, at: due) }
+    }
+
+    /// Puts back what a store saved on top of the devices there are (a scenario's): each of
+    /// `saved` replaces the device with its id or joins them, each of `removed` goes, and their
+    /// tokens are registered as `replaceAll` does. None of it counts as a change: the store has it.
+    public func restore(_ saved: [SimulatedDevice], removing removed: [String], progress: LoadProgress? = nil) throws(SimulatorError) {
+        let touched = Set(saved.map(\.id)).union(removed)
+        var replacedTokens: [(token: String, deviceID: String)] = []
+        for id in touched {
+            guard let device = try? delete(id) else { continue }
+            replacedTokens += device.tokenRecords.map { ($0.token, id) }
         }
+        forgetTokens(replacedTokens)
+        try addDevices(saved, progress: progress)
+        forEachShard(settling: false) { shard in
+            shard.changed.subtract(touched)
+            shard.removed.subtract(touched)
+        }
+    }
+
+    /// Only tokens the world still ties to the device: a reset world may have reused one.
+    private func forgetTokens(_ tokens: [(token: String, deviceID: String)]) {
+        for (token, deviceID) in tokens where world.token(token)?.deviceID == deviceID { world.forget(token: token) }
     }
 }

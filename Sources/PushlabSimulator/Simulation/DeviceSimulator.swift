@@ -66,10 +66,12 @@ public final class DeviceSimulator: PushSink, Sendable {
 
     // MARK: Running sessions
 
-    private func shard(_ deviceID: String) -> LockedShard<Shard> {
+    private func shard(_ deviceID: String) -> LockedShard<Shard> { shards[shardIndex(deviceID)] }
+
+    private func shardIndex(_ deviceID: String) -> Int {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: stable, unlike hashValue
         for byte in deviceID.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return shards[Int(hash % UInt64(shards.count))]
+        return Int(hash % UInt64(shards.count))
     }
 
     /// Runs `body` on one device at the current time, after whatever was due before it and every
@@ -369,19 +371,56 @@ public final class DeviceSimulator: PushSink, Sendable {
         return value
     }
 
-    func insert(_ device: SimulatedDevice) throws(SimulatorError) {
+    /// Inserts many devices, one lock per shard; none of them if one's id is taken.
+    func insertAll(_ devices: [SimulatedDevice]) throws(SimulatorError) {
         settle()
-        let inserted = shard(device.id).withLock { shard -> Bool in
-            guard shard.devices[device.id] == nil else { return false }
-            shard.devices[device.id] = device
-            if device.mayHaveDueEvents {
-                shard.dueTimes[device.id] = DeviceSession(device: device, settings: settings, now: clock.now(), nextSequence: { 0 }).nextDueTime
+        var byShard = [[Int]](repeating: [], count: shards.count)
+        for (index, device) in devices.enumerated() { byShard[shardIndex(device.id)].append(index) }
+        var done: [(shard: Int, added: [Added])] = []
+        for (shardIndex, indices) in byShard.enumerated() where !indices.isEmpty {
+            let outcome = shards[shardIndex].withLock { shard -> Result<[Added], SimulatorError> in
+                shard.devices.reserveCapacity(shard.devices.count + indices.count)
+                shard.changed.reserveCapacity(shard.changed.count + indices.count)
+                var added: [Added] = []
+                added.reserveCapacity(indices.count)
+                for index in indices {
+                    let device = devices[index]
+                    guard shard.devices[device.id] == nil else {
+                        Self.undo(added, in: &shard)
+                        return .failure(SimulatorError(.conflict, "Device \(device.id) already exists"))
+                    }
+                    shard.devices[device.id] = device
+                    if device.mayHaveDueEvents {
+                        shard.dueTimes[device.id] = DeviceSession(device: device, settings: settings, now: clock.now(), nextSequence: { 0 }).nextDueTime
+                    }
+                    shard.changed.insert(device.id)
+                    added.append(Added(id: device.id, wasRemoved: shard.removed.remove(device.id) != nil))
+                }
+                return .success(added)
             }
-            shard.changed.insert(device.id)
-            shard.removed.remove(device.id)
-            return true
+            switch outcome {
+            case .success(let added):
+                done.append((shardIndex, added))
+            case .failure(let error):
+                for (index, added) in done { shards[index].withLock { Self.undo(added, in: &$0) } }
+                throw error
+            }
         }
-        guard inserted else { throw SimulatorError(.conflict, "Device \(device.id) already exists") }
+    }
+
+    /// A device `insertAll` added, and whether it was waiting to be saved as removed.
+    struct Added: Sendable {
+        var id: String
+        var wasRemoved: Bool
+    }
+
+    private static func undo(_ added: [Added], in shard: inout Shard) {
+        for entry in added {
+            shard.devices[entry.id] = nil
+            shard.dueTimes[entry.id] = nil
+            shard.changed.remove(entry.id)
+            if entry.wasRemoved { shard.removed.insert(entry.id) }
+        }
     }
 
     func delete(_ deviceID: String) throws(SimulatorError) -> SimulatedDevice {
@@ -400,10 +439,6 @@ public final class DeviceSimulator: PushSink, Sendable {
     func forEachShard(settling: Bool = true, _ body: (inout Shard) -> Void) {
         if settling { settle() }
         for shard in shards { shard.withLock { body(&$0) } }
-    }
-
-    func markDue(_ deviceID: String, at time: EpochMilliseconds) {
-        shard(deviceID).withLock { $0.dueTimes[deviceID] = time }
     }
 
     func newToken() -> String { tokens.withLock { $0.hex(bytes: 32) } }
