@@ -124,11 +124,14 @@ struct Serve: AsyncParsableCommand {
         }
         let logger = Logger(label: "pushlab")
         _ = pushlab_keep_malloc_arenas_warm()
-        let scenario = try loadScenario(file: file)
+        let progress = StartupProgress(terminal: .standardOutput)
+        // The line goes before the banner, or before whatever error ends the start.
+        defer { progress.finish() }
+        let scenario = try loadScenario(file: file, progress: progress.reporter)
         let streams = maxConcurrentStreams ?? file?.http2?.maxConcurrentStreams
         let cores: PushlabCores
         do {
-            cores = try PushlabCores(scenario: scenario, manualStart: try manualClockStart()) { loaded in
+            cores = try PushlabCores(scenario: scenario, manualStart: try manualClockStart(), progress: progress.reporter) { loaded in
                 if let streams { loaded.policy.maxConcurrentStreams = streams }
             }
         } catch let error as Scenario.LoadError {
@@ -153,10 +156,11 @@ struct Serve: AsyncParsableCommand {
         )
         let runtime: PushlabRuntime
         do {
-            runtime = try await PushlabRuntime.start(cores, configuration: configuration, logger: logger)
+            runtime = try await PushlabRuntime.start(cores, configuration: configuration, progress: progress.reporter, logger: logger)
         } catch {
             throw CLIFailure(Self.startFailure(error))
         }
+        progress.finish()
         printBanner(runtime, scenario: scenario)
         await ShutdownSignal.wait()
         logger.info("Shutting down: GOAWAY Shutdown on every connection")
@@ -227,14 +231,14 @@ struct Serve: AsyncParsableCommand {
         )
     }
 
-    private func loadScenario(file: ServeConfigurationFile?) throws -> Scenario {
+    private func loadScenario(file: ServeConfigurationFile?, progress: LoadProgress) throws -> Scenario {
         let path = scenario ?? file?.scenario ?? "scenarios/default.yaml"
         guard FileManager.default.fileExists(atPath: path) else {
             throw ValidationError("Scenario \(path) does not exist. Run pushlab from the repository root or pass --scenario FILE.")
         }
         var loaded: Scenario
         do {
-            loaded = try Scenario.load(path: path)
+            loaded = try Scenario.load(path: path, progress: progress)
         } catch let error as Scenario.LoadError {
             throw ValidationError(error.description)
         }
