@@ -6,8 +6,8 @@ extension PushlabStore {
     /// scenario self (or joins), each removed one goes, and Notification Center entries come back
     /// to their apps. Tokens are registered in the simulator's world; what fell due while
     /// Pushlab was down happens at the next tick. Observation numbering goes on after the saved
-    /// ones once the store is connected. Nothing is left to write. Returns the devices that came
-    /// from the store.
+    /// ones once the store is connected. Nothing is left to write. Returns the devices the store
+    /// changed.
     ///
     /// Requests are not reloaded: the live `RequestLog` starts empty in every run, and saved
     /// requests are read with `requests(deviceToken:status:reason:limit:)`.
@@ -20,9 +20,9 @@ extension PushlabStore {
             )
         }
         var saved = rows.saved
-        var withEntries = Set<String>()
+        var savedIDs = Set<String>()
         for index in saved.indices {
-            withEntries.insert(saved[index].id)
+            savedIDs.insert(saved[index].id)
             let byApp = entries[saved[index].id] ?? [:]
             for app in saved[index].apps.indices { saved[index].apps[app].notificationCenter = byApp[saved[index].apps[app].bundleID] ?? [] }
         }
@@ -31,7 +31,7 @@ extension PushlabStore {
                 // Entries committed with a batch after the device's last snapshot (device
                 // snapshots are seconds apart): they belong to the scenario's device as it is.
                 let removed = Set(rows.removed)
-                for (id, byApp) in entries where !withEntries.contains(id) && !removed.contains(id) {
+                for (id, byApp) in entries where !savedIDs.contains(id) && !removed.contains(id) {
                     guard var device = devices.device(id) else { continue }
                     for app in device.apps.indices { device.apps[app].notificationCenter = byApp[device.apps[app].bundleID] ?? [] }
                     saved.append(device)
