@@ -62,7 +62,9 @@ struct ControlRequest: Sendable {
         guard line.count == 2, let method = HTTPRequest.Method(String(decoding: line[0], as: UTF8.self)) else { return nil }
         guard line[1].first == UInt8(ascii: "/"), line[1].allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
         let path = String(decoding: line[1], as: UTF8.self)
-        guard !path.hasPrefix("/v1/events"), !path.hasPrefix("/stand-in") else { return nil }
+        // As the router matches: by the path's non-empty components (`/v1//events/` too).
+        let components = path.prefix { $0 != "?" && $0 != "#" }.split(separator: "/")
+        guard components != ["v1", "events"], components.first != "stand-in" else { return nil }
         self.method = method
         self.path = path
         body = Array(bytes[(lineEnd == bytes.endIndex ? lineEnd : lineEnd + 1)...])
