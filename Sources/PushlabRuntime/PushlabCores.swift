@@ -63,11 +63,7 @@ public final class PushlabCores: Sendable {
         var reset: ControlAPI.Reset?
         var loadScenario: ControlAPI.LoadScenario?
         if scenario != nil {
-            reset = { [self] in
-                try self.reset()
-                // The scenario's devices again: what the store saved as changed since is void.
-                if let fingerprint = self.scenario?.fingerprint { try store?.reseed(fromScenario: fingerprint) }
-            }
+            reset = { [self] in try self.reset() }
             loadScenario = { [self] path in
                 let loaded = try load(path: path)
                 try store?.reseed(fromScenario: loaded.fingerprint)
