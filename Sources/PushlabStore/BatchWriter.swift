@@ -18,6 +18,8 @@ final class BatchWriter: Sendable {
     private let deviceInterval: Duration
     private let retention: HistoryRetention?
     private let wakeUp = DispatchSemaphore(value: 0)
+    /// Used by the writer thread only.
+    nonisolated(unsafe) private var fingerprints = SnapshotFingerprints()
 
     init(
         database: any DatabaseWriter, path: String, buffer: WriteBuffer, devices: any DeviceStates, interval: Duration,
@@ -68,15 +70,17 @@ final class BatchWriter: Sendable {
     private func write(_ writes: PendingWrites) -> (StoreError?, HistoryRetention.TrimmedCounts) {
         guard !writes.isEmpty else { return (nil, .init()) }
         do {
-            let trimmed = try database.write { db in
+            var written: [SnapshotFingerprints.Written] = []
+            let trimmed = try database.write { [fingerprints] db in
                 try ObservationRows.insert(writes.observations, into: db)
                 try NotificationCenterRows.apply(writes.observations, into: db)
                 let batch = try BatchIndexRows.insert(observations: writes.observations, requests: writes.requests, into: db)
                 if let batch, writes.requestCount > 0 { try RequestRows.insert(Array(writes.requests), batch: batch, into: db) }
-                try DeviceRows.write(writes.devices, into: db)
+                written = try DeviceRows.write(writes.devices, into: db, unlessSaved: fingerprints)
                 // In the batch's transaction: a crash keeps both or neither.
                 return try retention?.trim(in: db) ?? HistoryRetention.TrimmedCounts()
             }
+            fingerprints.record(written)
             return (nil, trimmed)
         } catch {
             return (.cannotWrite(path, error), .init())
