@@ -20,6 +20,8 @@ final class BatchWriter: Sendable {
     private let wakeUp = DispatchSemaphore(value: 0)
     /// Used by the writer thread only.
     nonisolated(unsafe) private var fingerprints = SnapshotFingerprints()
+    nonisolated(unsafe) private var contentTexts = ContentTexts()
+    nonisolated(unsafe) private var contentIDs = ContentIDs()
 
     init(
         database: any DatabaseWriter, path: String, buffer: WriteBuffer, devices: any DeviceStates, interval: Duration,
@@ -71,18 +73,22 @@ final class BatchWriter: Sendable {
         guard !writes.isEmpty else { return (nil, .init()) }
         do {
             var written: [SnapshotFingerprints.Written] = []
-            let trimmed = try database.write { [fingerprints] db in
-                try ObservationRows.insert(writes.observations, into: db)
-                try NotificationCenterRows.apply(writes.observations, into: db)
+            let trimmed = try database.write { [fingerprints, self] db in
+                try NotificationCenterRows.apply(writes.observations, contents: &contentIDs, into: db)
                 let batch = try BatchIndexRows.insert(observations: writes.observations, requests: writes.requests, into: db)
+                if let batch, writes.observationCount > 0 {
+                    try ObservationRows.insert(Array(writes.observations), batch: batch, contents: &contentTexts, into: db)
+                }
                 if let batch, writes.requestCount > 0 { try RequestRows.insert(Array(writes.requests), batch: batch, into: db) }
-                written = try DeviceRows.write(writes.devices, into: db, unlessSaved: fingerprints)
+                written = try DeviceRows.write(writes.devices, into: db, contents: &contentIDs, unlessSaved: fingerprints)
                 // In the batch's transaction: a crash keeps both or neither.
                 return try retention?.trim(in: db) ?? HistoryRetention.TrimmedCounts()
             }
             fingerprints.record(written)
             return (nil, trimmed)
         } catch {
+            // Content rows this batch added were rolled back, and their ids may be given again.
+            contentIDs = ContentIDs()
             return (.cannotWrite(path, error), .init())
         }
     }

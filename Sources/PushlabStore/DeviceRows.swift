@@ -16,7 +16,7 @@ enum DeviceRows {
     /// skipped. Returns what was written, for the caller to record once the batch commits.
     @discardableResult
     static func write(
-        _ changes: [String: DeviceChange], into db: Database, unlessSaved fingerprints: SnapshotFingerprints? = nil
+        _ changes: [String: DeviceChange], into db: Database, contents: inout ContentIDs, unlessSaved fingerprints: SnapshotFingerprints? = nil
     ) throws -> [SnapshotFingerprints.Written] {
         let upsert = try db.cachedStatement(sql: "INSERT INTO devices (id, json) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET json = excluded.json")
         let delete = try db.cachedStatement(sql: "DELETE FROM devices WHERE id = ?")
@@ -36,7 +36,7 @@ enum DeviceRows {
                 try row.step()
             case .removed:
                 try delete.execute(arguments: [id])
-                try NotificationCenterRows.removeDevice(id, in: db)
+                try NotificationCenterRows.removeDevice(id, contents: &contents, in: db)
                 written.append(SnapshotFingerprints.removed(id))
             }
         }

@@ -97,6 +97,10 @@ public struct DeliveredNotification: Sendable, Equatable {
     /// Whether the two entries share their payload's part (a test of the memory layout).
     func sharesContent(with other: DeliveredNotification) -> Bool { shared === other.shared }
 
+    /// What this entry shares with the entries of the same payload: the same object means the
+    /// same content, so a writer can encode the content once per object.
+    public var sharedPart: Shared { shared }
+
     public static func == (lhs: DeliveredNotification, rhs: DeliveredNotification) -> Bool {
         guard lhs.idHigh == rhs.idHigh, lhs.idLow == rhs.idLow, lhs.deliveredAt == rhs.deliveredAt else { return false }
         if lhs.shared === rhs.shared { return true }
