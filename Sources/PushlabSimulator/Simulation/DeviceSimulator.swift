@@ -107,7 +107,7 @@ public final class DeviceSimulator: PushSink, Sendable {
                 return .failure(error)
             }
             store(session, in: &shard)
-            return .success((value, session.observations))
+            return .success((value, session.takeObservations()))
         }
         switch result {
         case .success(let (value, observations)):
