@@ -79,11 +79,12 @@ let package = Package(
         .target(
             name: "PushlabControl",
             dependencies: [
-                "PushlabCore", "PushlabSimulator", "PushlabStore", "PushlabScenario", "PushlabOpenSSL",
+                "PushlabCore", "PushlabSimulator", "PushlabStore", "PushlabScenario", "PushlabOpenSSL", "PushlabClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -147,7 +148,7 @@ let package = Package(
         .testTarget(
             name: "PushlabControlTests",
             dependencies: [
-                "PushlabControl", "PushlabCore", "PushlabSimulator", "PushlabStore", "PushlabOpenSSL",
+                "PushlabControl", "PushlabCore", "PushlabSimulator", "PushlabStore", "PushlabOpenSSL", "PushlabTransport", "PushlabScenario",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
