@@ -114,7 +114,7 @@ public final class ControlAPI: Sendable {
     var routes: [Route] {
         healthRoutes + keyRoutes + deviceRoutes + appRoutes + interactionRoutes + localNotificationRoutes + liveActivityRoutes
             + observationRoutes + pushRoutes + clockRoutes + faultRoutes + resetRoutes + eventRoutes + metricsRoutes + standInRoutes
-            + sendRoutes
+            + sendRoutes + dashboardRoutes
     }
 
     /// The router serving every route; errors of any kind become `{"error": …}`. With `token`,
