@@ -34,6 +34,19 @@ public struct Scenario: Sendable {
         public var keyID: String
         public var teamID: String
         public var key: ES256Key
+
+        public init(keyID: String, teamID: String, key: ES256Key) {
+            self.keyID = keyID
+            self.teamID = teamID
+            self.key = key
+        }
+
+        /// A provider token (ES256 JWT) issued at `issuedAt` (epoch seconds, by the clock APNs
+        /// judges it with), its `iss` the key's team unless `teamID` says otherwise.
+        public func providerToken(issuedAt: Int64, teamID: String? = nil) throws -> String {
+            let input = ProviderToken.signingInput(keyID: keyID, teamID: teamID ?? self.teamID, issuedAt: issuedAt)
+            return ProviderToken.assemble(signingInput: input, signature: try key.sign(Array(input.utf8)))
+        }
     }
 
     public struct LoadError: Error, CustomStringConvertible {

@@ -76,7 +76,32 @@ struct DeviceRouteTests {
             #expect(page["offset"]?.int == 1 && page["limit"]?.int == 2)
             expectError(try await client.call(.get, "/v1/devices?limit=0"), 400, containing: "limit must be a whole number from 1 to 10000, not 0")
             expectError(try await client.call(.get, "/v1/devices?limit=ten"), 400, containing: "not ten")
-            expectError(try await client.call(.get, "/v1/devices?page=2"), 400, containing: "Unknown query parameter page (allowed: limit, offset)")
+            expectError(try await client.call(.get, "/v1/devices?page=2"), 400, containing: "Unknown query parameter page (allowed: limit, offset, search)")
+        }
+    }
+
+    @Test func searchFindsDevicesByIdNameAppOrToken() async throws {
+        let h = try ControlHarness()
+        try await h.application.test(.router) { client in
+            for (id, name, app) in [("ann-1", "Ann's iPhone", "com.example.app"), ("ann-2", "Work phone", "com.example.news"), ("bob", "Bob's iPad", "com.example.app")] {
+                let added = try await client.call(.post, "/v1/devices", #"{"id":"\#(id)","name":"\#(name)","apps":[{"bundleId":"\#(app)"}]}"#)
+                #expect(added.status == 201)
+            }
+            func ids(_ query: String) async throws -> ([String], Int?) {
+                let page = try await client.call(.get, "/v1/devices?\(query)")
+                #expect(page.status == 200, "\(page.text)")
+                return (page["devices"]?.array.compactMap { $0["id"]?.stringValue } ?? [], page["total"]?.int)
+            }
+            #expect(try await ids("search=ANN") == (["ann-1", "ann-2"], 2))
+            #expect(try await ids("search=ipad") == (["bob"], 1))
+            #expect(try await ids("search=news") == (["ann-2"], 1))
+            #expect(try await ids("search=ann&limit=1&offset=1") == (["ann-2"], 2))
+            #expect(try await ids("search=nobody") == ([], 0))
+            let token = h.token("bob")
+            #expect(try await ids("search=\(token.prefix(12))") == (["bob"], 1))
+            // Without a search, total counts every device (the harness starts with one).
+            #expect(try await ids("limit=1").1 == 4)
+            expectError(try await client.call(.get, "/v1/devices?search=\(String(repeating: "x", count: 257))"), 400, containing: "search is at most 256 characters")
         }
     }
 
