@@ -91,4 +91,10 @@ struct SnapshotEncodingTests {
         let saved = try database.read { db in try String.fetchOne(db, sql: "SELECT json FROM devices") }
         #expect(try JSONDecoder().decode(SimulatedDevice.self, from: Data(try #require(saved).utf8)).apps[0].badge == device.apps[0].badge)
     }
+
+    @Test func passesOfSnapshotsTakeAtMostATenthOfTheWritersTime() {
+        #expect(BatchWriter.spacing(after: .milliseconds(100), interval: .seconds(5)) == .seconds(5))
+        #expect(BatchWriter.spacing(after: .milliseconds(1500), interval: .seconds(5)) == .milliseconds(13_500))
+        #expect(BatchWriter.spacing(after: .zero, interval: .seconds(5)) == .seconds(5))
+    }
 }
