@@ -99,6 +99,19 @@ struct DeviceRouteTests {
             #expect(delivered["observations"]?.array.count == 1)
             expectError(try await client.call(.patch, "/v1/devices/nobody", #"{"online":true}"#), 404, containing: "No device nobody")
             expectError(try await client.call(.patch, "/v1/devices/phone", #"{"wifi":true}"#), 400, containing: "Unknown field: wifi")
+            // null is no value of a field (JSONDecoder would read it as absent): leave the field out.
+            expectError(
+                try await client.call(.patch, "/v1/devices/phone", #"{"online":null,"utcOffsetSeconds":null}"#),
+                400, containing: "Null fields: online, utcOffsetSeconds (leave a field out to take its default)"
+            )
+            expectError(
+                try await client.call(.post, "/v1/devices", #"{"apps":[{"bundleId":"a","provider":null}],"mdm":{"topic":"t","pushMagic":"m","token":null}}"#),
+                400, containing: "Null fields: apps[0].provider, mdm.token"
+            )
+            let freeForm = try await client.call(
+                .post, "/v1/devices/phone/apps/com.example.app/local-notifications", #"{"identifier":"n","presentNow":true,"userInfo":{"room":null}}"#
+            )
+            #expect(freeForm.status == 201, "free-form JSON may hold nulls: \(freeForm.text)")
             expectError(try await client.call(.patch, "/v1/devices/phone", #"{"name":""}"#), 400, containing: "name must not be empty")
             expectError(
                 try await client.call(.patch, "/v1/devices/phone", #"{"utcOffsetSeconds":9223372036854775807}"#),

@@ -5,7 +5,7 @@ import PushlabCore
 import PushlabScenario
 
 /// A JSON request body a route accepts: decoded with `JSONDecoder`, after a check that it is a
-/// JSON object holding only the fields of `shape`.
+/// JSON object holding only the fields of `shape`, none of them null.
 protocol ControlBody: Decodable {
     static var shape: BodyShape { get }
     /// What the route expects, for the message when the body is missing or not an object.
@@ -44,6 +44,10 @@ extension Request {
         }
         guard json.isObject else {
             throw ControlError.invalid("The body must be a JSON object, e.g. \(Value.example)")
+        }
+        let nulls = Value.shape.nullFields(in: json)
+        if !nulls.isEmpty {
+            throw ControlError.invalid("Null field\(nulls.count == 1 ? "" : "s"): \(nulls.joined(separator: ", ")) (leave a field out to take its default)")
         }
         let unknown = Value.shape.unknownFields(in: json)
         if !unknown.isEmpty {
