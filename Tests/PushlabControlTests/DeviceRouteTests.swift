@@ -77,6 +77,10 @@ struct DeviceRouteTests {
             expectError(try await client.call(.get, "/v1/devices?limit=0"), 400, containing: "limit must be a whole number from 1 to 10000, not 0")
             expectError(try await client.call(.get, "/v1/devices?limit=ten"), 400, containing: "not ten")
             expectError(try await client.call(.get, "/v1/devices?page=2"), 400, containing: "Unknown query parameter page (allowed: limit, offset)")
+            // Given twice, a parameter is ambiguous: refused rather than read as its last value.
+            expectError(try await client.call(.get, "/v1/devices?limit=2&limit=3"), 400, containing: "Query parameter limit is given twice")
+            let empty = try await client.call(.get, "/v1/devices?limit=&offset=")
+            #expect(empty["limit"]?.int == 100 && empty["offset"]?.int == 0, "an empty value is the same as none")
         }
     }
 
