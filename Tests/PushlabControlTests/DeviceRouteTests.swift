@@ -53,6 +53,12 @@ struct DeviceRouteTests {
             expectError(try await client.call(.post, "/v1/devices", #"{"online":"yes"}"#), 400, containing: "online")
             expectError(try await client.call(.post, "/v1/devices", #"{"apps":[{"bundleId":"a"},{"bundleId":"a"}]}"#), 400, containing: "listed twice")
             expectError(try await client.call(.post, "/v1/devices", #"{"id":"a/b"}"#), 400, containing: "without '/'")
+            // Fullwidth digits are hex digits to Swift's Character, never in a request path.
+            let fullwidth = String(repeating: "\u{FF11}", count: 64)
+            expectError(
+                try await client.call(.post, "/v1/devices", #"{"apps":[{"bundleId":"a","deviceToken":"\#(fullwidth)"}]}"#),
+                400, containing: "is not a device token (an even number of hex digits, at least 64)"
+            )
             expectError(try await client.call(.post, "/v1/devices", "{\"id\":"), 400, containing: "The body is not JSON: invalid JSON at byte")
             expectError(try await client.call(.post, "/v1/devices", "[1]"), 400, containing: "The body must be a JSON object")
             expectError(try await client.call(.post, "/v1/devices", nil), 400, containing: "The body must be a JSON object, e.g.")
