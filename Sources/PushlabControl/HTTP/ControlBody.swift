@@ -23,15 +23,19 @@ extension Request {
     /// The largest body a route reads.
     static let maximumBodySize = 1 << 20
 
-    /// Reads and decodes the body; every problem is a 400 that says what is wrong and where.
-    func decode<Value: ControlBody>(_ type: Value.Type) async throws -> DecodedBody<Value> {
+    /// The whole body; a larger one than `maximumBodySize` is a 400.
+    func collectLimitedBody() async throws -> ByteBuffer {
         var request = self
-        let buffer: ByteBuffer
         do {
-            buffer = try await request.collectBody(upTo: Self.maximumBodySize)
+            return try await request.collectBody(upTo: Self.maximumBodySize)
         } catch where error is NIOTooManyBytesError || (error as? HTTPError)?.status == .contentTooLarge {
             throw ControlError.invalid("The body is larger than \(Self.maximumBodySize / 1024) KiB")
         }
+    }
+
+    /// Reads and decodes the body; every problem is a 400 that says what is wrong and where.
+    func decode<Value: ControlBody>(_ type: Value.Type) async throws -> DecodedBody<Value> {
+        let buffer = try await collectLimitedBody()
         let bytes = Array(buffer.readableBytesView)
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
             throw ControlError.invalid("The body must be a JSON object, e.g. \(Value.example)")
