@@ -85,8 +85,14 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // Embedded/ (the OpenAPI document) is compiled in as strings by EmbedFiles.
+            exclude: ["Embedded"],
+            plugins: ["EmbedFiles"]
         ),
+        // Files compiled into a target as Swift strings, so the binary needs no resource bundle.
+        .executableTarget(name: "EmbedFilesTool"),
+        .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["EmbedFilesTool"]),
         // Simulated apps calling their providers' backends over real HTTP.
         .target(
             name: "PushlabProviderCalls",
