@@ -112,6 +112,9 @@ struct DeviceRouteTests {
             // Without a search, total counts every device (the harness starts with one).
             #expect(try await ids("limit=1").1 == 4)
             expectError(try await client.call(.get, "/v1/devices?search=\(String(repeating: "x", count: 257))"), 400, containing: "search is at most 256 characters")
+            // Characters as JSON Schema's maxLength counts them: an "é" written as e and a combining accent is two.
+            expectError(try await client.call(.get, "/v1/devices?search=\(String(repeating: "e%CC%81", count: 129))"), 400, containing: "not 258")
+            #expect(try await ids("search=\(String(repeating: "e%CC%81", count: 128))") == ([], 0))
         }
     }
 
