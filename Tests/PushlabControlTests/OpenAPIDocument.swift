@@ -35,6 +35,13 @@ struct OpenAPIDocument {
         json["paths"]?[path]?[method.lowercased()]
     }
 
+    /// Whether an operation (`GET /`) is marked `"x-pushlab-ignores-query": true`: no JSON API
+    /// (the dashboard's files, the stand-in backend), its query is the page's or the app's.
+    func ignoresQuery(_ operation: String) -> Bool {
+        let parts = operation.split(separator: " ", maxSplits: 1).map(String.init)
+        return self.operation(parts[0], parts[1])?["x-pushlab-ignores-query"] == .bool(true)
+    }
+
     /// A `$ref` followed (within this document) to what it names.
     func resolve(_ value: JSONValue?) -> JSONValue? {
         guard let reference = value?["$ref"]?.stringValue, reference.hasPrefix("#/") else { return value }

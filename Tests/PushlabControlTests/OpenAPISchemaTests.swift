@@ -39,6 +39,7 @@ struct OpenAPISchemaTests {
         ("PushToTalkResult", raw(PushToTalkService.PushResult.self)),
         ("ServiceExtensionOutcome", raw(ServiceExtensionBehavior.Outcome.self)),
         ("RepeatInterval", raw(LocalTrigger.RepeatInterval.self)),
+        ("DashboardFileName", Array(DashboardFile.byName.keys)),
     ]
 
     @Test(arguments: closedSets.map(\.0))
@@ -69,6 +70,7 @@ struct OpenAPISchemaTests {
         #expect(values(document.property("mode", of: document.schema("ClockChange"))).sorted() == Self.raw(ClockBody.Mode.self).sorted())
         #expect(values(document.property("environment", of: document.schema("Key"))).sorted() == Self.raw(EnvironmentChoice.self).sorted())
         #expect(values(document.property("environment", of: document.schema("NewKey"))).sorted() == Self.raw(EnvironmentChoice.self).sorted())
+        #expect(values(document.property("environment", of: document.schema("PushToSend"))).sorted() == (Self.raw(APNsEnvironment.self) + ["sandbox"]).sorted())
         #expect(branches("Interaction", "type").sorted() == Self.raw(InteractionBody.Kind.self).sorted())
         #expect(branches("LocalTriggerSpec", "type").sorted() == Self.raw(LocalNotificationBody.TriggerKind.self).sorted())
         #expect(branches("LocalTrigger", "type").sorted() == Self.raw(LocalNotificationBody.TriggerKind.self).sorted())
@@ -96,6 +98,7 @@ struct OpenAPISchemaTests {
         ("POST /v1/faults", FaultBody.shape),
         ("POST /v1/scenario", ScenarioBody.shape),
         ("PUT /v1/stand-in/rules", StandInRulesBody.shape),
+        ("POST /v1/send", SendBody.shape),
     ]
 
     /// Fields a body's shape lets through to a check of its own, with a message clearer than
@@ -121,6 +124,19 @@ struct OpenAPISchemaTests {
         let schema = document.operation(method, path)?["requestBody"]?["content"]?["application/json"]?["schema"]
         let refused = Set(Self.refusedByTheirOwnCheck[operation] ?? [])
         #expect(Self.mismatches(shape, schema, at: "", refused: refused, in: document) == [])
+    }
+
+    /// The media types the dashboard's files are served with are the ones its operations list.
+    @Test func dashboardFilesHaveTheDocumentedMediaTypes() throws {
+        let document = try OpenAPIDocument()
+        func documented(_ path: String) -> Set<String> {
+            Set(document.operation("GET", path)?["responses"]?["200"]?["content"]?.objectKeys ?? [])
+        }
+        func mediaType(_ file: DashboardFile?) -> String? {
+            file.map { String($0.contentType.prefix { $0 != ";" }) }
+        }
+        #expect(Set(DashboardFile.byName.values.compactMap(mediaType)) == documented("/dashboard/{file}"))
+        #expect(documented("/") == Set(["index.html"].compactMap { mediaType(DashboardFile.byName[$0]) }))
     }
 
     static func split(_ operation: String) -> (String, String) {
