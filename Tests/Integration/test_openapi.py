@@ -6,8 +6,9 @@ on a throwaway `pushlab serve` with the default scenario:
   nothing answers 5xx, that every answer fits the document (status, content type, headers,
   body) and that what the document forbids is refused;
 - a tour calls every route the way a test does (pushes of several kinds, taps, Live
-  Activities, local notifications, faults, the stand-in, the event stream), so the answers
-  generated input rarely reaches are checked against the document too."""
+  Activities, local notifications, faults, the stand-in, the event stream, the dashboard and
+  its send form), so the answers generated input rarely reaches are checked against the
+  document too."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ import requests
 import schemathesis
 
 from conftest import CERTS, tool
-from world import REPO, TOPIC, provider_token
+from world import DEV_UNREGISTERED_TOKEN, REPO, TOPIC, provider_token
 
 HERE = Path(__file__).resolve().parent
 DOCUMENT = REPO / "Sources" / "PushlabControl" / "Embedded" / "openapi.json"
@@ -74,19 +75,22 @@ def test_schemathesis_finds_every_route_keeping_to_the_document(fresh_server, tm
 
 class DocumentedAPI:
     """Calls the control API and holds each answer to the document: a status the operation
-    lists, and a body that fits its schema. Remembers which operations it called."""
+    lists, and a body that fits its schema. Remembers which operations it called, and the last
+    response as it came."""
 
     def __init__(self, srv):
         self.base = srv.control_url
         self.schema = schemathesis.openapi.from_path(str(DOCUMENT))
         self.session = requests.Session()
         self.called: set[str] = set()
+        self.response: requests.Response | None = None
 
     def __call__(self, method: str, template: str, status: int, body=None, query: dict | None = None, raw: bytes | None = None,
-                 **path_parameters: str):
+                 headers: dict | None = None, **path_parameters: str):
         path = template.format(**{name: urllib.parse.quote(value, safe="") for name, value in path_parameters.items()})
-        response = self.session.request(method, self.base + path, params=query, timeout=30,
+        response = self.session.request(method, self.base + path, params=query, headers=headers, timeout=30,
                                         data=raw if raw is not None else None if body is None else json.dumps(body))
+        self.response = response
         operation = self.schema[template][method]
         documented = operation.definition.raw["responses"]
         assert str(response.status_code) in documented or "default" in documented, f"{method} {path}: {response.status_code} is not documented"
@@ -153,6 +157,9 @@ def test_a_tour_of_every_route_answers_as_documented(fresh_server):
     assert phone["warnings"], "an app of no team is warned about"
     token = phone["apps"][0]["deviceToken"]
     api("GET", "/v1/devices", 200, query={"limit": "2", "offset": "1"})
+    found = api("GET", "/v1/devices", 200, query={"search": "TOUR"})
+    assert [device["id"] for device in found["devices"]] == ["tour"] and found["total"] == 1, found
+    api("GET", "/v1/devices", 400, query={"search": "x" * 257})
     api("GET", "/v1/devices/{id}", 200, id="tour")
     api("GET", "/v1/devices/{id}", 404, id="nobody")
     api("PATCH", "/v1/devices/{id}", 200, {"name": "Tour's phone", "locked": False}, id="tour")
@@ -271,6 +278,25 @@ def test_a_tour_of_every_route_answers_as_documented(fresh_server):
     api("GET", "/v1/devices/{id}/observations", 200, query={"kind": "callback", "since": "1"}, id="tour")
     api("GET", "/v1/pushes", 200, query={"limit": "5", "status": "200"})
 
+    # The dashboard: its page, a file the page names (the same again is a 304), and its send
+    # form's route, signing with the scenario's sample key or with a key the request brings.
+    page = api("GET", "/", 200)
+    script = re.search(r'src="/dashboard/([\w.-]+)"', page).group(1)
+    api("GET", "/dashboard/{file}", 200, file=script)
+    api("GET", "/dashboard/{file}", 304, headers={"if-none-match": api.response.headers["etag"]}, file=script)
+    api("GET", "/dashboard/{file}", 404, file="missing.js")
+    sent = api("POST", "/v1/send", 200, {"deviceId": "tour", "bundleId": TOPIC, "payload": {"aps": {"alert": "From the form"}},
+                                         "priority": 10, "collapseId": "form", "expiration": 0})
+    assert sent["answer"]["status"] == 200 and sent["request"]["headers"]["apns-topic"] == TOPIC, sent
+    signed = api("POST", "/v1/send", 200, {"deviceToken": token, "environment": "sandbox", "pushType": "background", "priority": 5,
+                                           "payload": {"aps": {"content-available": 1}}, "apnsId": str(uuid.uuid4()), "keyId": "PUSHLAB001",
+                                           "teamId": "TEAMPUSHLB", "privateKeyPem": (CERTS / "AuthKey_PUSHLAB001.p8").read_text()})
+    assert signed["answer"]["status"] == 200, signed
+    gone = api("POST", "/v1/send", 200, {"deviceToken": DEV_UNREGISTERED_TOKEN, "payload": {"aps": {"alert": "Anyone?"}}})
+    assert gone["answer"]["status"] == 410 and gone["answer"]["reason"] == "Unregistered" and gone["answer"]["timestamp"], gone
+    api("POST", "/v1/send", 404, {"deviceId": "nobody", "payload": {}})
+    api("POST", "/v1/send", 400, {"deviceId": "tour", "deviceToken": token, "payload": {}})
+
     # Faults.
     rule = api("POST", "/v1/faults", 201, {"topic": TOPIC, "count": 2, "respond": {"reason": "ServiceUnavailable"}})
     api("POST", "/v1/faults", 201, {"everyNth": 3, "probability": 0.5, "delayMs": 10})
@@ -280,6 +306,10 @@ def test_a_tour_of_every_route_answers_as_documented(fresh_server):
     api("GET", "/v1/faults", 200)
     api("DELETE", "/v1/faults/{faultId}", 200, faultId=rule["id"])
     api("DELETE", "/v1/faults", 200)
+    # A send that gets no answer says why.
+    api("POST", "/v1/faults", 201, {"deviceToken": token, "count": 1, "resetStream": True})
+    lost = api("POST", "/v1/send", 200, {"deviceId": "tour", "bundleId": TOPIC, "payload": {"aps": {"alert": "Lost"}}})
+    assert "noAnswer" in lost and "answer" not in lost, lost
 
     # Apps and devices go; the world goes back.
     api("POST", "/v1/devices/{id}/apps/{bundleId}/reinstall", 200, id="tour", bundleId=TOPIC)
