@@ -32,7 +32,7 @@ HERE = Path(__file__).resolve().parent
 DOCUMENT = REPO / "Sources" / "PushlabControl" / "Embedded" / "openapi.json"
 # Fixed, so a failure in CI reproduces; PUSHLAB_SCHEMA_SEED explores other inputs.
 SEED = os.environ.get("PUSHLAB_SCHEMA_SEED", "20261124")
-# Cases per operation and phase: about a minute for the 48 operations on 2 cores.
+# Cases per operation and phase: about a minute for the 51 operations on 2 cores.
 MAX_EXAMPLES = os.environ.get("PUSHLAB_SCHEMA_EXAMPLES", "25")
 METHODS = {"get", "put", "post", "delete", "patch", "options", "head", "trace"}
 
