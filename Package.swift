@@ -87,7 +87,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            // Embedded/ (the dashboard's HTML, CSS and JavaScript) is compiled in as strings by EmbedFiles.
+            // Embedded/ (the dashboard's HTML, CSS and JavaScript, and the OpenAPI document) is compiled in as strings by EmbedFiles.
             exclude: ["Embedded"],
             plugins: ["EmbedFiles"]
         ),

@@ -110,11 +110,12 @@ public final class ControlAPI: Sendable {
 
     var apnsListeners: [Listener] { listeners.withLock { $0 } }
 
-    /// Every route, in the order `docs/CONTROL-API.md` lists them.
+    /// Every route, in the order `docs/CONTROL-API.md` lists them; `Embedded/openapi.json`
+    /// describes each (a test holds the two to each other).
     var routes: [Route] {
         healthRoutes + keyRoutes + deviceRoutes + appRoutes + interactionRoutes + localNotificationRoutes + liveActivityRoutes
             + observationRoutes + pushRoutes + clockRoutes + faultRoutes + resetRoutes + eventRoutes + metricsRoutes + standInRoutes
-            + sendRoutes + dashboardRoutes
+            + sendRoutes + dashboardRoutes + openAPIRoutes
     }
 
     /// The router serving every route; errors of any kind become `{"error": …}`. With `token`,

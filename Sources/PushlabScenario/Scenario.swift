@@ -235,7 +235,7 @@ public struct Scenario: Sendable {
             throw LoadError(description: "\(place): environment must be development or production, not \(entry.environment)")
         }
         let prefix = (entry.prefix ?? "").lowercased()
-        guard prefix.count < 48, prefix.allSatisfy(\.isHexDigit), (0...10_000_000).contains(entry.count) else {
+        guard prefix.count < 48, DeviceTokenRecord.isHex(prefix), (0...10_000_000).contains(entry.count) else {
             throw LoadError(description: "\(place): prefix must be under 48 hex digits and count 0...10000000")
         }
         return (0..<entry.count).map { number in
@@ -253,7 +253,7 @@ public struct Scenario: Sendable {
 
     private static func generatedDevices(_ entry: ScenarioFile.GeneratedDevices, place: String) throws(SimulatorError) -> [SimulatedDevice] {
         let prefix = (entry.prefix ?? "").lowercased()
-        guard prefix.count < 48, prefix.allSatisfy(\.isHexDigit), (0...10_000_000).contains(entry.count) else {
+        guard prefix.count < 48, DeviceTokenRecord.isHex(prefix), (0...10_000_000).contains(entry.count) else {
             throw SimulatorError(.invalid, "\(place): prefix must be under 48 hex digits and count 0...10000000")
         }
         var template = AppSpec(bundleId: entry.bundleId)

@@ -241,6 +241,26 @@ def test_an_action_with_text_input(fresh_server, browser):
     shoot(driver, "07-reply")
 
 
+def test_a_payload_that_is_no_json_object_goes_as_written(fresh_server, browser):
+    """`null` and text that is not JSON reach APNs as the body, as a provider would send them,
+    and the form shows APNs's answer: it sends no null field, which the control API refuses."""
+    server = fresh_server("--clock", "manual", scenario=None)
+    driver = browser
+    open_dashboard(driver, server)
+    send_from_form(driver, "ann")
+    for text in ("null", "not JSON"):
+        driver.execute_script("document.getElementById('send-answer').textContent = '';"
+                              "const field = document.getElementById('send-payload'); field.value = arguments[0];"
+                              "field.dispatchEvent(new Event('input'))", text)
+        click(driver, "#send-button")
+        wait_for(driver, lambda d: d.execute_script("return document.getElementById('send-answer').textContent")
+                 and not d.execute_script("return document.getElementById('send-button').disabled"), f"APNs's answer to {text}")
+        answer = driver.execute_script("const s = document.querySelector('#send-answer .answer-status'); return s && [s.dataset.status, s.parentElement.textContent]")
+        assert answer and answer[0], f"{text}: {answer}"
+        sent = json.loads(driver.execute_script("return document.querySelector('#send-answer pre.json').textContent"))
+        assert sent["payload"] == text, sent
+
+
 def test_answer_time_percentiles_come_from_the_histogram(fresh_server, browser):
     """The Health tab reads /metrics in the page: its parser and percentiles, on known numbers."""
     server = fresh_server("--clock", "manual", scenario=None)

@@ -9,8 +9,12 @@ struct DeviceSearch: Sendable {
     /// Only hex can start a token: other text skips listing every device's tokens.
     private let couldBeToken: Bool
 
+    /// Counted in Unicode scalars, as JSON Schema's `maxLength` in the OpenAPI document counts.
+    static let maximumLength = 256
+
     init(_ text: String) throws(ControlError) {
-        guard text.count <= 256 else { throw .invalid("search is at most 256 characters, not \(text.count)") }
+        let length = text.unicodeScalars.count
+        guard length <= Self.maximumLength else { throw .invalid("search is at most \(Self.maximumLength) characters, not \(length)") }
         self.text = text.lowercased()
         couldBeToken = text.allSatisfy(\.isHexDigit)
     }

@@ -331,7 +331,10 @@ public final class DeviceSimulator: PushSink, Sendable {
             throw SimulatorError(.conflict, "The clock is the system's; give the simulator a ManualClock or ControlledClock to advance it")
         }
         guard milliseconds >= 0 else { throw SimulatorError(.invalid, "The clock only moves forward (advance by \(milliseconds) ms)") }
+        let (target, overflow) = manual.now().addingReportingOverflow(milliseconds)
+        guard !overflow else { throw SimulatorError(.invalid, "The clock cannot move \(milliseconds) ms forward") }
         settle()
+        try checkClockMove(to: target)
         advancing.withLock { _ in
             manual.advance(milliseconds: milliseconds)
             catchUp(to: manual.now())
@@ -344,6 +347,7 @@ public final class DeviceSimulator: PushSink, Sendable {
             throw SimulatorError(.conflict, "The clock is the system's; give the simulator a ManualClock or ControlledClock to set it")
         }
         settle()
+        try checkClockMove(to: time)
         advancing.withLock { _ in
             manual.set(time)
             catchUp(to: time)

@@ -235,11 +235,15 @@ export class SendForm {
     if (f.expiration.value) body.expiration = f.expiration.value === "0" ? 0 : Math.floor(this.hooks.now() / 1000) + Number(f.expiration.value);
     if (f.collapseId.value) body.collapseId = f.collapseId.value;
     if (f.apnsId.value.trim()) body.apnsId = f.apnsId.value.trim();
+    // JSON goes as JSON, other text as it is, and so does `null` (the API refuses a null
+    // field): APNs judges the body a provider would send.
+    let payload = null;
     try {
-      body.payload = JSON.parse(f.payload.value);
+      payload = JSON.parse(f.payload.value);
     } catch {
-      body.payload = f.payload.value;
+      // Not JSON: sent as text.
     }
+    body.payload = payload ?? f.payload.value;
     if (f.keyId.value.trim()) body.keyId = f.keyId.value.trim();
     if (f.teamId.value.trim()) body.teamId = f.teamId.value.trim();
     if (f.pem.value.trim()) body.privateKeyPem = f.pem.value;
