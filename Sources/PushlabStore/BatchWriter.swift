@@ -3,35 +3,35 @@ import Foundation
 import GRDB
 import PushlabSimulator
 
-/// The one thread that writes. It wakes every `interval`, or at once when a flush asks, takes
-/// what was recorded and which devices changed, commits it all in one transaction, and answers
-/// the flushes that were waiting. A plain thread: SQLite blocks, and blocking belongs neither
-/// on an event loop nor on Swift's cooperative pool.
+/// The one thread that writes. It takes what was recorded when its `CommitSchedule` says (every
+/// `interval`, sooner when the crash window needs it, at once when a flush or a wait for a
+/// commit asks or the last batch left work behind), commits it in one transaction, and answers
+/// whoever waited for it. A plain thread: SQLite blocks, and blocking belongs neither on an
+/// event loop nor on Swift's cooperative pool.
 final class BatchWriter: Sendable {
     private let database: any DatabaseWriter
     private let path: String
     private let buffer: WriteBuffer
     private let devices: any DeviceStates
-    private let interval: DispatchTimeInterval
     /// Device snapshots are taken at most this often (and on every flush and at close): a busy
     /// device changes with every push, and encoding it each batch would cost more than the pushes.
     private let deviceInterval: Duration
     private let retention: HistoryRetention?
+    /// A file store's: told of each commit (nil in memory).
+    private let checkpointer: WALCheckpointer?
     private let wakeUp = DispatchSemaphore(value: 0)
 
     init(
-        database: any DatabaseWriter, path: String, buffer: WriteBuffer, devices: any DeviceStates, interval: Duration,
-        deviceInterval: Duration = .seconds(5), retention: HistoryRetention? = nil
+        database: any DatabaseWriter, path: String, buffer: WriteBuffer, devices: any DeviceStates,
+        deviceInterval: Duration = .seconds(5), retention: HistoryRetention? = nil, checkpointer: WALCheckpointer? = nil
     ) {
+        self.checkpointer = checkpointer
         self.deviceInterval = deviceInterval
         self.retention = retention
         self.database = database
         self.path = path
         self.buffer = buffer
         self.devices = devices
-        let (seconds, attoseconds) = interval.components
-        let nanoseconds = max(1_000_000, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-        self.interval = .nanoseconds(Int(clamping: nanoseconds))
     }
 
     func start() {
@@ -51,35 +51,80 @@ final class BatchWriter: Sendable {
         let clock = ContinuousClock()
         var lastSnapshot = clock.now
         while true {
-            _ = wakeUp.wait(timeout: .now() + interval)
-            guard var batch = buffer.takeBatch() else { continue }
-            // TakenBatch after the waiters: a device changed before `flush()` was called is in this batch.
+            if let next = buffer.nextTake(now: clock.now) {
+                let wait = max(.zero, next - clock.now)
+                _ = wakeUp.wait(timeout: .now() + .nanoseconds(Int(clamping: wait.nanoseconds)))
+            }
+            var batch = buffer.takeBatch(now: clock.now)
+            // Taken after the waiters: a device changed before `flush()` was called is in this batch.
             // Nothing recorded since the last look: the devices have settled, save them now.
-            if !batch.waiters.isEmpty || batch.isLast || batch.isQuiet || clock.now - lastSnapshot >= deviceInterval {
-                batch.writes.add(devices.takeChanges())
+            if batch.mayTakeDevices,
+               !batch.waiters.isEmpty || batch.isLast || batch.isQuiet || batch.devicesWaiting || clock.now - lastSnapshot >= deviceInterval {
+                buffer.addDevices(devices.takeChanges(), to: &batch)
                 lastSnapshot = clock.now
             }
-            let (error, trimmed) = write(batch.writes)
-            buffer.finish(batch, error: error, trimmed: trimmed)
-            if batch.isLast { return }
+            let (error, trimmed, measured) = write(batch.writes)
+            buffer.finish(batch, error: error, trimmed: trimmed, measured: measured, now: clock.now)
+            if error == nil, !batch.writes.isEmpty { checkpointer?.committed() }
+            if batch.isLast {
+                checkpointer?.stop()
+                return
+            }
         }
     }
 
-    private func write(_ writes: PendingWrites) -> (StoreError?, HistoryRetention.TrimmedCounts) {
-        guard !writes.isEmpty else { return (nil, .init()) }
+    /// Commits `writes` in one transaction, timing each part (`WriteCosts` sizes the next batch
+    /// from it).
+    private func write(_ writes: PendingWrites) -> (StoreError?, HistoryRetention.TrimmedCounts, WriteCosts.Measured) {
+        guard !writes.isEmpty else { return (nil, .init(), .init()) }
+        let clock = ContinuousClock()
+        let start = clock.now
         do {
-            let trimmed = try database.write { db in
+            var (trimmed, measured) = try database.write { db in
+                var lap = Lap(clock)
                 try ObservationRows.insert(writes.observations, into: db)
                 try NotificationCenterRows.apply(writes.observations, into: db)
+                let observationSeconds = lap.next()
                 let batch = try BatchIndexRows.insert(observations: writes.observations, requests: writes.requests, into: db)
                 if let batch, writes.requestCount > 0 { try RequestRows.insert(Array(writes.requests), batch: batch, into: db) }
+                let indexAndRequestSeconds = lap.next()
                 try DeviceRows.write(writes.devices, into: db)
+                let deviceSeconds = lap.next()
                 // In the batch's transaction: a crash keeps both or neither.
-                return try retention?.trim(in: db) ?? HistoryRetention.TrimmedCounts()
+                let trimmed = try retention?.trim(in: db) ?? HistoryRetention.TrimmedCounts()
+                return (trimmed, WriteCosts.Measured(
+                    observations: writes.observationCount, requests: writes.requestCount, devices: writes.devices.count,
+                    observationSeconds: observationSeconds, indexAndRequestSeconds: indexAndRequestSeconds, deviceSeconds: deviceSeconds
+                ))
             }
-            return (nil, trimmed)
+            measured.totalSeconds = (clock.now - start).seconds
+            return (nil, trimmed, measured)
         } catch {
-            return (.cannotWrite(path, error), .init())
+            return (.cannotWrite(path, error), .init(), .init())
         }
+    }
+}
+
+/// Seconds since the previous lap.
+private struct Lap {
+    let clock: ContinuousClock
+    var last: ContinuousClock.Instant
+
+    init(_ clock: ContinuousClock) {
+        self.clock = clock
+        last = clock.now
+    }
+
+    mutating func next() -> Double {
+        let now = clock.now
+        defer { last = now }
+        return (now - last).seconds
+    }
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
     }
 }

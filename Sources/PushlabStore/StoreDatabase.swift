@@ -18,7 +18,11 @@ enum StoreDatabase {
                 // A pool puts the file in WAL mode: readers never wait for the writer, and a
                 // commit survives a crash. NORMAL skips the fsync per commit that FULL makes; a
                 // power loss may cost the newest batches, a crash of the process costs nothing.
-                configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+                // The log is checkpointed by `WALCheckpointer`, never in a commit.
+                configuration.prepareDatabase { db in
+                    try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                    try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+                }
                 database = try DatabasePool(path: path, configuration: configuration)
             }
             try StoreSchema.migrator.migrate(database)
