@@ -27,9 +27,9 @@ from pathlib import Path
 import h2.events
 import pytest
 
-from conftest import derived_scenario, tool
+from conftest import derived_scenario, tool, wait_for_binary
 from h2util import H2Client
-from world import DEV_TOKEN, auth_headers, dev_token
+from world import DEV_TOKEN, REPO, auth_headers, dev_token
 
 WINDOW = 0.250        # pushlab serve's default --crash-window-ms
 SLACK = 0.250         # the writer thread's turn: a debug build beside h2load and the client on 2 cores
@@ -111,6 +111,8 @@ def soak(fresh_server, tmp_path, *extra: str) -> list[dict]:
     rounds = []
     for cycle in range(CYCLES):
         srv = fresh_server("--db", str(db), *extra, scenario=scenario)
+        health = json.loads(urllib.request.urlopen(f"{srv.control_url}/v1/health", timeout=30).read())
+        assert (health["durable"], health["crashWindowMs"]) == (("--durable" in extra), 0 if "--durable" in extra else 250)
         tokens = [dev_token(100 + cycle * TOKENS_PER_CYCLE + k) for k in range(TOKENS_PER_CYCLE)]
         load = background_load(srv.dev_port, LOAD_SECONDS, body)
         try:
@@ -158,3 +160,14 @@ def test_durable_kill_9_loses_no_acknowledged_push(fresh_server, tmp_path):
     for n, r in enumerate(rounds):
         assert not r["lost"], f"cycle {n}: acknowledged pushes missing from the store ({describe(rounds)})"
     print(describe(rounds))
+
+
+@pytest.mark.parametrize("args, named", [
+    (["--crash-window-ms", "5"], "--crash-window-ms"),
+    (["--crash-window-ms", "soon"], "--crash-window-ms"),
+    (["--durable", "--db", ":memory:"], "--durable"),
+])
+def test_a_crash_window_or_durable_store_that_cannot_be_kept_is_refused(args, named):
+    out = subprocess.run([str(wait_for_binary()), "serve", *args], cwd=REPO, capture_output=True, text=True, timeout=30)
+    assert out.returncode != 0
+    assert named in out.stderr, out.stderr
