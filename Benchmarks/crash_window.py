@@ -109,7 +109,8 @@ def collect(client: H2Client, in_flight: dict, acknowledged: dict, timeout: floa
 
 
 def one_kill(args, mode_args: list[str], log_dir: Path, n: int) -> str:
-    command = [*json.loads(args.serve), "--db", str(args.db), *mode_args]
+    # Every request kept: the count after the restart is then what the kills left.
+    command = [*json.loads(args.serve), "--db", str(args.db), "--history-limit", "0", *mode_args]
     before = stored_requests(args.db)
     process = start(command, log_dir / f"kill-{n}.log")
     control = f"http://127.0.0.1:{args.control_port}"

@@ -42,7 +42,9 @@ public final class PushlabStore: ObservationSink, RecordCommits, Sendable {
     /// saves and which `load()` replaces.
     ///
     /// - Parameters:
-    ///   - flushInterval: how long the writer sleeps between batches.
+    ///   - flushInterval: how long the writer sleeps between batches; at most a fifth of the
+    ///     crash window (50 ms of 250), so that two commits and the sleep between them leave
+    ///     room for a busy CPU's delays.
     ///   - largeBatchSize: a batch over this size is still written whole, and counted in
     ///     `statistics.largeBatches`.
     ///   - backlogLimit: at most this many observations and requests wait in memory; past it new
@@ -62,7 +64,7 @@ public final class PushlabStore: ObservationSink, RecordCommits, Sendable {
     ///     `statistics`), and what waits to be written past it is never written. Nil keeps
     ///     everything. Must be at least 1.
     public init(
-        path: String, devices: any DeviceStates, flushInterval: Duration = .milliseconds(100),
+        path: String, devices: any DeviceStates, flushInterval: Duration = .milliseconds(50),
         largeBatchSize: Int = 50_000, backlogLimit: Int = 2_000_000, busyRate: Int? = 10_000, longestHold: Duration = .seconds(10),
         historyLimit: Int? = nil, crashWindow: Duration = .milliseconds(250), durable: Bool = false
     ) throws(StoreError) {
@@ -80,7 +82,7 @@ public final class PushlabStore: ObservationSink, RecordCommits, Sendable {
         // measured over 50 ms at least, so that a look right after another is not a burst.
         let hold = busyRate.map { BusyHold(busyRate: $0, longest: longestHold, lookInterval: .milliseconds(50), start: .now) }
         let retention = historyLimit.map(HistoryRetention.init)
-        let schedule = CommitSchedule(window: crashWindow, interval: max(flushInterval, .milliseconds(1)))
+        let schedule = CommitSchedule(window: crashWindow, interval: max(min(flushInterval, crashWindow / 5), .milliseconds(1)))
         let buffer = WriteBuffer(largeBatchSize: largeBatchSize, backlogLimit: backlogLimit, hold: hold, schedule: schedule, retention: retention)
         self.path = path
         self.crashWindow = crashWindow
