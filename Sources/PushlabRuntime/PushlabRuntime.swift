@@ -99,7 +99,8 @@ public final class PushlabRuntime: Sendable {
             if let control { parts.disconnects.append(control.connect()) }
 
             let service: any APNsConnectionFactory = control.map { $0.metrics.measuring(cores.service) } ?? cores.service
-            let server = try PushlabServer(configuration: configuration.server, service: service, logger: logger)
+            let commits = configuration.store?.durable == true ? parts.store : nil
+            let server = try PushlabServer(configuration: configuration.server, service: service, commits: commits, logger: logger)
             let listeners: [APNsListener]
             do {
                 listeners = try await server.start()
@@ -140,7 +141,10 @@ public final class PushlabRuntime: Sendable {
     /// Opens the store. When its devices were seeded from this very scenario they are reloaded
     /// (the state of the last run); otherwise the scenario's devices start a fresh world in it.
     private static func openStore(_ settings: RuntimeConfiguration.StoreSettings, for cores: PushlabCores) throws(StoreError) -> (PushlabStore, reloaded: Int?) {
-        let store = try PushlabStore(path: settings.path, devices: cores.simulator, historyLimit: settings.historyLimit)
+        let store = try PushlabStore(
+            path: settings.path, devices: cores.simulator, historyLimit: settings.historyLimit, crashWindow: settings.crashWindow,
+            durable: settings.durable
+        )
         let fingerprint = cores.scenario?.fingerprint ?? ""
         if settings.path != ":memory:", try store.seededScenario() == fingerprint {
             return (store, try store.load().count)
