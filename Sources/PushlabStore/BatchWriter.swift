@@ -20,6 +20,10 @@ final class BatchWriter: Sendable {
     /// A file store's: told of each commit (nil in memory).
     private let checkpointer: WALCheckpointer?
     private let wakeUp = DispatchSemaphore(value: 0)
+    /// Used by the writer thread only.
+    nonisolated(unsafe) private var fingerprints = SnapshotFingerprints()
+    nonisolated(unsafe) private var contentTexts = ContentTexts()
+    nonisolated(unsafe) private var contentIDs = ContentIDs()
 
     init(
         database: any DatabaseWriter, path: String, buffer: WriteBuffer, devices: any DeviceStates,
@@ -44,12 +48,22 @@ final class BatchWriter: Sendable {
         thread.start()
     }
 
+    /// How long after a pass of device snapshots that took `cost` (with the batch it joined) the
+    /// next may come: `interval`, or longer so that passes take at most a tenth of the writer's
+    /// time. Under a load test every phone changes (its Notification Center, which the pass then
+    /// finds unchanged) and a pass over 100,000 of them costs over a second; a flush, a quiet
+    /// moment or `close()` still saves them at once.
+    static func spacing(after cost: Duration, interval: Duration) -> Duration {
+        max(interval, cost * 9)
+    }
+
     /// Runs the next batch now instead of at the end of the interval.
     func wake() { wakeUp.signal() }
 
     private func run() {
         let clock = ContinuousClock()
         var lastSnapshot = clock.now
+        var snapshotSpacing = deviceInterval
         while true {
             if let next = buffer.nextTake(now: clock.now) {
                 let wait = max(.zero, next - clock.now)
@@ -58,12 +72,15 @@ final class BatchWriter: Sendable {
             var batch = buffer.takeBatch(now: clock.now)
             // Taken after the waiters: a device changed before `flush()` was called is in this batch.
             // Nothing recorded since the last look: the devices have settled, save them now.
+            var tookDevices = false
             if batch.mayTakeDevices,
-               !batch.waiters.isEmpty || batch.isLast || batch.isQuiet || batch.devicesWaiting || clock.now - lastSnapshot >= deviceInterval {
+               !batch.waiters.isEmpty || batch.isLast || batch.isQuiet || batch.devicesWaiting || clock.now - lastSnapshot >= snapshotSpacing {
                 buffer.addDevices(devices.takeChanges(), to: &batch)
                 lastSnapshot = clock.now
+                tookDevices = true
             }
             let (error, trimmed, measured) = write(batch.writes)
+            if tookDevices { snapshotSpacing = Self.spacing(after: .seconds(measured.deviceSeconds), interval: deviceInterval) }
             buffer.finish(batch, error: error, trimmed: trimmed, measured: measured, now: clock.now)
             if error == nil, !batch.writes.isEmpty { checkpointer?.committed() }
             if batch.isLast {
@@ -80,15 +97,18 @@ final class BatchWriter: Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         do {
-            var (trimmed, measured) = try database.write { db in
+            var written: [SnapshotFingerprints.Written] = []
+            var (trimmed, measured) = try database.write { [fingerprints, self] db in
                 var lap = Lap(clock)
-                try ObservationRows.insert(writes.observations, into: db)
-                try NotificationCenterRows.apply(writes.observations, into: db)
-                let observationSeconds = lap.next()
+                try NotificationCenterRows.apply(writes.observations, contents: &contentIDs, into: db)
                 let batch = try BatchIndexRows.insert(observations: writes.observations, requests: writes.requests, into: db)
+                if let batch, writes.observationCount > 0 {
+                    try ObservationRows.insert(Array(writes.observations), batch: batch, contents: &contentTexts, into: db)
+                }
+                let observationSeconds = lap.next()
                 if let batch, writes.requestCount > 0 { try RequestRows.insert(Array(writes.requests), batch: batch, into: db) }
                 let indexAndRequestSeconds = lap.next()
-                try DeviceRows.write(writes.devices, into: db)
+                written = try DeviceRows.write(writes.devices, into: db, contents: &contentIDs, unlessSaved: fingerprints)
                 let deviceSeconds = lap.next()
                 // In the batch's transaction: a crash keeps both or neither.
                 let trimmed = try retention?.trim(in: db) ?? HistoryRetention.TrimmedCounts()
@@ -98,8 +118,11 @@ final class BatchWriter: Sendable {
                 ))
             }
             measured.totalSeconds = (clock.now - start).seconds
+            fingerprints.record(written)
             return (nil, trimmed, measured)
         } catch {
+            // Content rows this batch added were rolled back, and their ids may be given again.
+            contentIDs = ContentIDs()
             return (.cannotWrite(path, error), .init(), .init())
         }
     }

@@ -35,8 +35,9 @@ extension PushlabStore {
         do {
             try database.write { db in
                 try db.execute(sql: "DELETE FROM devices")
-                try db.execute(sql: "DELETE FROM notificationCenter")
-                try DeviceRows.write(writes.devices, into: db)
+                try NotificationCenterRows.removeAll(in: db)
+                var contents = ContentIDs()
+                try DeviceRows.write(writes.devices, into: db, contents: &contents)
                 try MetaRows.set(MetaRows.seededScenario, to: fingerprint, in: db)
             }
         } catch {

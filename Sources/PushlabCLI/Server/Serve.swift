@@ -284,6 +284,7 @@ struct Serve: AsyncParsableCommand {
         if let control = runtime.controlServer {
             let token = runtime.configuration.control?.token == nil ? "" : "  (bearer token required)"
             lines.append("  control API  \(control.url)\(token)")
+            lines.append("  dashboard    \(control.url)/  (open it in a browser)")
         } else if let why = runtime.controlUnavailable {
             lines.append("  control API  not running: \(why) (pass --control-port 0 for a free port)")
         }
