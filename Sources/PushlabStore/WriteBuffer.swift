@@ -34,6 +34,7 @@ final class WriteBuffer: Sendable {
         var devicesWaiting = false
         /// The previous take: every request in this batch was recorded since.
         var openedAt: ContinuousClock.Instant?
+        /// This take: its commit's duration counts from here.
         var takenAt: ContinuousClock.Instant?
     }
 
@@ -56,6 +57,7 @@ final class WriteBuffer: Sendable {
         var costs = WriteCosts()
         /// Batches taken so far: the next one is `takes + 1`.
         var takes: UInt64 = 0
+        /// When the last batch was taken.
         var lastTakeAt: ContinuousClock.Instant?
         /// The last batch was cut to the budget: the writer goes on at once.
         var leftOver = false
@@ -191,9 +193,9 @@ final class WriteBuffer: Sendable {
 
     // MARK: Waiting for a commit (any thread)
 
-    /// Calls `done` once every request and observation recorded so far is committed (group
-    /// commit: the next batch answers every wait that came before it); the writer is woken if
-    /// it sleeps. When closing, `done` is called at once with `.refused`, not committed.
+    /// Calls `done` once every request recorded so far is committed (group commit: the next
+    /// batch, which takes every request, answers every wait that came before it); the writer is
+    /// woken if it sleeps. When closing, `done` is called at once with `.refused`, not committed.
     func afterCommit(_ done: @escaping CommitWaiter) -> (ticket: CommitTicket, wakeWriter: Bool) {
         let answer = state.withLock { state -> (CommitTicket, Bool)? in
             guard !state.isClosing else { return nil }
@@ -332,8 +334,6 @@ final class WriteBuffer: Sendable {
         for waiter in commitWaiters { waiter.done(waiter.ticket, error == nil && waiter.ticket <= batch.ticket) }
     }
 
-    /// What the writer is paced by, for tests and `/v1/health`.
-    var schedule: CommitSchedule { state.withLock { $0.schedule } }
-
+    /// What one item of each kind costs the writer lately.
     var costs: WriteCosts { state.withLock { $0.costs } }
 }
