@@ -20,26 +20,22 @@ enum NotificationCenterRows {
             switch (change, entry) {
             case (.added, let entry?):
                 let contentID = try contents.use(entry, in: db)
-                var row = RowInserter(insert, in: db)
-                row.bind(observation.deviceID)
-                row.bind(observation.bundleID)
-                row.bind(identifier)
-                row.bind(observation.sequence)
-                row.bind(entry.fieldsText)
-                row.bind(contentID)
-                try row.step()
+                func insertRow() throws {
+                    var row = RowInserter(insert, in: db)
+                    row.bind(observation.deviceID)
+                    row.bind(observation.bundleID)
+                    row.bind(identifier)
+                    row.bind(observation.sequence)
+                    row.bind(entry.fieldsText)
+                    row.bind(contentID)
+                    try row.step()
+                }
+                try insertRow()
                 if db.changesCount == 0 {
                     // The same identifier listed again (a repeating local notification): the new
                     // entry replaces the old one.
                     try remove(deviceID: observation.deviceID, bundleID: observation.bundleID, identifier: identifier, contents: &contents, in: db)
-                    var again = RowInserter(insert, in: db)
-                    again.bind(observation.deviceID)
-                    again.bind(observation.bundleID)
-                    again.bind(identifier)
-                    again.bind(observation.sequence)
-                    again.bind(entry.fieldsText)
-                    again.bind(contentID)
-                    try again.step()
+                    try insertRow()
                 }
             case (.removed, _):
                 try remove(deviceID: observation.deviceID, bundleID: observation.bundleID, identifier: identifier, contents: &contents, in: db)
