@@ -2,7 +2,7 @@
 SWIFT ?= swift
 BIN_DIR = $(shell $(SWIFT) build --show-bin-path)
 
-.PHONY: deps build serve test unit-test integration-test fuzz bench certs clean
+.PHONY: deps build serve test unit-test integration-test fuzz bench bench-durability certs clean
 
 deps:
 	@scripts/install-deps.sh
@@ -34,6 +34,10 @@ fuzz:
 ## Pushlab against nghttpd with h2load; prints the ratio table (not a test).
 bench: deps
 	Benchmarks/run.sh $(ARGS)
+
+## What kill -9 loses under full load, and what --durable costs (Benchmarks/crash-window.sh).
+bench-durability: deps
+	Benchmarks/crash-window.sh $(ARGS)
 
 certs:
 	certs/generate.sh

@@ -79,14 +79,21 @@ let package = Package(
         .target(
             name: "PushlabControl",
             dependencies: [
-                "PushlabCore", "PushlabSimulator", "PushlabStore", "PushlabScenario", "PushlabOpenSSL",
+                "PushlabCore", "PushlabSimulator", "PushlabStore", "PushlabScenario", "PushlabOpenSSL", "PushlabClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // Embedded/ (the dashboard's HTML, CSS and JavaScript, and the OpenAPI document) is compiled in as strings by EmbedFiles.
+            exclude: ["Embedded"],
+            plugins: ["EmbedFiles"]
         ),
+        // Files compiled into a target as Swift strings, so the binary needs no resource bundle.
+        .executableTarget(name: "EmbedFilesTool"),
+        .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["EmbedFilesTool"]),
         // Simulated apps calling their providers' backends over real HTTP.
         .target(
             name: "PushlabProviderCalls",
@@ -147,7 +154,7 @@ let package = Package(
         .testTarget(
             name: "PushlabControlTests",
             dependencies: [
-                "PushlabControl", "PushlabCore", "PushlabSimulator", "PushlabStore", "PushlabOpenSSL",
+                "PushlabControl", "PushlabCore", "PushlabSimulator", "PushlabStore", "PushlabOpenSSL", "PushlabTransport", "PushlabScenario",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

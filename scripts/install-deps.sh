@@ -9,6 +9,7 @@ packages=(
   openssl curl nghttp2-client            # certificates, and the real clients the tests drive
   nghttp2-server                         # nghttpd: the benchmark's reference server
   python3 python3-venv                   # the integration suite (aioapns, h2, pytest)
+  chromium chromium-driver fonts-inter   # the dashboard's browser tests (headless, WebDriver) and their screenshots' font
 )
 
 missing=()

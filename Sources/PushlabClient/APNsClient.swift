@@ -19,10 +19,13 @@ public final class APNsClient: Sendable {
         public var certificateFile: String?
         public var privateKeyFile: String?
         public var certificatePassword: String?
+        /// Whether the server's certificate is checked. Only a server that is certainly the one
+        /// meant may skip it: the control API's `POST /v1/send` reaching its own process's listener.
+        public var verifyServer: Bool
 
         public init(
             host: String, port: Int, serverName: String? = nil, trustedCertificatesFile: String? = nil,
-            certificateFile: String? = nil, privateKeyFile: String? = nil, certificatePassword: String? = nil
+            certificateFile: String? = nil, privateKeyFile: String? = nil, certificatePassword: String? = nil, verifyServer: Bool = true
         ) {
             self.host = host
             self.port = port
@@ -31,6 +34,7 @@ public final class APNsClient: Sendable {
             self.certificateFile = certificateFile
             self.privateKeyFile = privateKeyFile
             self.certificatePassword = certificatePassword
+            self.verifyServer = verifyServer
         }
 
         /// `:authority`: the server name, or the host, with the port unless it is 443.
@@ -57,7 +61,7 @@ public final class APNsClient: Sendable {
         let context: TLSContext
         do {
             context = try TLSContext(
-                trustedCertificatesFile: configuration.trustedCertificatesFile,
+                trustedCertificatesFile: configuration.trustedCertificatesFile, verifyServer: configuration.verifyServer,
                 certificateFile: configuration.certificateFile, privateKeyFile: configuration.privateKeyFile,
                 certificatePassword: configuration.certificatePassword
             )

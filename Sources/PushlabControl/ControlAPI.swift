@@ -1,5 +1,6 @@
 import Hummingbird
 import PushlabCore
+import PushlabScenario
 import PushlabSimulator
 import PushlabStore
 import Synchronization
@@ -24,6 +25,10 @@ public final class ControlAPI: Sendable {
     /// returns its name. Throws a readable error for a file that cannot be used.
     public typealias LoadScenario = @Sendable (_ path: String) throws -> String
 
+    /// The keys `POST /v1/send` may sign provider tokens with: the loaded scenario's keys that
+    /// have their private half. Asked at each send, as `POST /v1/scenario` changes them.
+    public typealias Signers = @Sendable () -> [Scenario.Signer]
+
     let simulator: DeviceSimulator
     let requestLog: RequestLog
     let faults: FaultRules
@@ -40,6 +45,7 @@ public final class ControlAPI: Sendable {
     private let currentScenarioName: Mutex<String?>
     let resetWorld: Reset?
     let loadScenario: LoadScenario?
+    let signers: Signers
     private let listeners = Mutex<[Listener]>([])
 
     /// - Parameters:
@@ -47,12 +53,13 @@ public final class ControlAPI: Sendable {
     ///     keeps the newest 100,000 observations in memory and reads requests from the log.
     ///   - reset: what `POST /v1/reset` runs; without one that route answers 409.
     ///   - loadScenario: what `POST /v1/scenario` runs; without one that route answers 409.
+    ///   - signers: the keys `POST /v1/send` signs with when the request brings none.
     ///   - eventBufferSize: events that may wait for one slow `/v1/events` client.
     ///   - eventHeartbeat: how often an idle event stream gets a keep-alive comment.
     public init(
         simulator: DeviceSimulator, requestLog: RequestLog, faults: FaultRules, store: PushlabStore? = nil,
-        scenarioName: String? = nil, reset: Reset? = nil, loadScenario: LoadScenario? = nil, eventBufferSize: Int = 1024, eventHeartbeat: Duration = .seconds(15),
-        standIn: StandInBackend = StandInBackend()
+        scenarioName: String? = nil, reset: Reset? = nil, loadScenario: LoadScenario? = nil, signers: @escaping Signers = { [] },
+        eventBufferSize: Int = 1024, eventHeartbeat: Duration = .seconds(15), standIn: StandInBackend = StandInBackend()
     ) {
         self.standIn = standIn
         self.simulator = simulator
@@ -62,6 +69,7 @@ public final class ControlAPI: Sendable {
         currentScenarioName = Mutex(scenarioName)
         resetWorld = reset
         self.loadScenario = loadScenario
+        self.signers = signers
         events = EventHub(bufferSize: eventBufferSize, heartbeat: eventHeartbeat)
         metrics = ControlMetrics()
         if let store {
@@ -102,10 +110,12 @@ public final class ControlAPI: Sendable {
 
     var apnsListeners: [Listener] { listeners.withLock { $0 } }
 
-    /// Every route, in the order `docs/CONTROL-API.md` lists them.
+    /// Every route, in the order `docs/CONTROL-API.md` lists them; `Embedded/openapi.json`
+    /// describes each (a test holds the two to each other).
     var routes: [Route] {
         healthRoutes + keyRoutes + deviceRoutes + appRoutes + interactionRoutes + localNotificationRoutes + liveActivityRoutes
             + observationRoutes + pushRoutes + clockRoutes + faultRoutes + resetRoutes + eventRoutes + metricsRoutes + standInRoutes
+            + sendRoutes + dashboardRoutes + openAPIRoutes
     }
 
     /// The router serving every route; errors of any kind become `{"error": …}`. With `token`,

@@ -72,7 +72,7 @@ public final class PushlabCores: Sendable {
         }
         return ControlAPI(
             simulator: simulator, requestLog: service.log, faults: faults, store: store, scenarioName: scenario?.name,
-            reset: reset, loadScenario: loadScenario, standIn: standIn
+            reset: reset, loadScenario: loadScenario, signers: { [self] in self.scenario?.signers ?? [] }, standIn: standIn
         )
     }
 

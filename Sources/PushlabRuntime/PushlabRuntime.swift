@@ -101,7 +101,8 @@ public final class PushlabRuntime: Sendable {
             if let control { parts.disconnects.append(control.connect()) }
 
             let service: any APNsConnectionFactory = control.map { $0.metrics.measuring(cores.service) } ?? cores.service
-            let server = try PushlabServer(configuration: configuration.server, service: service, logger: logger)
+            let commits = configuration.store?.durable == true ? parts.store : nil
+            let server = try PushlabServer(configuration: configuration.server, service: service, commits: commits, logger: logger)
             let listeners: [APNsListener]
             do {
                 listeners = try await server.start()
@@ -148,7 +149,10 @@ public final class PushlabRuntime: Sendable {
     ) throws(StoreError) -> (PushlabStore, reloaded: Int?) {
         // Before the store's writer starts: it would save the scenario's devices as changed.
         cores.simulator.discardChanges()
-        let store = try PushlabStore(path: settings.path, devices: cores.simulator, historyLimit: settings.historyLimit)
+        let store = try PushlabStore(
+            path: settings.path, devices: cores.simulator, historyLimit: settings.historyLimit, crashWindow: settings.crashWindow,
+            durable: settings.durable
+        )
         let fingerprint = cores.scenario?.fingerprint ?? ""
         if settings.path != ":memory:", try store.seededScenario() == fingerprint {
             try store.load(progress: progress)

@@ -38,10 +38,18 @@ public struct RuntimeConfiguration: Sendable {
         public var path: String
         /// Observations and requests kept, each; nil keeps everything.
         public var historyLimit: Int?
+        /// Every request's record (an acknowledged push's among them) is committed within this
+        /// time, under any load: what `kill -9` can lose at most.
+        public var crashWindow: Duration
+        /// Every answer waits until its record is committed (group commit): `kill -9` loses no
+        /// acknowledged push.
+        public var durable: Bool
 
-        public init(path: String, historyLimit: Int? = 1_000_000) {
+        public init(path: String, historyLimit: Int? = 1_000_000, crashWindow: Duration = .milliseconds(250), durable: Bool = false) {
             self.path = path
             self.historyLimit = historyLimit
+            self.crashWindow = crashWindow
+            self.durable = durable
         }
     }
 

@@ -34,6 +34,19 @@ public struct Scenario: Sendable {
         public var keyID: String
         public var teamID: String
         public var key: ES256Key
+
+        public init(keyID: String, teamID: String, key: ES256Key) {
+            self.keyID = keyID
+            self.teamID = teamID
+            self.key = key
+        }
+
+        /// A provider token (ES256 JWT) issued at `issuedAt` (epoch seconds, by the clock APNs
+        /// judges it with), its `iss` the key's team unless `teamID` says otherwise.
+        public func providerToken(issuedAt: Int64, teamID: String? = nil) throws -> String {
+            let input = ProviderToken.signingInput(keyID: keyID, teamID: teamID ?? self.teamID, issuedAt: issuedAt)
+            return ProviderToken.assemble(signingInput: input, signature: try key.sign(Array(input.utf8)))
+        }
     }
 
     public struct LoadError: Error, CustomStringConvertible {
@@ -228,7 +241,7 @@ public struct Scenario: Sendable {
             throw LoadError(description: "\(place): environment must be development or production, not \(entry.environment)")
         }
         let prefix = (entry.prefix ?? "").lowercased()
-        guard prefix.count < 48, prefix.allSatisfy(\.isHexDigit), (0...10_000_000).contains(entry.count) else {
+        guard prefix.count < 48, DeviceTokenRecord.isHex(prefix), (0...10_000_000).contains(entry.count) else {
             throw LoadError(description: "\(place): prefix must be under 48 hex digits and count 0...10000000")
         }
         let prefixBytes = Array(prefix.utf8)
@@ -249,7 +262,7 @@ public struct Scenario: Sendable {
         counting: (progress: LoadProgress, before: Int, total: Int)?
     ) throws(SimulatorError) {
         let prefix = (entry.prefix ?? "").lowercased()
-        guard prefix.count < 48, prefix.allSatisfy(\.isHexDigit), (0...10_000_000).contains(entry.count) else {
+        guard prefix.count < 48, DeviceTokenRecord.isHex(prefix), (0...10_000_000).contains(entry.count) else {
             throw SimulatorError(.invalid, "\(place): prefix must be under 48 hex digits and count 0...10000000")
         }
         var template = AppSpec(bundleId: entry.bundleId)

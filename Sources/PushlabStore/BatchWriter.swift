@@ -3,35 +3,39 @@ import Foundation
 import GRDB
 import PushlabSimulator
 
-/// The one thread that writes. It wakes every `interval`, or at once when a flush asks, takes
-/// what was recorded and which devices changed, commits it all in one transaction, and answers
-/// the flushes that were waiting. A plain thread: SQLite blocks, and blocking belongs neither
-/// on an event loop nor on Swift's cooperative pool.
+/// The one thread that writes. It takes what was recorded when its `CommitSchedule` says (every
+/// `interval`, sooner when the crash window needs it, at once when a flush or a wait for a
+/// commit asks or the last batch left work behind), commits it in one transaction, and answers
+/// whoever waited for it. A plain thread: SQLite blocks, and blocking belongs neither on an
+/// event loop nor on Swift's cooperative pool.
 final class BatchWriter: Sendable {
     private let database: any DatabaseWriter
     private let path: String
     private let buffer: WriteBuffer
     private let devices: any DeviceStates
-    private let interval: DispatchTimeInterval
     /// Device snapshots are taken at most this often (and on every flush and at close): a busy
     /// device changes with every push, and encoding it each batch would cost more than the pushes.
     private let deviceInterval: Duration
     private let retention: HistoryRetention?
+    /// A file store's: told of each commit (nil in memory).
+    private let checkpointer: WALCheckpointer?
     private let wakeUp = DispatchSemaphore(value: 0)
+    /// Used by the writer thread only.
+    nonisolated(unsafe) private var fingerprints = SnapshotFingerprints()
+    nonisolated(unsafe) private var contentTexts = ContentTexts()
+    nonisolated(unsafe) private var contentIDs = ContentIDs()
 
     init(
-        database: any DatabaseWriter, path: String, buffer: WriteBuffer, devices: any DeviceStates, interval: Duration,
-        deviceInterval: Duration = .seconds(5), retention: HistoryRetention? = nil
+        database: any DatabaseWriter, path: String, buffer: WriteBuffer, devices: any DeviceStates,
+        deviceInterval: Duration = .seconds(5), retention: HistoryRetention? = nil, checkpointer: WALCheckpointer? = nil
     ) {
+        self.checkpointer = checkpointer
         self.deviceInterval = deviceInterval
         self.retention = retention
         self.database = database
         self.path = path
         self.buffer = buffer
         self.devices = devices
-        let (seconds, attoseconds) = interval.components
-        let nanoseconds = max(1_000_000, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-        self.interval = .nanoseconds(Int(clamping: nanoseconds))
     }
 
     func start() {
@@ -44,42 +48,106 @@ final class BatchWriter: Sendable {
         thread.start()
     }
 
+    /// How long after a pass of device snapshots that took `cost` (with the batch it joined) the
+    /// next may come: `interval`, or longer so that passes take at most a tenth of the writer's
+    /// time. Under a load test every phone changes (its Notification Center, which the pass then
+    /// finds unchanged) and a pass over 100,000 of them costs over a second; a flush, a quiet
+    /// moment or `close()` still saves them at once.
+    static func spacing(after cost: Duration, interval: Duration) -> Duration {
+        max(interval, cost * 9)
+    }
+
     /// Runs the next batch now instead of at the end of the interval.
     func wake() { wakeUp.signal() }
 
     private func run() {
         let clock = ContinuousClock()
         var lastSnapshot = clock.now
+        var snapshotSpacing = deviceInterval
         while true {
-            _ = wakeUp.wait(timeout: .now() + interval)
-            guard var batch = buffer.takeBatch() else { continue }
-            // TakenBatch after the waiters: a device changed before `flush()` was called is in this batch.
-            // Nothing recorded since the last look: the devices have settled, save them now.
-            if !batch.waiters.isEmpty || batch.isLast || batch.isQuiet || clock.now - lastSnapshot >= deviceInterval {
-                batch.writes.add(devices.takeChanges())
-                lastSnapshot = clock.now
+            if let next = buffer.nextTake(now: clock.now) {
+                let wait = max(.zero, next - clock.now)
+                _ = wakeUp.wait(timeout: .now() + .nanoseconds(Int(clamping: wait.nanoseconds)))
             }
-            let (error, trimmed) = write(batch.writes)
-            buffer.finish(batch, error: error, trimmed: trimmed)
-            if batch.isLast { return }
+            var batch = buffer.takeBatch(now: clock.now)
+            // Taken after the waiters: a device changed before `flush()` was called is in this batch.
+            // Nothing recorded since the last look: the devices have settled, save them now.
+            var tookDevices = false
+            if batch.mayTakeDevices,
+               !batch.waiters.isEmpty || batch.isLast || batch.isQuiet || batch.devicesWaiting || clock.now - lastSnapshot >= snapshotSpacing {
+                buffer.addDevices(devices.takeChanges(), to: &batch)
+                lastSnapshot = clock.now
+                tookDevices = true
+            }
+            let (error, trimmed, measured) = write(batch.writes)
+            if tookDevices { snapshotSpacing = Self.spacing(after: .seconds(measured.deviceSeconds), interval: deviceInterval) }
+            buffer.finish(batch, error: error, trimmed: trimmed, measured: measured, now: clock.now)
+            if error == nil, !batch.writes.isEmpty { checkpointer?.committed() }
+            if batch.isLast {
+                checkpointer?.stop()
+                return
+            }
         }
     }
 
-    private func write(_ writes: PendingWrites) -> (StoreError?, HistoryRetention.TrimmedCounts) {
-        guard !writes.isEmpty else { return (nil, .init()) }
+    /// Commits `writes` in one transaction, timing each part (`WriteCosts` sizes the next batch
+    /// from it).
+    private func write(_ writes: PendingWrites) -> (StoreError?, HistoryRetention.TrimmedCounts, WriteCosts.Measured) {
+        guard !writes.isEmpty else { return (nil, .init(), .init()) }
+        let clock = ContinuousClock()
+        let start = clock.now
         do {
-            let trimmed = try database.write { db in
-                try ObservationRows.insert(writes.observations, into: db)
-                try NotificationCenterRows.apply(writes.observations, into: db)
+            var written: [SnapshotFingerprints.Written] = []
+            var (trimmed, measured) = try database.write { [fingerprints, self] db in
+                var lap = Lap(clock)
+                try NotificationCenterRows.apply(writes.observations, contents: &contentIDs, into: db)
                 let batch = try BatchIndexRows.insert(observations: writes.observations, requests: writes.requests, into: db)
+                if let batch, writes.observationCount > 0 {
+                    try ObservationRows.insert(Array(writes.observations), batch: batch, contents: &contentTexts, into: db)
+                }
+                let observationSeconds = lap.next()
                 if let batch, writes.requestCount > 0 { try RequestRows.insert(Array(writes.requests), batch: batch, into: db) }
-                try DeviceRows.write(writes.devices, into: db)
+                let indexAndRequestSeconds = lap.next()
+                written = try DeviceRows.write(writes.devices, into: db, contents: &contentIDs, unlessSaved: fingerprints)
+                let deviceSeconds = lap.next()
                 // In the batch's transaction: a crash keeps both or neither.
-                return try retention?.trim(in: db) ?? HistoryRetention.TrimmedCounts()
+                let trimmed = try retention?.trim(in: db) ?? HistoryRetention.TrimmedCounts()
+                return (trimmed, WriteCosts.Measured(
+                    observations: writes.observationCount, requests: writes.requestCount, devices: writes.devices.count,
+                    observationSeconds: observationSeconds, indexAndRequestSeconds: indexAndRequestSeconds, deviceSeconds: deviceSeconds
+                ))
             }
-            return (nil, trimmed)
+            measured.totalSeconds = (clock.now - start).seconds
+            fingerprints.record(written)
+            return (nil, trimmed, measured)
         } catch {
-            return (.cannotWrite(path, error), .init())
+            // Content rows this batch added were rolled back, and their ids may be given again.
+            contentIDs = ContentIDs()
+            return (.cannotWrite(path, error), .init(), .init())
         }
+    }
+}
+
+/// Seconds since the previous lap.
+private struct Lap {
+    let clock: ContinuousClock
+    var last: ContinuousClock.Instant
+
+    init(_ clock: ContinuousClock) {
+        self.clock = clock
+        last = clock.now
+    }
+
+    mutating func next() -> Double {
+        let now = clock.now
+        defer { last = now }
+        return (now - last).seconds
+    }
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
     }
 }

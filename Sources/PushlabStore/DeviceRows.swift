@@ -18,20 +18,37 @@ enum DeviceChange: Sendable {
 enum DeviceRows {
     static let removedMark = "null"
 
-    static func write(_ changes: [String: DeviceChange], into db: Database) throws {
+    /// Writes `changes`; with `fingerprints`, a snapshot the same as the one last committed is
+    /// skipped. Returns what was written, for the caller to record once the batch commits.
+    @discardableResult
+    static func write(
+        _ changes: [String: DeviceChange], into db: Database, contents: inout ContentIDs, unlessSaved fingerprints: SnapshotFingerprints? = nil
+    ) throws -> [SnapshotFingerprints.Written] {
         let upsert = try db.cachedStatement(sql: "INSERT INTO devices (id, json) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET json = excluded.json")
-        let encoder = JSONEncoder()
+        var written: [SnapshotFingerprints.Written] = []
         for (id, change) in changes {
             switch change {
             case .saved(var device):
                 for app in device.apps.indices { device.apps[app].notificationCenter = [] }
-                let json = String(decoding: try encoder.encode(device), as: UTF8.self)
-                try upsert.execute(arguments: [id, json])
+                let json = try StreamingJSONEncoder.encode(device)
+                if let fingerprints {
+                    guard let entry = fingerprints.unsaved(id, json) else { continue }
+                    written.append(entry)
+                }
+                var row = RowInserter(upsert, in: db)
+                row.bind(id)
+                row.bind(text: json)
+                try row.step()
             case .removed:
-                try upsert.execute(arguments: [id, removedMark])
-                try NotificationCenterRows.removeDevice(id, in: db)
+                var row = RowInserter(upsert, in: db)
+                row.bind(id)
+                row.bind(removedMark)
+                try row.step()
+                try NotificationCenterRows.removeDevice(id, contents: &contents, in: db)
+                written.append(SnapshotFingerprints.removed(id))
             }
         }
+        return written
     }
 
     /// The saved devices, without their Notification Center entries, and the ids of the removed.

@@ -27,18 +27,19 @@ struct HistoryRetention: Sendable {
 
     /// Runs inside the writer's transaction, after the batch's rows are in.
     func trim(in db: Database) throws -> TrimmedCounts {
-        let observations = try span(of: "sequence", in: "observations", db: db)
-        let requests = try span(of: "lastSequence", in: "requestChunks", db: db)
+        let observations = try span(oldest: "firstSequence", newest: "lastSequence", in: "observationChunks", db: db)
+        let requests = try span(oldest: "lastSequence", newest: "lastSequence", in: "requestChunks", db: db)
         let trimsObservations = isExceeded(observations), trimsRequests = isExceeded(requests)
         guard trimsObservations || trimsRequests else { return TrimmedCounts() }
         let firstObservationBatch = try firstKeptBatch(observations, trimmed: trimsObservations, column: "lastObservation", db: db)
         let firstRequestBatch = try firstKeptBatch(requests, trimmed: trimsRequests, column: "lastRequest", db: db)
 
         var trimmed = TrimmedCounts()
-        if trimsObservations, let first = firstObservationBatch,
-           let lastGone = try Int64.fetchOne(db, sql: "SELECT MAX(lastObservation) FROM batches WHERE batch < ?", arguments: [first]) {
-            try db.execute(sql: "DELETE FROM observations WHERE sequence <= ?", arguments: [lastGone])
-            trimmed.observations = db.changesCount
+        if trimsObservations, let first = firstObservationBatch {
+            trimmed.observations = try Int.fetchOne(
+                db, sql: "SELECT COALESCE(SUM(count), 0) FROM observationChunks WHERE batch < ?", arguments: [first]
+            ) ?? 0
+            try db.execute(sql: "DELETE FROM observationChunks WHERE batch < ?", arguments: [first])
             try db.execute(sql: "DELETE FROM observationBuckets WHERE batch < ?", arguments: [first])
         }
         if trimsRequests, let first = firstRequestBatch {
@@ -73,10 +74,10 @@ struct HistoryRetention: Sendable {
         return try Int64.fetchOne(db, sql: "SELECT batch FROM batches WHERE \(column) > ? ORDER BY batch LIMIT 1", arguments: [lastGone])
     }
 
-    /// The lowest and highest of an indexed column, each read from its index; nil when empty.
-    private func span(of column: String, in table: String, db: Database) throws -> Span? {
-        guard let newest = try Int64.fetchOne(db, sql: "SELECT MAX(\(column)) FROM \(table)"),
-              let oldest = try Int64.fetchOne(db, sql: "SELECT MIN(\(column)) FROM \(table)")
+    /// The lowest and highest sequence of a kind, each read from an index; nil when empty.
+    private func span(oldest oldestColumn: String, newest newestColumn: String, in table: String, db: Database) throws -> Span? {
+        guard let newest = try Int64.fetchOne(db, sql: "SELECT MAX(\(newestColumn)) FROM \(table)"),
+              let oldest = try Int64.fetchOne(db, sql: "SELECT MIN(\(oldestColumn)) FROM \(table)")
         else { return nil }
         return (oldest, newest)
     }

@@ -17,33 +17,18 @@ struct ObservationQuery {
             && (kind == nil || observation.kind == kind)
     }
 
-    /// The saved rows that match, oldest first. One device's are found through the batch index.
-    func fetch(in db: Database) throws -> [Observation] {
-        guard let deviceID else {
-            let (sql, arguments) = scanStatement
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).map(ObservationRows.observation)
-        }
-        return try BatchIndexRows.rows(
-            try BatchIndexRows.observationSequences(deviceID: deviceID, after: since, in: db),
-            from: "observations", columns: ObservationRows.columns, limit: limit, in: db,
-            decode: ObservationRows.observation, where: matches
-        )
+    func matches(_ stored: StoredObservation) -> Bool {
+        stored.sequence > since
+            && (deviceID == nil || stored.deviceID == deviceID)
+            && (bundleID == nil || stored.bundleID == bundleID)
+            && (kind == nil || stored.kind == kind)
     }
 
-    /// All devices: the table in sequence order.
-    private var scanStatement: (sql: String, arguments: StatementArguments) {
-        var conditions = ["sequence > ?"]
-        var arguments: StatementArguments = [since]
-        if let bundleID {
-            conditions.append("bundleId = ?")
-            arguments += [bundleID]
-        }
-        if let kind {
-            conditions.append("kind = ?")
-            arguments += [kind.rawValue]
-        }
-        arguments += [Int64(limit)]
-        let sql = "SELECT \(ObservationRows.columns) FROM observations WHERE \(conditions.joined(separator: " AND ")) ORDER BY sequence LIMIT ?"
-        return (sql, arguments)
+    /// The saved observations that match, oldest first. One device's are found through the
+    /// batch index; all devices' by reading chunks in sequence order.
+    func fetch(in db: Database) throws -> [Observation] {
+        guard let deviceID else { return try ObservationRows.scan(after: since, limit: limit, in: db, where: matches) }
+        let sequences = try BatchIndexRows.observationSequences(deviceID: deviceID, after: since, in: db)
+        return try ObservationRows.observations(at: sequences, limit: limit, in: db, where: matches)
     }
 }

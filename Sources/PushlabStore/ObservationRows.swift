@@ -1,53 +1,127 @@
+import Foundation
 import GRDB
 import PushlabCore
 import PushlabSimulator
 
-/// How observations are written to and read back from the `observations` table.
+/// How observations are written to and read back from the `observationChunks` table: each
+/// batch's observations, in sequence order, as `ObservationChunk` blobs of up to
+/// `ObservationChunk.maximumCount`, numbered by the batch that indexed them.
 enum ObservationRows {
-    static let columns = "sequence, time, deviceId, bundleId, notificationId, kind, details"
-
-    /// The sequence is an observation's identity: a second copy (two stores fed by one simulator
-    /// writing one file) is skipped rather than failing the whole batch.
-    static func insert(_ observations: some Sequence<Observation>, into db: Database) throws {
-        let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO observations (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?)")
-        var row = RowInserter(statement, in: db)
-        for observation in observations {
-            row.bind(observation.sequence)
-            row.bind(observation.time)
-            row.bind(observation.deviceID)
-            row.bind(observation.bundleID)
-            row.bind(observation.notificationID)
-            row.bind(observation.kind.rawValue)
-            row.bind(observation.event.detailsText)
+    static func insert(_ observations: [Observation], batch: Int64, contents: inout ContentTexts, into db: Database) throws {
+        guard !observations.isEmpty else { return }
+        let statement = try db.cachedStatement(
+            sql: "INSERT INTO observationChunks (batch, firstSequence, lastSequence, count, records) VALUES (?, ?, ?, ?, ?)"
+        )
+        let sorted = observations.sorted { $0.sequence < $1.sequence }
+        var start = sorted.startIndex
+        while start < sorted.endIndex {
+            let end = min(start + ObservationChunk.maximumCount, sorted.endIndex)
+            let chunk = sorted[start..<end]
+            var row = RowInserter(statement, in: db)
+            row.bind(batch)
+            row.bind(chunk.first!.sequence)
+            row.bind(chunk.last!.sequence)
+            row.bind(chunk.count)
+            row.bind(blob: ObservationChunk.encode(chunk, contents: &contents))
             try row.step()
+            start = end
         }
     }
 
     static func maximumSequence(in db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM observations") ?? 0
+        try Int64.fetchOne(db, sql: "SELECT MAX(lastSequence) FROM observationChunks") ?? 0
     }
 
-    /// Rebuilds an observation; a row whose kind or details do not parse is reported, not skipped.
-    static func observation(from row: Row) throws -> Observation {
+    static func decode(_ blob: Data) throws(StoreError) -> [StoredObservation] {
+        do {
+            return try blob.withUnsafeBytes { bytes in try ObservationChunk.decode(bytes) }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.unreadable, "a chunk of saved observations cannot be read: \(error)")
+        }
+    }
+
+    /// The observations at `sequences` (ascending) that `include` keeps, in that order; at most
+    /// `limit`. Each chunk they fall in is decoded once.
+    static func observations(
+        at sequences: [Int64], limit: Int, in db: Database, where include: (StoredObservation) -> Bool
+    ) throws -> [Observation] {
+        let covering = try db.cachedStatement(sql: "SELECT id FROM observationChunks WHERE lastSequence >= ? AND firstSequence <= ?")
+        let records = try db.cachedStatement(sql: "SELECT records FROM observationChunks WHERE id = ?")
+        var decoded: [Int64: [Int64: StoredObservation]] = [:]
+        var found: [Observation] = []
+        for sequence in sequences {
+            var match: StoredObservation?
+            for id in try Int64.fetchAll(covering, arguments: [sequence, sequence]) {
+                if decoded[id] == nil, let blob = try Data.fetchOne(records, arguments: [id]) {
+                    decoded[id] = Dictionary(try decode(blob).map { ($0.sequence, $0) }, uniquingKeysWith: { first, _ in first })
+                }
+                if let stored = decoded[id]?[sequence] { match = stored; break }
+            }
+            guard let match, include(match) else { continue }
+            found.append(try match.observation())
+            if found.count == limit { break }
+        }
+        return found
+    }
+
+    /// Every device's observations after `since` that `include` keeps, oldest first; at most
+    /// `limit`. Chunks are read in order of their last sequence; one that a late observation
+    /// put out of order is still found, by a second look for chunks reaching below the answer.
+    static func scan(after since: Int64, limit: Int, in db: Database, where include: (StoredObservation) -> Bool) throws -> [Observation] {
+        var kept: [StoredObservation] = []
+        var lastScanned = since
+        let chunks = try Row.fetchCursor(db, sql: "SELECT lastSequence, records FROM observationChunks WHERE lastSequence > ? ORDER BY lastSequence", arguments: [since])
+        while let row = try chunks.next() {
+            lastScanned = row[0]
+            kept += try decode(row[1]).filter { $0.sequence > since && include($0) }
+            if kept.count >= limit { break }
+        }
+        kept.sort { $0.sequence < $1.sequence }
+        if kept.count >= limit {
+            let bound = kept[limit - 1].sequence
+            let late = try Row.fetchAll(
+                db, sql: "SELECT records FROM observationChunks WHERE lastSequence > ? AND firstSequence <= ?", arguments: [lastScanned, bound]
+            )
+            for row in late { kept += try decode(row[0]).filter { $0.sequence > since && $0.sequence <= bound && include($0) } }
+            kept.sort { $0.sequence < $1.sequence }
+        }
+        return try kept.prefix(limit).map { stored throws(StoreError) in try stored.observation() }
+    }
+
+    /// Moves the rows an older Pushlab wrote one per observation into chunks (run once, by
+    /// migration 6), re-indexed in new batches as migration 5 did for requests.
+    static func chunksFromObservationRows(in db: Database) throws {
+        try db.execute(sql: "DELETE FROM observationBuckets")
+        try db.execute(sql: "UPDATE batches SET firstObservation = NULL, lastObservation = NULL")
+        let rows = try Row.fetchCursor(db, sql: "SELECT sequence, time, deviceId, bundleId, notificationId, kind, details FROM observations ORDER BY sequence")
+        var contents = ContentTexts()
+        var group: [Observation] = []
+        func flush() throws {
+            guard let batch = try BatchIndexRows.insert(observations: group, requests: [RequestLog.Entry](), into: db) else { return }
+            try insert(group, batch: batch, contents: &contents, into: db)
+            group.removeAll(keepingCapacity: true)
+        }
+        while let row = try rows.next() {
+            group.append(try observation(fromRowBeforeChunks: row))
+            if group.count == ObservationChunk.maximumCount { try flush() }
+        }
+        try flush()
+    }
+
+    private static func observation(fromRowBeforeChunks row: Row) throws -> Observation {
         let sequence: Int64 = try row.decode(forColumn: "sequence")
         let kindText: String = try row.decode(forColumn: "kind")
         let detailsText: String = try row.decode(forColumn: "details")
         guard let kind = ObservationKind(rawValue: kindText) else {
             throw StoreError(.unreadable, "observation \(sequence) has an unknown kind \(kindText)")
         }
-        let details: JSONValue
-        do {
-            details = try JSONParser.parse(detailsText)
-        } catch {
-            throw StoreError(.unreadable, "observation \(sequence) has details that are not JSON (\(error)): \(detailsText)")
-        }
-        guard let event = ObservationEvent(kind: kind, details: details) else {
-            throw StoreError(.unreadable, "observation \(sequence) has details that do not fit kind \(kindText): \(detailsText)")
-        }
-        return Observation(
+        let stored = StoredObservation(
             sequence: sequence, time: try row.decode(forColumn: "time"), deviceID: try row.decode(forColumn: "deviceId"),
-            bundleID: try row.decode(forColumn: "bundleId"), notificationID: try row.decode(forColumn: "notificationId"),
-            event: event
+            bundleID: try row.decode(forColumn: "bundleId"), notificationID: try row.decode(forColumn: "notificationId"), kind: kind,
+            details: .json(detailsText)
         )
+        return try stored.observation()
     }
 }

@@ -53,6 +53,44 @@ struct PendingWrites: Sendable {
         return (shed, takenItems)
     }
 
+    /// Moves every request and the oldest observations, whole chunks up to `observationLimit`
+    /// (nil: all of them; a first chunk larger than a limit above 0 still goes, so that what
+    /// waits moves on), into a batch of their own. Device states stay.
+    mutating func takeBatch(observationLimit: Int?) -> PendingWrites {
+        var taken = PendingWrites()
+        swap(&taken.requestChunks, &requestChunks)
+        swap(&taken.requestCount, &requestCount)
+        guard let observationLimit else {
+            swap(&taken.observationChunks, &observationChunks)
+            swap(&taken.observationCount, &observationCount)
+            return taken
+        }
+        var chunks = 0, items = 0
+        while chunks < observationChunks.count, observationLimit > 0,
+              chunks == 0 || items + observationChunks[chunks].count <= observationLimit {
+            items += observationChunks[chunks].count
+            chunks += 1
+        }
+        taken.observationChunks = Array(observationChunks[..<chunks])
+        taken.observationCount = items
+        observationChunks.removeFirst(chunks)
+        observationCount -= items
+        return taken
+    }
+
+    /// Takes up to `limit` device states out (nil: all of them).
+    mutating func takeDevices(limit: Int?) -> [String: DeviceChange] {
+        guard let limit, limit < devices.count else {
+            defer { devices = [:] }
+            return devices
+        }
+        var taken: [String: DeviceChange] = [:]
+        taken.reserveCapacity(limit)
+        for (id, change) in devices.prefix(limit) { taken[id] = change }
+        for id in taken.keys { devices[id] = nil }
+        return taken
+    }
+
     /// A failed batch's items, when keeping them would pass the backlog limit.
     mutating func dropItems() {
         observationChunks = []

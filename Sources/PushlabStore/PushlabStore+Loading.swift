@@ -63,7 +63,7 @@ extension PushlabStore {
         do {
             try database.write { db in
                 try db.execute(sql: "DELETE FROM devices")
-                try db.execute(sql: "DELETE FROM notificationCenter")
+                try NotificationCenterRows.removeAll(in: db)
                 try MetaRows.set(MetaRows.seededScenario, to: fingerprint, in: db)
                 try MetaRows.set(MetaRows.deviceRows, to: MetaRows.changesSinceScenario, in: db)
             }

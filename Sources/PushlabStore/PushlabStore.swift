@@ -16,9 +16,14 @@ import PushlabSimulator
 /// the push. A file store is in WAL mode, so whatever a batch committed survives a crash or
 /// `kill -9` of the process.
 ///
+/// The crash window: every request recorded (an acknowledged push's record among them) is
+/// committed within `crashWindow`, even under full load; the observations may wait longer
+/// while the server is busy. With `durable`, the server answers only once a request's record is
+/// committed (`afterCommit`, group commit), so `kill -9` loses no acknowledged push.
+///
 /// Opening a store starts its writer thread and nothing else: `connect(observations:requests:)`
 /// starts recording until the function it returns is called. Call `close()` when done.
-public final class PushlabStore: ObservationSink, Sendable {
+public final class PushlabStore: ObservationSink, RecordCommits, Sendable {
     /// The file, or ":memory:" for a database that lives and dies with the store.
     public let path: String
     let database: any DatabaseWriter
@@ -29,12 +34,18 @@ public final class PushlabStore: ObservationSink, Sendable {
     /// after them.
     public let savedObservationSequence: Int64
     public let savedRequestSequence: Int64
+    /// Every request recorded is committed within this time, under any load.
+    public let crashWindow: Duration
+    /// The server answers a request only once its record is committed (`pushlab serve --durable`).
+    public let isDurable: Bool
 
     /// Opens (or creates) the store at `path`; `devices` are the simulator's, whose changes it
     /// saves and which `load()` puts back.
     ///
     /// - Parameters:
-    ///   - flushInterval: how long the writer sleeps between batches.
+    ///   - flushInterval: how long the writer sleeps between batches; at most a fifth of the
+    ///     crash window (50 ms of 250), so that two commits and the sleep between them leave
+    ///     room for a busy CPU's delays.
     ///   - largeBatchSize: a batch over this size is still written whole, and counted in
     ///     `statistics.largeBatches`.
     ///   - backlogLimit: at most this many observations and requests wait in memory; past it new
@@ -42,41 +53,54 @@ public final class PushlabStore: ObservationSink, Sendable {
     ///     history limit: then what waits past it is shed oldest first (as trimmed), and the
     ///     limit bounds memory instead.
     ///   - busyRate: while more than this many observations and requests a second are recorded
-    ///     (a load test), the writer holds off, so the CPU goes to answering: until half the
-    ///     backlog limit waits, a flush asks, or `longestHold` has passed, after which it writes
-    ///     until the load stops (`BusyHold`; queries see what waits). Nil: never.
+    ///     (a load test), the writer holds the observations off, so the CPU goes to answering:
+    ///     until half the backlog limit waits, a flush asks, or `longestHold` has passed, after
+    ///     which it writes them until the load stops (`BusyHold`; queries see what waits). The
+    ///     requests are never held. Nil: never.
+    ///   - crashWindow: every request is committed within this time of being recorded
+    ///     (`CommitSchedule`); at least 10 ms.
+    ///   - durable: for `/v1/health`: the server waits for `afterCommit` before it answers.
     ///   - historyLimit: the file keeps about the newest this many observations and the newest
     ///     this many requests; older batches are deleted (`HistoryRetention`, counted in
     ///     `statistics`), and what waits to be written past it is never written. Nil keeps
     ///     everything. Must be at least 1.
     public init(
-        path: String, devices: any DeviceStates, flushInterval: Duration = .milliseconds(100),
+        path: String, devices: any DeviceStates, flushInterval: Duration = .milliseconds(50),
         largeBatchSize: Int = 50_000, backlogLimit: Int = 2_000_000, busyRate: Int? = 10_000, longestHold: Duration = .seconds(10),
-        historyLimit: Int? = nil
+        historyLimit: Int? = nil, crashWindow: Duration = .milliseconds(250), durable: Bool = false
     ) throws(StoreError) {
         if let historyLimit, historyLimit < 1 {
             throw StoreError(.invalidSetting, "The history limit must be at least 1 (nil keeps everything), not \(historyLimit)")
+        }
+        guard crashWindow >= Self.shortestCrashWindow else {
+            throw StoreError(.invalidSetting, "The crash window must be at least \(Self.shortestCrashWindow), not \(crashWindow)")
         }
         let database = try StoreDatabase.open(path)
         let (lastObservation, lastRequest) = try StoreDatabase.read(database, path: path) { db in
             (try ObservationRows.maximumSequence(in: db), try RequestRows.maximumSequence(in: db))
         }
-        // Each of the writer's wake-ups is a look at its intake.
-        let hold = busyRate.map { BusyHold(busyRate: $0, longest: longestHold, lookInterval: .zero, start: .now) }
+        // The writer may look many times a second (a wait for a commit wakes it): its intake is
+        // measured over 50 ms at least, so that a look right after another is not a burst.
+        let hold = busyRate.map { BusyHold(busyRate: $0, longest: longestHold, lookInterval: .milliseconds(50), start: .now) }
         let retention = historyLimit.map(HistoryRetention.init)
-        let buffer = WriteBuffer(largeBatchSize: largeBatchSize, backlogLimit: backlogLimit, hold: hold, retention: retention)
+        let schedule = CommitSchedule(window: crashWindow, interval: max(min(flushInterval, crashWindow / 5), .milliseconds(1)))
+        let buffer = WriteBuffer(largeBatchSize: largeBatchSize, backlogLimit: backlogLimit, hold: hold, schedule: schedule, retention: retention)
         self.path = path
+        self.crashWindow = crashWindow
+        isDurable = durable
         self.database = database
         self.buffer = buffer
         self.devices = devices
         savedObservationSequence = lastObservation
         savedRequestSequence = lastRequest
-        writer = BatchWriter(
-            database: database, path: path, buffer: buffer, devices: devices, interval: flushInterval,
-            retention: retention
-        )
+        let checkpointer = path == StoreDatabase.inMemoryPath ? nil : try WALCheckpointer(path: path)
+        writer = BatchWriter(database: database, path: path, buffer: buffer, devices: devices, retention: retention, checkpointer: checkpointer)
+        checkpointer?.start()
         writer.start()
     }
+
+    /// A window shorter than this would keep the writer committing all the time.
+    public static let shortestCrashWindow = Duration.milliseconds(10)
 
     /// Records `observations`' batches and `requests`' entries from now on, numbering both on
     /// after what the file holds (a new observation must not reuse the sequence, the primary
@@ -85,7 +109,9 @@ public final class PushlabStore: ObservationSink, Sendable {
         observations.resumeSequence(after: savedObservationSequence)
         requests.resumeSequence(after: savedRequestSequence)
         let sink = observations.addSink(self)
-        let observer = requests.observe { [buffer] entries in buffer.append(entries) }
+        let observer = requests.observe { [buffer, writer] entries in
+            if buffer.append(entries) { writer.wake() }
+        }
         return {
             observations.removeSink(sink)
             requests.removeObserver(observer)
@@ -109,6 +135,16 @@ public final class PushlabStore: ObservationSink, Sendable {
             if buffer.addFlushWaiter(continuation) { writer.wake() }
         }
         try result.get()
+    }
+
+    /// Calls `done` once every request recorded so far is committed, or its commit failed; the
+    /// next batch answers every wait that came before it (group commit). Recording must have
+    /// happened before the call, on this thread or before it: a transport publishes a read's
+    /// records, then asks.
+    public func afterCommit(_ done: @escaping @Sendable (CommitTicket, _ committed: Bool) -> Void) -> CommitTicket {
+        let (ticket, wakeWriter) = buffer.afterCommit(done)
+        if wakeWriter { writer.wake() }
+        return ticket
     }
 
     /// Stops recording, writes what is left, and stops the writer thread. Queries and `load()`

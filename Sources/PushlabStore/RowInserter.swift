@@ -39,6 +39,15 @@ struct RowInserter: ~Copyable {
         }
     }
 
+    /// UTF-8 bytes bound as text.
+    mutating func bind(text bytes: [UInt8]) {
+        index += 1
+        bytes.withUnsafeBufferPointer { buffer in
+            let base = UnsafeRawPointer(buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self)
+            _ = sqlite3_bind_text(handle, index, base, Int32(buffer.count), Self.transient)
+        }
+    }
+
     /// Little-endian 8-byte integers, one after the other, as one blob.
     mutating func bind(integers: [Int64]) {
         #if _endian(little)

@@ -18,14 +18,21 @@ public struct StoreReader: Sendable {
         configuration.readonly = true
         configuration.label = "PushlabStoreReader"
         configuration.busyMode = .timeout(5)
-        let isStore: Bool
+        let (isStore, isCurrent): (Bool, Bool)
         do {
             database = try DatabasePool(path: path, configuration: configuration)
-            isStore = try database.read { db in try db.tableExists("observations") }
+            (isStore, isCurrent) = try database.read { db in
+                let current = try db.tableExists("observationChunks")
+                return (try current || db.tableExists("observations"), current)
+            }
         } catch {
             throw .cannotOpen(path, error)
         }
         guard isStore else { throw StoreError(.cannotOpen, "Cannot open store \(path): it is not a Pushlab store") }
+        // A reader cannot bring a file up to date (it opens it read-only); a server can.
+        guard isCurrent else {
+            throw StoreError(.cannotOpen, "Cannot read store \(path): an older Pushlab wrote it; open it once with pushlab serve --db \(path) to bring it up to date")
+        }
         self.path = path
     }
 

@@ -116,6 +116,34 @@ enum StoreSchema {
             try RequestRows.chunksFromRequestRows(in: db)
             try db.drop(table: "requests")
         }
+        migrator.registerMigration("6-observation-chunks") { db in
+            // A row per observation, details as JSON, cost the writer more per push than the push
+            // cost the server; a batch's observations now go in a few blobs (`ObservationChunk`).
+            try db.create(table: "observationChunks") { table in
+                table.primaryKey("id", .integer)
+                table.column("batch", .integer).notNull()
+                table.column("firstSequence", .integer).notNull()
+                table.column("lastSequence", .integer).notNull()
+                table.column("count", .integer).notNull()
+                table.column("records", .blob).notNull()
+            }
+            try db.create(index: "observationChunks_by_batch", on: "observationChunks", columns: ["batch"])
+            try db.create(index: "observationChunks_by_last_sequence", on: "observationChunks", columns: ["lastSequence"])
+            try ObservationRows.chunksFromObservationRows(in: db)
+            try db.drop(table: "observations")
+        }
+        migrator.registerMigration("7-notification-contents") { db in
+            // A Notification Center row repeated its whole payload; contents now have rows of
+            // their own, counted by the entries that use them. Older rows keep theirs inline.
+            try db.create(table: "notificationContents") { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("hash", .integer).notNull()
+                table.column("json", .text).notNull()
+                table.column("refs", .integer).notNull()
+            }
+            try db.create(index: "notificationContents_by_hash", on: "notificationContents", columns: ["hash"])
+            try db.alter(table: "notificationCenter") { table in table.add(column: "contentId", .integer) }
+        }
         return migrator
     }
 }

@@ -17,6 +17,9 @@ public struct StoreStatistics: Sendable, Equatable {
     /// Saved requests deleted as older than the store's history limit.
     public var trimmedRequests = 0
     public var lastError: StoreError?
+    /// The longest a request can have waited to be committed, over every batch: from the take
+    /// before its batch to the end of its commit. What a `kill -9` could have lost, measured.
+    public var longestRequestWait = Duration.zero
 
     public init() {}
 }

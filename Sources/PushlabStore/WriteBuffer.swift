@@ -5,8 +5,13 @@ import Synchronization
 
 /// Everything the recording threads and the writer thread share, behind one lock held only
 /// to append or swap arrays: recording on an event loop never waits for SQLite.
+///
+/// Each take has every request recorded so far, so a request is committed within the
+/// schedule's window; observations (and device states) wait while the server is busy, and are
+/// otherwise taken as much as fits the commit budget, so that no commit outlasts it.
 final class WriteBuffer: Sendable {
     typealias Waiter = CheckedContinuation<Result<Void, StoreError>, Never>
+    typealias CommitWaiter = @Sendable (CommitTicket, _ committed: Bool) -> Void
 
     /// What the writer took in one go, and who waits for it to be committed.
     struct Batch: Sendable {
@@ -16,6 +21,21 @@ final class WriteBuffer: Sendable {
         var isLast: Bool
         /// Nothing was recorded since the writer's previous look.
         var isQuiet = false
+        /// Waits for a commit with this ticket or a lower one are answered by this batch.
+        var ticket = CommitTicket.refused
+        /// The server is busy: only the requests were taken, observations wait.
+        var isHeld = false
+        /// Every observation waiting was taken: device states may join (they go after the
+        /// observations of their devices, whose Notification Center a removal deletes).
+        var mayTakeDevices = false
+        /// How many device states may join; nil: all.
+        var deviceLimit: Int?
+        /// Device states an earlier batch had no room for are waiting.
+        var devicesWaiting = false
+        /// The previous take: every request in this batch was recorded since.
+        var openedAt: ContinuousClock.Instant?
+        /// This take: its commit's duration counts from here.
+        var takenAt: ContinuousClock.Instant?
     }
 
     private struct State {
@@ -23,6 +43,8 @@ final class WriteBuffer: Sendable {
         /// TakenBatch by the writer, not yet committed: queries still see it here.
         var inFlight = PendingWrites()
         var waiters: [Waiter] = []
+        /// `afterCommit` calls, oldest first, each with the take that will answer it.
+        var commitWaiters: [(ticket: CommitTicket, done: CommitWaiter)] = []
         var isClosing = false
         var isClosed = false
         var statistics = StoreStatistics()
@@ -31,44 +53,67 @@ final class WriteBuffer: Sendable {
         var recordedAtLastLook = 0
         /// When the writer holds off (nil: never).
         var hold: BusyHold?
+        var schedule: CommitSchedule
+        var costs = WriteCosts()
+        /// Batches taken so far: the next one is `takes + 1`.
+        var takes: UInt64 = 0
+        /// When the last batch was taken.
+        var lastTakeAt: ContinuousClock.Instant?
+        /// The last batch was cut to the budget: the writer goes on at once.
+        var leftOver = false
+        /// The writer sleeps until its next take unless woken.
+        var writerSleeps = false
+        /// The writer sleeps longer than the window allows a request to wait: the first one
+        /// recorded wakes it.
+        var requestWakesWriter = false
 
         var backlog: Int { pending.count + inFlight.count }
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     let largeBatchSize: Int
     let backlogLimit: Int
     let retention: HistoryRetention?
 
-    /// `hold`: while the server is busy, the writer holds off and the CPU goes to answering; the
-    /// store catches up in the pauses, or when half its backlog limit waits, a flush asks, or the
-    /// hold has lasted long enough. Nil: every look takes a batch.
+    /// `hold`: while the server is busy, the writer holds the observations off and the CPU goes
+    /// to answering; the store catches up in the pauses, or when half its backlog limit waits, a
+    /// flush asks, or the hold has lasted long enough. Nil: every look takes what fits.
+    ///
+    /// `schedule`: how often the writer looks, and the window within which every request is
+    /// committed.
     ///
     /// `retention`: what waits past the history limit is shed, oldest first, instead of written
     /// and then deleted, so the backlog limit never applies: a load the disk cannot keep up with
     /// loses nothing the history limit would keep, and memory stays bounded by the limit.
-    init(largeBatchSize: Int, backlogLimit: Int, hold: BusyHold? = nil, retention: HistoryRetention? = nil) {
+    init(
+        largeBatchSize: Int, backlogLimit: Int, hold: BusyHold? = nil, schedule: CommitSchedule = CommitSchedule(),
+        retention: HistoryRetention? = nil
+    ) {
         self.largeBatchSize = max(1, largeBatchSize)
         self.backlogLimit = max(1, backlogLimit)
         self.retention = retention
-        state.withLock { $0.hold = hold }
+        state = Mutex(State(hold: hold, schedule: schedule))
     }
 
     // MARK: Recording (any thread)
 
-    func append(_ observations: [Observation]) { record(observations) { $0.append($1) } }
+    func append(_ observations: [Observation]) { _ = record(observations, wakes: false) { $0.append($1) } }
 
     /// A batch of requests as the log published it (numbered on from the store's last one).
-    func append(_ requests: [RequestLog.Entry]) { record(requests) { $0.append($1) } }
+    /// True when the writer must be woken for them to be committed within the window.
+    @discardableResult
+    func append(_ requests: [RequestLog.Entry]) -> Bool { record(requests, wakes: true) { $0.append($1) } }
 
-    private func record<Item>(_ items: [Item], appending append: (inout PendingWrites, [Item]) -> Void) {
+    private func record<Item>(_ items: [Item], wakes: Bool, appending append: (inout PendingWrites, [Item]) -> Void) -> Bool {
         // What is shed comes back out of the lock and is freed here, after it.
-        _ = state.withLock { state -> ShedRecords in
-            guard !state.isClosing else { return ShedRecords() }
+        let (wake, _) = state.withLock { state -> (Bool, ShedRecords) in
+            guard !state.isClosing else { return (false, ShedRecords()) }
             state.recorded += items.count
+            let wake = wakes && state.requestWakesWriter
+            if wake { state.requestWakesWriter = false }
             guard retention == nil else {
                 append(&state.pending, items)
-                return shedPastTheHistoryLimit(&state)
+                return (wake, shedPastTheHistoryLimit(&state))
             }
             let room = max(0, backlogLimit - state.backlog)
             if items.count <= room {
@@ -77,8 +122,9 @@ final class WriteBuffer: Sendable {
                 if room > 0 { append(&state.pending, Array(items.prefix(room))) }
                 state.statistics.droppedItems += items.count - room
             }
-            return ShedRecords()
+            return (wake, ShedRecords())
         }
+        return wake
     }
 
     /// Sheds the oldest waiting observations and requests once either kind passes the history
@@ -145,31 +191,101 @@ final class WriteBuffer: Sendable {
         return accepted
     }
 
+    // MARK: Waiting for a commit (any thread)
+
+    /// Calls `done` once every request recorded so far is committed (group commit: the next
+    /// batch, which takes every request, answers every wait that came before it); the writer is
+    /// woken if it sleeps. When closing, `done` is called at once with `.refused`, not committed.
+    func afterCommit(_ done: @escaping CommitWaiter) -> (ticket: CommitTicket, wakeWriter: Bool) {
+        let answer = state.withLock { state -> (CommitTicket, Bool)? in
+            guard !state.isClosing else { return nil }
+            let ticket = CommitTicket(state.takes + 1)
+            state.commitWaiters.append((ticket, done))
+            defer { state.writerSleeps = false }
+            return (ticket, state.writerSleeps)
+        }
+        guard let answer else {
+            done(.refused, false)
+            return (.refused, false)
+        }
+        return answer
+    }
+
     // MARK: The writer's side
 
-    /// The next batch, or nil while the hold says to wait and nobody waits for a commit.
-    func takeBatch(now: ContinuousClock.Instant = .now) -> Batch? {
+    /// The next batch: every request, and the observations that fit the budget unless the
+    /// server is busy (a flush or close takes everything).
+    func takeBatch(now: ContinuousClock.Instant = .now) -> Batch {
         state.withLock { state in
             let intake = state.recorded - state.recordedAtLastLook
             state.recordedAtLastLook = state.recorded
             // Half: past the limit items would be lost, so the writer starts with room to spare.
             let filling = state.pending.count >= backlogLimit / 2
-            if state.waiters.isEmpty, !state.isClosing,
-               state.hold?.shouldWait(arrived: Int64(state.recorded), filling: filling, now: now) == true {
-                return nil
-            }
-            state.inFlight = state.pending
-            state.pending = PendingWrites()
+            let flushing = !state.waiters.isEmpty || state.isClosing
+            let held = !flushing && state.hold?.shouldWait(arrived: Int64(state.recorded), filling: filling, now: now) == true
+            state.writerSleeps = false
+            state.requestWakesWriter = false
+            state.schedule.took(at: now)
+            state.takes += 1
+            let openedAt = state.lastTakeAt
+            state.lastTakeAt = now
+
+            let budget = state.schedule.commitBudget
+            let requestSeconds = state.costs.requestsOnly(state.pending.requestCount)
+            let observationLimit: Int? = flushing ? nil : held ? 0
+                : WriteCosts.fitting(budget, spent: requestSeconds, perItem: state.costs.perObservation, minimum: 1)
+            let writes = state.pending.takeBatch(observationLimit: observationLimit)
+            let observationsLeft = state.pending.observationCount > 0
+            let spent = requestSeconds + Double(writes.observationCount) * state.costs.perObservation
+            state.leftOver = !held && observationsLeft
+            state.inFlight = writes
             let waiters = state.waiters
             state.waiters = []
-            return Batch(writes: state.inFlight, waiters: waiters, isLast: state.isClosing, isQuiet: intake == 0)
+            return Batch(
+                writes: writes, waiters: waiters, isLast: state.isClosing, isQuiet: intake == 0, ticket: CommitTicket(state.takes),
+                isHeld: held, mayTakeDevices: !held && !observationsLeft,
+                deviceLimit: flushing ? nil : WriteCosts.fitting(budget, spent: spent, perItem: state.costs.perDevice, minimum: 64),
+                devicesWaiting: !state.pending.devices.isEmpty, openedAt: openedAt, takenAt: now
+            )
+        }
+    }
+
+    /// Adds device states that changed (newer than any waiting) to what waits, and moves as many
+    /// as `batch` has room for into it.
+    func addDevices(_ changes: DeviceSimulator.Changes, to batch: inout Batch) {
+        let taken = state.withLock { state in
+            state.pending.add(changes)
+            let taken = state.pending.takeDevices(limit: batch.deviceLimit)
+            state.inFlight.devices = taken
+            if !state.pending.devices.isEmpty { state.leftOver = true }
+            return taken
+        }
+        batch.writes.devices = taken
+    }
+
+    /// When the writer takes its next batch, having finished one at `now`: nil for at once
+    /// (waits for a commit, or what the last batch had no room for). Otherwise the writer sleeps
+    /// until then, and a wait for a commit wakes it, or a request if the sleep is longer than
+    /// the window allows it to wait.
+    func nextTake(now: ContinuousClock.Instant = .now) -> ContinuousClock.Instant? {
+        state.withLock { state in
+            if state.leftOver || state.isClosing || !state.waiters.isEmpty || !state.commitWaiters.isEmpty { return nil }
+            state.writerSleeps = true
+            let requestsWaiting = state.pending.requestCount > 0
+            state.requestWakesWriter = !requestsWaiting && state.schedule.requestsMustWake
+            return state.schedule.nextTake(after: now, requestsWaiting: requestsWaiting)
         }
     }
 
     /// Records how `batch` went and answers its waiters. A failed batch goes back in front of
-    /// what was recorded since, to be tried again, unless that would pass the backlog limit.
-    func finish(_ batch: Batch, error: StoreError?, trimmed: HistoryRetention.TrimmedCounts) {
-        let (waiters, _) = state.withLock { state -> ([Waiter], ShedRecords) in
+    /// what was recorded since, to be tried again, unless that would pass the backlog limit;
+    /// the commits waited for fail at once, so that no answer claims what was not committed.
+    /// `now`: when the commit ended.
+    func finish(
+        _ batch: Batch, error: StoreError?, trimmed: HistoryRetention.TrimmedCounts, measured: WriteCosts.Measured = .init(),
+        now: ContinuousClock.Instant = .now
+    ) {
+        let (waiters, commitWaiters, _) = state.withLock { state -> ([Waiter], [(ticket: CommitTicket, done: CommitWaiter)], ShedRecords) in
             var shed = ShedRecords()
             state.inFlight = PendingWrites()
             if let error {
@@ -192,16 +308,32 @@ final class WriteBuffer: Sendable {
                 if size > largeBatchSize { state.statistics.largeBatches += 1 }
                 state.statistics.trimmedObservations += trimmed.observations
                 state.statistics.trimmedRequests += trimmed.requests
+                state.costs.learn(measured)
+                if batch.writes.requestCount > 0 {
+                    if let takenAt = batch.takenAt { state.schedule.committed(taking: now - takenAt) }
+                    if let openedAt = batch.openedAt {
+                        state.statistics.longestRequestWait = max(state.statistics.longestRequestWait, now - openedAt)
+                    }
+                }
             }
-            guard batch.isLast else { return (batch.waiters, shed) }
+            let answered = state.commitWaiters.prefix { $0.ticket <= batch.ticket }.count
+            var commitWaiters = Array(state.commitWaiters.prefix(answered))
+            state.commitWaiters.removeFirst(answered)
+            guard batch.isLast else { return (batch.waiters, commitWaiters, shed) }
             // Nothing is recorded once closing: flushes that came in during the last batch
             // are answered by it.
             state.isClosed = true
             let late = state.waiters
             state.waiters = []
-            return (batch.waiters + late, shed)
+            commitWaiters += state.commitWaiters
+            state.commitWaiters = []
+            return (batch.waiters + late, commitWaiters, shed)
         }
         let result: Result<Void, StoreError> = error.map { .failure($0) } ?? .success(())
         for waiter in waiters { waiter.resume(returning: result) }
+        for waiter in commitWaiters { waiter.done(waiter.ticket, error == nil && waiter.ticket <= batch.ticket) }
     }
+
+    /// What one item of each kind costs the writer lately.
+    var costs: WriteCosts { state.withLock { $0.costs } }
 }

@@ -38,6 +38,28 @@ struct ClockRouteTests {
         }
     }
 
+    /// A minute's repeat over 100 years would be 52 million firings inside one request.
+    @Test func aMoveThatWouldFireTooManyLocalNotificationsIsRefused() async throws {
+        let h = try ControlHarness()
+        try await h.application.test(.router) { client in
+            // Long before any real time now, so that a return to real time crosses ~100,000 minutes at least.
+            _ = try await client.call(.post, "/v1/clock", #"{"set":"1990-01-01T00:00:00Z"}"#)
+            let scheduled = try await client.call(
+                .post, "/v1/devices/phone/apps/com.example.app/local-notifications",
+                #"{"identifier":"stretch","title":"Stretch","trigger":{"type":"timeInterval","seconds":60,"repeats":true}}"#
+            )
+            #expect(scheduled.status == 201)
+            expectError(
+                try await client.call(.post, "/v1/clock", #"{"advance":3153600000}"#),
+                409, containing: "would fire more than 100000 local notifications (a repeating one fires at every repeat on the way)"
+            )
+            expectError(try await client.call(.post, "/v1/clock", #"{"set":"2090-01-01T00:00:00Z"}"#), 409, containing: "move it in smaller steps")
+            expectError(try await client.call(.post, "/v1/clock", #"{"mode":"real"}"#), 409, containing: "would fire more than 100000")
+            #expect(try await client.call(.get, "/v1/clock")["time"]?.stringValue == "1990-01-01T00:00:00.000Z", "nothing moved")
+            #expect(try await client.call(.post, "/v1/clock", #"{"advance":3600}"#).status == 200)
+        }
+    }
+
     @Test func aSystemClockCannotBeMoved() async throws {
         let world = APNsWorld()
         let simulator = DeviceSimulator(world: world, clock: SystemClock())

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import PushlabControl
 import PushlabCore
 import PushlabOpenSSL
+import PushlabScenario
 import PushlabSimulator
 import PushlabStore
 import Synchronization
@@ -37,7 +38,10 @@ final class ControlHarness: Sendable {
     let api: ControlAPI
     private let connections = Atomic<UInt64>(1)
 
-    init(store: Bool = false, withReset: Bool = true, eventBufferSize: Int = 1024, clock: ControlledClock = ControlledClock(manualStart: ControlHarness.start)) throws {
+    init(
+        store: Bool = false, withReset: Bool = true, eventBufferSize: Int = 1024, clock: ControlledClock = ControlledClock(manualStart: ControlHarness.start),
+        signers: [Scenario.Signer] = []
+    ) throws {
         self.clock = clock
         world = APNsWorld(apps: [AppRecord(bundleID: Self.app, teamID: Self.team)])
         let simulator = DeviceSimulator(world: world, clock: clock, tokenSeed: 1)
@@ -65,6 +69,7 @@ final class ControlHarness: Sendable {
             simulator: simulator, requestLog: requestLog, faults: faults, store: pushlabStore, scenarioName: "test",
             reset: withReset ? reset : nil,
             loadScenario: withReset ? load : nil,
+            signers: { signers },
             eventBufferSize: eventBufferSize
         )
         _ = api.connect()

@@ -53,6 +53,12 @@ struct DeviceRouteTests {
             expectError(try await client.call(.post, "/v1/devices", #"{"online":"yes"}"#), 400, containing: "online")
             expectError(try await client.call(.post, "/v1/devices", #"{"apps":[{"bundleId":"a"},{"bundleId":"a"}]}"#), 400, containing: "listed twice")
             expectError(try await client.call(.post, "/v1/devices", #"{"id":"a/b"}"#), 400, containing: "without '/'")
+            // Fullwidth digits are hex digits to Swift's Character, never in a request path.
+            let fullwidth = String(repeating: "\u{FF11}", count: 64)
+            expectError(
+                try await client.call(.post, "/v1/devices", #"{"apps":[{"bundleId":"a","deviceToken":"\#(fullwidth)"}]}"#),
+                400, containing: "is not a device token (an even number of hex digits, at least 64)"
+            )
             expectError(try await client.call(.post, "/v1/devices", "{\"id\":"), 400, containing: "The body is not JSON: invalid JSON at byte")
             expectError(try await client.call(.post, "/v1/devices", "[1]"), 400, containing: "The body must be a JSON object")
             expectError(try await client.call(.post, "/v1/devices", nil), 400, containing: "The body must be a JSON object, e.g.")
@@ -76,7 +82,39 @@ struct DeviceRouteTests {
             #expect(page["offset"]?.int == 1 && page["limit"]?.int == 2)
             expectError(try await client.call(.get, "/v1/devices?limit=0"), 400, containing: "limit must be a whole number from 1 to 10000, not 0")
             expectError(try await client.call(.get, "/v1/devices?limit=ten"), 400, containing: "not ten")
-            expectError(try await client.call(.get, "/v1/devices?page=2"), 400, containing: "Unknown query parameter page (allowed: limit, offset)")
+            expectError(try await client.call(.get, "/v1/devices?page=2"), 400, containing: "Unknown query parameter page (allowed: limit, offset, search)")
+            // Given twice, a parameter is ambiguous: refused rather than read as its last value.
+            expectError(try await client.call(.get, "/v1/devices?limit=2&limit=3"), 400, containing: "Query parameter limit is given twice")
+            let empty = try await client.call(.get, "/v1/devices?limit=&offset=")
+            #expect(empty["limit"]?.int == 100 && empty["offset"]?.int == 0, "an empty value is the same as none")
+        }
+    }
+
+    @Test func searchFindsDevicesByIdNameAppOrToken() async throws {
+        let h = try ControlHarness()
+        try await h.application.test(.router) { client in
+            for (id, name, app) in [("ann-1", "Ann's iPhone", "com.example.app"), ("ann-2", "Work phone", "com.example.news"), ("bob", "Bob's iPad", "com.example.app")] {
+                let added = try await client.call(.post, "/v1/devices", #"{"id":"\#(id)","name":"\#(name)","apps":[{"bundleId":"\#(app)"}]}"#)
+                #expect(added.status == 201)
+            }
+            func ids(_ query: String) async throws -> ([String], Int?) {
+                let page = try await client.call(.get, "/v1/devices?\(query)")
+                #expect(page.status == 200, "\(page.text)")
+                return (page["devices"]?.array.compactMap { $0["id"]?.stringValue } ?? [], page["total"]?.int)
+            }
+            #expect(try await ids("search=ANN") == (["ann-1", "ann-2"], 2))
+            #expect(try await ids("search=ipad") == (["bob"], 1))
+            #expect(try await ids("search=news") == (["ann-2"], 1))
+            #expect(try await ids("search=ann&limit=1&offset=1") == (["ann-2"], 2))
+            #expect(try await ids("search=nobody") == ([], 0))
+            let token = h.token("bob")
+            #expect(try await ids("search=\(token.prefix(12))") == (["bob"], 1))
+            // Without a search, total counts every device (the harness starts with one).
+            #expect(try await ids("limit=1").1 == 4)
+            expectError(try await client.call(.get, "/v1/devices?search=\(String(repeating: "x", count: 257))"), 400, containing: "search is at most 256 characters")
+            // Characters as JSON Schema's maxLength counts them: an "é" written as e and a combining accent is two.
+            expectError(try await client.call(.get, "/v1/devices?search=\(String(repeating: "e%CC%81", count: 129))"), 400, containing: "not 258")
+            #expect(try await ids("search=\(String(repeating: "e%CC%81", count: 128))") == ([], 0))
         }
     }
 
@@ -99,6 +137,19 @@ struct DeviceRouteTests {
             #expect(delivered["observations"]?.array.count == 1)
             expectError(try await client.call(.patch, "/v1/devices/nobody", #"{"online":true}"#), 404, containing: "No device nobody")
             expectError(try await client.call(.patch, "/v1/devices/phone", #"{"wifi":true}"#), 400, containing: "Unknown field: wifi")
+            // null is no value of a field (JSONDecoder would read it as absent): leave the field out.
+            expectError(
+                try await client.call(.patch, "/v1/devices/phone", #"{"online":null,"utcOffsetSeconds":null}"#),
+                400, containing: "Null fields: online, utcOffsetSeconds (leave a field out to take its default)"
+            )
+            expectError(
+                try await client.call(.post, "/v1/devices", #"{"apps":[{"bundleId":"a","provider":null}],"mdm":{"topic":"t","pushMagic":"m","token":null}}"#),
+                400, containing: "Null fields: apps[0].provider, mdm.token"
+            )
+            let freeForm = try await client.call(
+                .post, "/v1/devices/phone/apps/com.example.app/local-notifications", #"{"identifier":"n","presentNow":true,"userInfo":{"room":null}}"#
+            )
+            #expect(freeForm.status == 201, "free-form JSON may hold nulls: \(freeForm.text)")
             expectError(try await client.call(.patch, "/v1/devices/phone", #"{"name":""}"#), 400, containing: "name must not be empty")
             expectError(
                 try await client.call(.patch, "/v1/devices/phone", #"{"utcOffsetSeconds":9223372036854775807}"#),

@@ -22,6 +22,21 @@ struct HealthAndWorldRouteTests {
         }
     }
 
+    /// What kill -9 can lose of acknowledged pushes: the store's crash window, or nothing when
+    /// durable; nothing to say without a store.
+    @Test func healthSaysWhatACrashCanLose() async throws {
+        let stored = try ControlHarness(store: true)
+        try await stored.application.test(.router) { client in
+            let health = try await client.call(.get, "/v1/health")
+            #expect(health["crashWindowMs"]?.int == 250 && health["durable"]?.bool == false)
+        }
+        let bare = try ControlHarness()
+        try await bare.application.test(.router) { client in
+            let health = try await client.call(.get, "/v1/health")
+            #expect(health["crashWindowMs"] == nil && health["durable"] == nil)
+        }
+    }
+
     @Test func aKeyAddedHereSignsAcceptedPushes() async throws {
         let h = try ControlHarness()
         let privatePEM = try SampleKey.privatePEM

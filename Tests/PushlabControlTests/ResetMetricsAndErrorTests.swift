@@ -72,6 +72,9 @@ struct ResetMetricsAndErrorTests {
             expectError(wrongMethod, 405, containing: "/v1/devices/phone takes GET, PATCH, DELETE, not PUT")
             #expect(wrongMethod.headers[.allow] == "GET, PATCH, DELETE")
             expectError(try await client.call(.post, "/v1/devices", String(repeating: " ", count: 2_000_000)), 400, containing: "larger than 1024 KiB")
+            // The stand-in keeps what it gets as text, under the same limit (it was a 500).
+            expectError(try await client.call(.post, "/stand-in/devices", String(repeating: "a", count: 2_000_000)), 400, containing: "larger than 1024 KiB")
+            #expect(try await client.call(.get, "/v1/stand-in")["requests"]?.array == [], "nothing was kept of it")
         }
     }
 }

@@ -33,6 +33,16 @@ struct DeviceTokenKeyTests {
         #expect(key != DeviceTokenKey(Self.token))
     }
 
+    /// A token given by hand: an even number of ASCII hex digits, at least 64 (not the fullwidth
+    /// digits `Character.isHexDigit` also takes).
+    @Test func aWellFormedTokenIsAnEvenNumberOfASCIIHexDigits() {
+        #expect(DeviceTokenRecord.isWellFormed(Self.token))
+        #expect(DeviceTokenRecord.isWellFormed(String(repeating: "AB", count: 40)))
+        #expect(!DeviceTokenRecord.isWellFormed(String(repeating: "a", count: 63)))
+        #expect(!DeviceTokenRecord.isWellFormed(String(repeating: "g", count: 64)))
+        #expect(!DeviceTokenRecord.isWellFormed(String(repeating: "\u{FF11}", count: 64)))
+    }
+
     /// Every byte value in the last position: exactly the 22 hex digits pack, in either case.
     @Test func onlyHexDigitsPackWhateverTheByte() {
         let hexDigits = Array("0123456789abcdefABCDEF".utf8)

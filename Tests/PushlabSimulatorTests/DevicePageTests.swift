@@ -28,6 +28,20 @@ import Testing
         #expect(simulator.devices(limit: FirstByID.largestPage).map(\.id) == Array(sorted.prefix(FirstByID.largestPage)))
     }
 
+    /// A search: the page of the devices it accepts, and how many it accepts in all.
+    @Test func aSearchPagesThroughTheDevicesItAccepts() throws {
+        let (simulator, sorted) = try simulator(deviceCount: FirstByID.largestPage * 2)
+        let accepted = { (device: SimulatedDevice) in device.id.hasSuffix("3") }
+        let wanted = sorted.filter { $0.hasSuffix("3") }
+        #expect(wanted.count > FirstByID.largestPage / 4)
+        for limit in [0, 1, 20, wanted.count, FirstByID.largestPage + 1] {
+            let found = simulator.devices(limit: limit, where: accepted)
+            #expect(found.devices.map(\.id) == Array(wanted.prefix(limit)), "limit \(limit)")
+            #expect(found.matching == wanted.count, "limit \(limit)")
+        }
+        #expect(simulator.devices(limit: 10) { _ in false } == ([], 0))
+    }
+
     @Test func keepingAPageHoldsOnlyThePage() {
         var first = FirstByID(limit: 3)
         for id in ["e", "b", "f", "a", "d", "c", "a2"] { first.offer(SimulatedDevice(id: id)) }

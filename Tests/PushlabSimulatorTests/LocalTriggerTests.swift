@@ -32,6 +32,20 @@ struct LocalTriggerTests {
         #expect(try h.pending().first?.nextFireTime == Fixture.start + 6 * Fixture.minute, "a repeating one stays listed")
     }
 
+    @Test("A move of the clock that would fire more than 100,000 local notifications is refused before anything moves")
+    func clockMoveOverTheFiringLimitRefused() throws {
+        let h = try SimulatorHarness(.testApp(state: .background))
+        try h.schedule(.alert("stretch", .timeInterval(seconds: 60, repeats: true)))
+        let limit = Int64(DeviceSimulator.firingsPerClockMove)
+        #expect(throws: SimulatorError.self) { try h.advance(100 * 365 * Fixture.day) }
+        #expect(throws: SimulatorError.self) { try h.simulator.setClock(Fixture.start + (limit + 1) * Fixture.minute) }
+        #expect(h.simulator.clock.now() == Fixture.start, "the clock did not move")
+        #expect(Self.firings(h, "stretch").isEmpty)
+        #expect(h.simulator.localFirings(until: Fixture.start + limit * Fixture.minute, limit: Int(limit) + 1) == Int(limit), "up to the limit is allowed")
+        try h.advance(2 * Fixture.hour)
+        #expect(Self.firings(h, "stretch").count == 120)
+    }
+
     @Test("A repeating time interval under 60 seconds is refused, as UNTimeIntervalNotificationTrigger")
     func shortRepeatRefused() throws {
         let h = try SimulatorHarness(.testApp())

@@ -100,7 +100,7 @@ struct DurabilityTests {
         let deadline = ContinuousClock.now + .seconds(10)
         while store.statistics.itemsWritten < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(store.statistics.itemsWritten == 2 && store.backlog == 0)
-        let rows = try await store.database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM observations") }
+        let rows = try await store.database.read { db in try Int.fetchOne(db, sql: "SELECT SUM(count) FROM observationChunks") }
         #expect(rows == 2)
         try await store.close()
     }
@@ -127,7 +127,7 @@ struct DurabilityTests {
         let folder = try TemporaryDirectory()
         let lab = TestPushlab()
         let store = try lab.recordingStore(path: folder.path("store.db"), flushInterval: .seconds(3600))
-        try await store.database.write { db in try db.execute(sql: "ALTER TABLE observations RENAME TO observations_away") }
+        try await store.database.write { db in try db.execute(sql: "ALTER TABLE observationChunks RENAME TO observationChunks_away") }
         store.record([.badge(1), .badge(2)])
 
         await #expect { try await store.flush() } throws: { error in
@@ -137,7 +137,7 @@ struct DurabilityTests {
         #expect(store.backlog == 2)
         #expect(store.statistics.failedBatches == 1 && store.statistics.lastError?.kind == .cannotWrite)
 
-        try await store.database.write { db in try db.execute(sql: "ALTER TABLE observations_away RENAME TO observations") }
+        try await store.database.write { db in try db.execute(sql: "ALTER TABLE observationChunks_away RENAME TO observationChunks") }
         try await store.flush()
         #expect(store.backlog == 0)
         #expect(try store.observations().map(\.sequence) == [1, 2])

@@ -49,7 +49,21 @@ struct ErrorTests {
         let lab = TestPushlab()
         let store = try lab.recordingStore(path: path)
         try await store.database.write { db in
-            try db.execute(sql: "INSERT INTO observations VALUES (7, 0, 'phone', 'com.example.app', NULL, 'banner', '{not json')")
+            // A chunk of one banner whose details are not JSON.
+            var chunk = ChunkWriter(capacity: 64)
+            chunk.byte(ObservationChunk.formatVersion)
+            chunk.unsigned(1)
+            chunk.signed(7)
+            chunk.signed(0)
+            for text in ["phone", "com.example.app"] { chunk.unsigned(0); chunk.text(text) }
+            chunk.byte(0)  // no notification id
+            chunk.unsigned(0); chunk.text("banner")
+            chunk.byte(0)  // details as JSON text
+            chunk.unsigned(0); chunk.text("{not json")
+            try db.execute(
+                sql: "INSERT INTO observationChunks (batch, firstSequence, lastSequence, count, records) VALUES (1, 7, 7, 1, ?)",
+                arguments: [Data(chunk.bytes)]
+            )
             try db.execute(sql: "INSERT INTO devices VALUES ('phone', '{\"id\": 42}')")
         }
 
@@ -62,6 +76,21 @@ struct ErrorTests {
             return error.kind == .unreadable && error.description.hasPrefix("Cannot read store \(path): device phone cannot be read back")
         }
         #expect(lab.simulator.deviceCount == 0, "a failed load changes nothing")
+        try await store.close()
+    }
+
+    @Test func aTruncatedChunkIsReportedNotReadPastItsEnd() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("store.db")
+        let lab = TestPushlab()
+        let store = try lab.recordingStore(path: path)
+        store.record([.badge(1), .badge(2), .badge(3)])
+        try await store.flush()
+        try await store.database.write { db in try db.execute(sql: "UPDATE observationChunks SET records = substr(records, 1, length(records) - 3)") }
+        #expect { try store.observations() } throws: { error in
+            let error = try #require(error as? StoreError)
+            return error.kind == .unreadable && error.description.contains("a chunk of saved observations claims 11 items or bytes with 8 bytes left")
+        }
         try await store.close()
     }
 }

@@ -97,7 +97,7 @@ struct HistoryRetentionTests {
         let buffer = WriteBuffer(largeBatchSize: 1_000, backlogLimit: 3, retention: HistoryRetention(limit: 5))
         buffer.append((1...4).map { Observation.badge($0) })
         buffer.append((5...8).map { Observation.badge($0) })
-        let batch = try #require(buffer.takeBatch())
+        let batch = buffer.takeBatch()
         buffer.append((9...12).map { Observation.badge($0) })
         buffer.finish(batch, error: StoreError(.cannotWrite, "disk full"), trimmed: .init())
         #expect(buffer.unwritten.observations.map(\.sequence) == Array(5...12))

@@ -22,14 +22,17 @@ final class TestPushlab {
         service = APNsProviderService(world: world, clock: clock, log: requestLog, sink: simulator)
     }
 
-    /// A store recording this run, as the runtime connects one.
+    /// A store recording this run, as the runtime connects one. Without a `crashWindow`, one long
+    /// enough that the writer keeps to `flushInterval`: a test with a long interval writes when
+    /// it flushes, and a request must not wake the writer to keep the usual 250 ms.
     func recordingStore(
         path: String, flushInterval: Duration = .milliseconds(100), largeBatchSize: Int = 50_000, backlogLimit: Int = 2_000_000,
-        busyRate: Int? = 10_000, longestHold: Duration = .seconds(10), historyLimit: Int? = nil
+        busyRate: Int? = 10_000, longestHold: Duration = .seconds(10), historyLimit: Int? = nil, crashWindow: Duration? = nil
     ) throws(StoreError) -> PushlabStore {
         let store = try PushlabStore(
             path: path, devices: simulator, flushInterval: flushInterval, largeBatchSize: largeBatchSize, backlogLimit: backlogLimit,
-            busyRate: busyRate, longestHold: longestHold, historyLimit: historyLimit
+            busyRate: busyRate, longestHold: longestHold, historyLimit: historyLimit,
+            crashWindow: crashWindow ?? max(.milliseconds(250), flushInterval * 3)
         )
         _ = store.connect(observations: simulator, requests: requestLog)
         return store

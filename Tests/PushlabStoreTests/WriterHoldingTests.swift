@@ -4,10 +4,10 @@ import PushlabSimulator
 @testable import PushlabStore
 import Testing
 
-/// While a load test records faster than the busy rate, the writer holds off and the CPU goes to
-/// answering; it catches up when the load stops, when half the backlog limit waits, when a flush
-/// asks, or when it has held off long enough. Driven through `takeBatch` with explicit times, one
-/// look a second at 10 items a second.
+/// While a load test records faster than the busy rate, the writer holds the observations off and
+/// the CPU goes to answering; it catches up when the load stops, when half the backlog limit
+/// waits, when a flush asks, or when it has held off long enough. Driven through `takeBatch` with
+/// explicit times, one look a second at 10 items a second.
 @Suite struct WriterHoldingTests {
     private let start = ContinuousClock.now
 
@@ -24,28 +24,28 @@ import Testing
     @Test func aBusyServerIsNotWrittenForUntilTheLoadStops() {
         let buffer = buffer()
         record(20, into: buffer)
-        #expect(buffer.takeBatch(now: second(1)) == nil)
+        #expect(buffer.takeBatch(now: second(1)).isHeld)
         record(20, into: buffer, from: 21)
-        #expect(buffer.takeBatch(now: second(2)) == nil)
+        #expect(buffer.takeBatch(now: second(2)).isHeld)
         #expect(buffer.backlog == 40)
 
         record(5, into: buffer, from: 41)  // under the busy rate: the load has stopped
         let batch = buffer.takeBatch(now: second(3))
-        #expect(batch?.writes.observationCount == 45)
+        #expect(batch.writes.observationCount == 45)
     }
 
     @Test func aQuietServerIsWrittenForAtOnce() {
         let buffer = buffer()
         record(3, into: buffer)
-        #expect(buffer.takeBatch(now: second(1))?.writes.observationCount == 3)
+        #expect(buffer.takeBatch(now: second(1)).writes.observationCount == 3)
     }
 
     @Test func halfTheBacklogLimitEndsTheHold() {
         let buffer = buffer()
         record(49, into: buffer)
-        #expect(buffer.takeBatch(now: second(1)) == nil)
+        #expect(buffer.takeBatch(now: second(1)).isHeld)
         record(11, into: buffer, from: 50)
-        #expect(buffer.takeBatch(now: second(2))?.writes.observationCount == 60)
+        #expect(buffer.takeBatch(now: second(2)).writes.observationCount == 60)
     }
 
     /// Held for at most 10 s; then written for as the load goes on, and held again only in a
@@ -56,12 +56,13 @@ import Testing
         func busySecond(_ at: Int) -> Int? {
             record(10, into: buffer, from: next)
             next += 10
-            return buffer.takeBatch(now: second(at))?.writes.observationCount
+            let batch = buffer.takeBatch(now: second(at))
+            return batch.isHeld ? nil : batch.writes.observationCount
         }
         for at in 1...10 { #expect(busySecond(at) == nil, "second \(at)") }
         #expect(busySecond(11) == 110, "held since second 1: 10 s have passed")
         #expect(busySecond(12) == 10, "the same spell is not held again")
-        #expect(buffer.takeBatch(now: second(13))?.writes.observationCount == 0, "the load stops")
+        #expect(buffer.takeBatch(now: second(13)).writes.observationCount == 0, "the load stops")
         #expect(busySecond(14) == nil, "a new spell is held")
     }
 
@@ -81,6 +82,6 @@ import Testing
     @Test func withoutAHoldEveryLookTakesABatch() {
         let buffer = WriteBuffer(largeBatchSize: 1_000, backlogLimit: 100)
         record(40, into: buffer)
-        #expect(buffer.takeBatch(now: start)?.writes.observationCount == 40)
+        #expect(buffer.takeBatch(now: start).writes.observationCount == 40)
     }
 }

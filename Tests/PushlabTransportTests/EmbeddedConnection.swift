@@ -16,7 +16,7 @@ final class EmbeddedConnection {
 
     init(
         service: any APNsConnectionFactory, limits: HTTP2Limits = HTTP2Limits(), environment: APNsEnvironment = .development,
-        role: APNsListenerRole = .both
+        role: APNsListenerRole = .both, commits: (any RecordCommits)? = nil
     ) throws {
         let settings = APNsHTTP2Handler.Settings(
             limits: limits, listenerEnvironment: environment, listenerRole: role, connectionID: 7, logger: Logger(label: "test")
@@ -24,9 +24,15 @@ final class EmbeddedConnection {
         client = try HTTP2Session(role: .client, delegate: events)
         try client.submitSettings([])
         try channel.pipeline.syncOperations.addHandler(
-            APNsHTTP2Handler(settings: settings, service: service, registry: registry, startWithoutTLS: true)
+            APNsHTTP2Handler(settings: settings, service: service, registry: registry, commits: commits, startWithoutTLS: true)
         )
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        try exchange()
+    }
+
+    /// Runs what was handed to the connection's event loop (a commit's answer), then moves frames.
+    func runEventLoopAndExchange() throws {
+        channel.embeddedEventLoop.run()
         try exchange()
     }
 

@@ -26,13 +26,15 @@ struct Serve: AsyncParsableCommand {
 
         Settings come from flags, then --config FILE (YAML, same names), then the defaults. \
         SIGINT or SIGTERM shuts down gracefully: GOAWAY {"reason":"Shutdown"}, in-flight streams \
-        finish, exit 0.
+        finish, exit 0. A crash or kill -9 loses at most the acknowledged pushes of the last \
+        --crash-window-ms (250 ms) from the store, and none with --durable.
 
         Examples:
           pushlab serve
           pushlab serve --development-port 8443 --production-port 0 --threads 4
           pushlab serve --channel-management-port off
           pushlab serve --config pushlab.yaml --client-ca certs/ca.pem
+          pushlab serve --durable --db pushes.db
         """
     )
 
@@ -47,6 +49,12 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "Observations and requests the store keeps, each (default 1000000: about 0.3 GB of observations and 0.1 GB of requests). The file outlives runs: older batches are deleted once a tenth more have come, and under a load faster than the disk what waits past the limit is never written, so nothing the limit keeps is lost. 0 keeps everything; a load faster than the disk then loses what passes the 2,000,000-record backlog. Devices and Notification Center are always kept.")
     var historyLimit: Int?
+
+    @Option(help: "Milliseconds within which every request's record, an acknowledged push's among them, is committed to the store, under any load: what kill -9 can lose at most (default 250, at least 10). The simulated phones' observations may wait longer while the server is busy.")
+    var crashWindowMs: Int?
+
+    @Flag(help: "Answer each request only once its record is committed to the store (group commit: one transaction answers every request recorded since the last one), so kill -9 loses no acknowledged push; a failed commit answers 500 InternalServerError. Costs throughput (docs/PERFORMANCE.md). Needs a file store.")
+    var durable = false
 
     @Option(help: "real (default) or manual: a manual clock stands still until set or advanced (control API, scenarios).")
     var clock: String = "real"
@@ -117,6 +125,14 @@ struct Serve: AsyncParsableCommand {
         guard queueCapacity >= 0 else { throw ValidationError("--delivery-queue (deliveryQueue in a config file) must be 0 or more, not \(queueCapacity)") }
         let keptHistory = historyLimit ?? file?.historyLimit ?? 1_000_000
         guard keptHistory >= 0 else { throw ValidationError("--history-limit (historyLimit in a config file) must be 0 or more, not \(keptHistory)") }
+        let crashWindow = crashWindowMs ?? file?.crashWindowMs ?? 250
+        let shortest = Int(PushlabStore.shortestCrashWindow / .milliseconds(1))
+        guard crashWindow >= shortest else { throw ValidationError("--crash-window-ms (crashWindowMs in a config file) must be at least \(shortest), not \(crashWindow)") }
+        let storePath = db ?? file?.db ?? "pushlab.db"
+        let isDurable = durable || file?.durable == true
+        guard !isDurable || storePath != ":memory:" else {
+            throw ValidationError("--durable waits for commits to the store's file, and --db :memory: keeps nothing: pass --db FILE")
+        }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = Logger.Level(rawValue: logLevel) ?? .info
@@ -150,7 +166,9 @@ struct Serve: AsyncParsableCommand {
         let configuration = RuntimeConfiguration(
             server: server,
             delivery: queueCapacity > 0 ? .queued(capacity: queueCapacity) : .inline,
-            store: .init(path: db ?? file?.db ?? "pushlab.db", historyLimit: keptHistory > 0 ? keptHistory : nil),
+            store: .init(
+                path: storePath, historyLimit: keptHistory > 0 ? keptHistory : nil, crashWindow: .milliseconds(crashWindow), durable: isDurable
+            ),
             control: control,
             tickInterval: .milliseconds(100)
         )
@@ -270,6 +288,7 @@ struct Serve: AsyncParsableCommand {
         if let control = runtime.controlServer {
             let token = runtime.configuration.control?.token == nil ? "" : "  (bearer token required)"
             lines.append("  control API  \(control.url)\(token)")
+            lines.append("  dashboard    \(control.url)/  (open it in a browser)")
         } else if let why = runtime.controlUnavailable {
             lines.append("  control API  not running: \(why) (pass --control-port 0 for a free port)")
         }
@@ -294,6 +313,11 @@ struct Serve: AsyncParsableCommand {
             lines.append("Store \(storePath): \(reloaded) device(s) reloaded as the last run left them (the scenario is unchanged)")
         } else {
             lines.append("Store \(storePath): devices from the scenario\(storePath == ":memory:" ? "; nothing is kept" : "")")
+        }
+        if let store = runtime.store, storePath != ":memory:" {
+            lines.append(store.isDurable
+                ? "  durable: every answer waits for its record's commit; kill -9 loses no acknowledged push"
+                : "  crash window \(Int(store.crashWindow / .milliseconds(1))) ms: every acknowledged push is committed within it (--durable: before its answer)")
         }
         if devices > 0 { lines.append("Simulated devices (\(devices)):") }
         for device in simulator.devices(limit: 8) {

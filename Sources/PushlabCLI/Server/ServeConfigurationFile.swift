@@ -22,6 +22,8 @@ import Yams
 /// shutdownGracePeriodSeconds: 10
 /// deliveryQueue: 2000000
 /// historyLimit: 1000000
+/// crashWindowMs: 250
+/// durable: false
 /// ```
 struct ServeConfigurationFile: Decodable, Equatable {
     struct TLS: Decodable, Equatable {
@@ -48,6 +50,8 @@ struct ServeConfigurationFile: Decodable, Equatable {
     var shutdownGracePeriodSeconds: Double?
     var deliveryQueue: Int?
     var historyLimit: Int?
+    var crashWindowMs: Int?
+    var durable: Bool?
 
     static func load(path: String) throws -> ServeConfigurationFile {
         let text: String
@@ -68,7 +72,7 @@ struct ServeConfigurationFile: Decodable, Equatable {
     }
 
     private static let schema: [String: Set<String>] = [
-        "": ["scenario", "db", "host", "developmentPort", "productionPort", "channelManagementPort", "controlHost", "controlPort", "threads", "tls", "http2", "shutdownGracePeriodSeconds", "deliveryQueue", "historyLimit"],
+        "": ["scenario", "db", "host", "developmentPort", "productionPort", "channelManagementPort", "controlHost", "controlPort", "threads", "tls", "http2", "shutdownGracePeriodSeconds", "deliveryQueue", "historyLimit", "crashWindowMs", "durable"],
         "tls": ["certificate", "key", "clientCA"],
         "http2": ["maxConcurrentStreams"],
     ]

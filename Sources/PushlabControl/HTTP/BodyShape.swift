@@ -15,6 +15,23 @@ indirect enum BodyShape: Sendable {
         .object(Dictionary(uniqueKeysWithValues: names.map { ($0, nested[$0] ?? .any) }))
     }
 
+    /// Each field of `value` that is null, as `path.field`: a body leaves a field out to take its
+    /// default, and no field takes null (free-form JSON such as `userInfo` may hold nulls inside).
+    func nullFields(in value: JSONValue, path: String = "") -> [String] {
+        switch (self, value) {
+        case (.list(let element), .array(let items)):
+            return items.enumerated().flatMap { element.nullFields(in: $1, path: "\(path)[\($0)]") }
+        case (.object(let allowed), .object(let members)):
+            return members.flatMap { member -> [String] in
+                let fieldPath = path.isEmpty ? member.key : "\(path).\(member.key)"
+                if member.value == .null { return [fieldPath] }
+                return allowed[member.key]?.nullFields(in: member.value, path: fieldPath) ?? []
+            }
+        default:
+            return []
+        }
+    }
+
     /// Each field `value` has that the shape does not allow, as `path.field (allowed: …)`.
     func unknownFields(in value: JSONValue, path: String = "") -> [String] {
         switch (self, value) {

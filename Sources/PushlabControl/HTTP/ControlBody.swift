@@ -5,7 +5,7 @@ import PushlabCore
 import PushlabScenario
 
 /// A JSON request body a route accepts: decoded with `JSONDecoder`, after a check that it is a
-/// JSON object holding only the fields of `shape`.
+/// JSON object holding only the fields of `shape`, none of them null.
 protocol ControlBody: Decodable {
     static var shape: BodyShape { get }
     /// What the route expects, for the message when the body is missing or not an object.
@@ -23,15 +23,19 @@ extension Request {
     /// The largest body a route reads.
     static let maximumBodySize = 1 << 20
 
-    /// Reads and decodes the body; every problem is a 400 that says what is wrong and where.
-    func decode<Value: ControlBody>(_ type: Value.Type) async throws -> DecodedBody<Value> {
+    /// The whole body; a larger one than `maximumBodySize` is a 400.
+    func collectLimitedBody() async throws -> ByteBuffer {
         var request = self
-        let buffer: ByteBuffer
         do {
-            buffer = try await request.collectBody(upTo: Self.maximumBodySize)
+            return try await request.collectBody(upTo: Self.maximumBodySize)
         } catch where error is NIOTooManyBytesError || (error as? HTTPError)?.status == .contentTooLarge {
             throw ControlError.invalid("The body is larger than \(Self.maximumBodySize / 1024) KiB")
         }
+    }
+
+    /// Reads and decodes the body; every problem is a 400 that says what is wrong and where.
+    func decode<Value: ControlBody>(_ type: Value.Type) async throws -> DecodedBody<Value> {
+        let buffer = try await collectLimitedBody()
         let bytes = Array(buffer.readableBytesView)
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
             throw ControlError.invalid("The body must be a JSON object, e.g. \(Value.example)")
@@ -44,6 +48,10 @@ extension Request {
         }
         guard json.isObject else {
             throw ControlError.invalid("The body must be a JSON object, e.g. \(Value.example)")
+        }
+        let nulls = Value.shape.nullFields(in: json)
+        if !nulls.isEmpty {
+            throw ControlError.invalid("Null field\(nulls.count == 1 ? "" : "s"): \(nulls.joined(separator: ", ")) (leave a field out to take its default)")
         }
         let unknown = Value.shape.unknownFields(in: json)
         if !unknown.isEmpty {

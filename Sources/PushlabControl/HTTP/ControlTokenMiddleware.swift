@@ -9,14 +9,21 @@ struct ControlTokenMiddleware: RouterMiddleware {
     let token: String
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        // The stand-in backend answers the simulated apps, which carry their own headers, not the token.
-        let isStandIn = request.uri.path.hasPrefix("/stand-in/")
-        guard isStandIn || Self.matches(request.headers[.authorization], token: token) else {
+        guard Self.isOpen(request) || Self.matches(request.headers[.authorization], token: token) else {
             var refusal = ControlError(.unauthorized, "This control API needs authorization: Bearer <token> (the token pushlab serve was given with --control-token or PUSHLAB_CONTROL_TOKEN)")
             refusal.headers[.wwwAuthenticate] = #"Bearer realm="pushlab""#
             throw refusal
         }
         return try await next(request, context)
+    }
+
+    /// What needs no token: the stand-in backend answers the simulated apps, which carry their
+    /// own headers; the dashboard's files hold no data (the page asks for the token and sends it
+    /// with every request of its own).
+    static func isOpen(_ request: Request) -> Bool {
+        let path = request.uri.path
+        if path.hasPrefix("/stand-in/") { return true }
+        return request.method == .get && (path == "/" || path.hasPrefix("/dashboard/"))
     }
 
     static func matches(_ header: String?, token: String) -> Bool {

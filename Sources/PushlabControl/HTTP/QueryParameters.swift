@@ -1,7 +1,8 @@
 import Hummingbird
 
 /// A request's query parameters, read by name with readable 400s; a parameter the route does
-/// not know is refused (a misspelled filter would otherwise return everything).
+/// not know is refused (a misspelled filter would otherwise return everything), and so is one
+/// given twice (which of its values would count?). An empty value is the same as none.
 struct QueryParameters {
     private let values: [String: String]
 
@@ -13,7 +14,9 @@ struct QueryParameters {
                 let choices = allowed.isEmpty ? "this route takes none" : "allowed: \(allowed.joined(separator: ", "))"
                 throw .invalid("Unknown query parameter \(name) (\(choices))")
             }
-            values[name] = String(value)
+            guard values.updateValue(String(value), forKey: name) == nil else {
+                throw .invalid("Query parameter \(name) is given twice")
+            }
         }
         self.values = values
     }

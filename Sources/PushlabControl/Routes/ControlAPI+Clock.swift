@@ -50,6 +50,7 @@ extension ControlAPI {
         case (let controlled as ControlledClock, .manual):
             controlled.setMode(.manual)
         case (let controlled as ControlledClock, .real):
+            try simulating { () throws(SimulatorError) in try simulator.checkClockMove(to: SystemClock().now()) }
             controlled.setMode(.real)
             // Whatever fell due between the manual time and now happens now, at its own time.
             simulator.runDueEvents()

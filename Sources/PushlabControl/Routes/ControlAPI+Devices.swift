@@ -14,15 +14,24 @@ extension ControlAPI {
         ]
     }
 
-    /// `GET /v1/devices?limit=&offset=`: by id; `total` counts them all.
+    /// `GET /v1/devices?limit=&offset=&search=`: by id; `total` counts them all, or with
+    /// `search` those it finds (`DeviceSearch`).
     @Sendable func listDevices(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let query = try QueryParameters(request, allowed: ["limit", "offset"])
+        let query = try QueryParameters(request, allowed: ["limit", "offset", "search"])
         let limit = try query.integer("limit", default: 100, in: 1...10_000)!
         let offset = try query.integer("offset", default: 0, in: 0...Int(Int32.max))!
-        let page = simulator.devices(limit: offset + limit).dropFirst(offset)
+        let page: ArraySlice<SimulatedDevice>
+        let total: Int
+        if let text = query.string("search") {
+            let search = try DeviceSearch(text)
+            let found = simulator.devices(limit: offset + limit, where: search.matches)
+            (page, total) = (found.devices.dropFirst(offset), found.matching)
+        } else {
+            (page, total) = (simulator.devices(limit: offset + limit).dropFirst(offset), simulator.deviceCount)
+        }
         var fields = JSONFields()
         fields.add("devices", JSONValue.array(page.map(\.controlJSON)))
-        fields.add("total", simulator.deviceCount)
+        fields.add("total", total)
         fields.add("offset", offset)
         fields.add("limit", limit)
         return JSONResponse(fields.json).response

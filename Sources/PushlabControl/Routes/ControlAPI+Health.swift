@@ -24,6 +24,10 @@ extension ControlAPI {
         fields.add("clock", clockJSON)
         fields.add("scenario", scenarioName)
         fields.add("store", store?.path)
+        // What kill -9 can lose of acknowledged pushes: their records wait at most this long to
+        // be committed, or (durable) not at all.
+        fields.add("durable", store?.isDurable)
+        fields.add("crashWindowMs", store.map { $0.isDurable ? 0 : Int($0.crashWindow / .milliseconds(1)) })
         fields.add("devices", simulator.deviceCount)
         fields.add("keys", world.keys.count)
         fields.add("apps", world.apps.count)

@@ -15,8 +15,7 @@ extension ControlAPI {
 
     /// Answers as the app's backend would: the first rule that fits, after its delay.
     @Sendable func answerAsStandIn(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        var request = request
-        let body = try await request.collectBody(upTo: Request.maximumBodySize)
+        let body = try await request.collectLimitedBody()
         let path = String(request.uri.path.dropFirst("/stand-in".count))
         let rule = standIn.rule(method: request.method.rawValue, path: path.isEmpty ? "/" : path)
         standIn.record(StandInBackend.Received(

@@ -70,7 +70,13 @@ public struct DeviceTokenRecord: Sendable, Equatable {
     /// What a token given by hand must look like (an even number of hex digits, at least 64: the
     /// variable-length format Apple allows); `formatHint` says so in messages.
     public static func isWellFormed(_ token: String) -> Bool {
-        token.count >= 64 && token.count % 2 == 0 && token.allSatisfy(\.isHexDigit)
+        isHex(token) && token.utf8.count >= 64 && token.utf8.count % 2 == 0
+    }
+
+    /// ASCII hex digits only: `Character.isHexDigit` also takes the fullwidth ones (`１`), which
+    /// no request path carries.
+    public static func isHex(_ text: some StringProtocol) -> Bool {
+        text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
     }
 
     public static let formatHint = "an even number of hex digits, at least 64"

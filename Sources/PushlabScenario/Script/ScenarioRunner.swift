@@ -323,8 +323,7 @@ public actor ScenarioRunner {
             default: break
             }
         }
-        let input = ProviderToken.signingInput(keyID: keyID, teamID: team, issuedAt: issuedAt)
-        let token = ProviderToken.assemble(signingInput: input, signature: try signer.key.sign(Array(input.utf8)))
+        let token = try signer.providerToken(issuedAt: issuedAt, teamID: team)
         connectionTokens[connection] = (keyID, team, issuedAt, token)
         return token
     }

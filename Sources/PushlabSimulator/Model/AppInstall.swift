@@ -90,27 +90,6 @@ public struct AppInstall: Sendable, Codable, Equatable {
     }
 }
 
-/// A notification the user can still see in Notification Center.
-public struct DeliveredNotification: Sendable, Codable, Equatable {
-    /// The apns-id, or the local notification's identifier.
-    public var identifier: String
-    public var isLocal: Bool
-    public var collapseID: String?
-    public var content: NotificationContent
-    public var deliveredAt: EpochMilliseconds
-    /// `push`, or the local trigger's kind.
-    public var trigger: String
-
-    public init(identifier: String, isLocal: Bool, collapseID: String?, content: NotificationContent, deliveredAt: EpochMilliseconds, trigger: String) {
-        self.identifier = identifier
-        self.isLocal = isLocal
-        self.collapseID = collapseID
-        self.content = content
-        self.deliveredAt = deliveredAt
-        self.trigger = trigger
-    }
-}
-
 /// A remote notification APNs or the device is holding, with what delivery needs. A class:
 /// most apps hold none, and an optional reference costs an install 8 bytes instead of ~200.
 public final class PendingPush: Sendable, Codable, Equatable {
@@ -124,8 +103,20 @@ public final class PendingPush: Sendable, Codable, Equatable {
     public let content: NotificationContent
     /// The token it was sent to, for a push to a Live Activity or push-to-start token.
     public let token: String?
+    /// What its Notification Center entry shares with every other push of the same payload
+    /// (`PayloadContents`); nil: the entry gets a part of its own. Not saved.
+    let sharedEntry: DeliveredNotification.Shared?
 
-    public init(apnsID: String, receivedAt: EpochMilliseconds, pushType: APNsPushType, priority: Int, expiresAt: EpochMilliseconds, collapseID: String?, content: NotificationContent, token: String? = nil) {
+    private enum CodingKeys: String, CodingKey {
+        case apnsID, receivedAt, pushType, priority, expiresAt, collapseID, content, token
+    }
+
+    public convenience init(apnsID: String, receivedAt: EpochMilliseconds, pushType: APNsPushType, priority: Int, expiresAt: EpochMilliseconds, collapseID: String?, content: NotificationContent, token: String? = nil) {
+        self.init(apnsID: apnsID, receivedAt: receivedAt, pushType: pushType, priority: priority, expiresAt: expiresAt, collapseID: collapseID, content: content, token: token, sharedEntry: nil)
+    }
+
+    init(apnsID: String, receivedAt: EpochMilliseconds, pushType: APNsPushType, priority: Int, expiresAt: EpochMilliseconds, collapseID: String?, content: NotificationContent, token: String?, sharedEntry: DeliveredNotification.Shared?) {
+        self.sharedEntry = sharedEntry
         self.apnsID = apnsID
         self.receivedAt = receivedAt
         self.pushType = pushType
@@ -134,6 +125,19 @@ public final class PendingPush: Sendable, Codable, Equatable {
         self.collapseID = collapseID
         self.content = content
         self.token = token
+    }
+
+    public required init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        apnsID = try container.decode(String.self, forKey: .apnsID)
+        receivedAt = try container.decode(EpochMilliseconds.self, forKey: .receivedAt)
+        pushType = try container.decode(APNsPushType.self, forKey: .pushType)
+        priority = try container.decode(Int.self, forKey: .priority)
+        expiresAt = try container.decode(EpochMilliseconds.self, forKey: .expiresAt)
+        collapseID = try container.decodeIfPresent(String.self, forKey: .collapseID)
+        content = try container.decode(NotificationContent.self, forKey: .content)
+        token = try container.decodeIfPresent(String.self, forKey: .token)
+        sharedEntry = nil
     }
 
     public static func == (lhs: PendingPush, rhs: PendingPush) -> Bool {

@@ -8,7 +8,7 @@ public struct LiveActivity: Sendable, Codable, Equatable {
     }
 
     /// Who started it: the app (`Activity.request`) or a push-to-start push.
-    public enum Origin: String, Sendable, Codable {
+    public enum Origin: String, Sendable, Codable, CaseIterable {
         case app, push
     }
 

@@ -39,7 +39,7 @@ public struct SimulatedDevice: Sendable, Codable, Equatable {
     }
 
     /// The tokens APNs knows for the device: every app's, and its MDM token.
-    var tokenRecords: [DeviceTokenRecord] {
+    public var tokenRecords: [DeviceTokenRecord] {
         var records = apps.flatMap { $0.tokenRecords(deviceID: id) }
         if let mdm, !mdm.token.isEmpty {
             records.append(DeviceTokenRecord(token: mdm.token, bundleID: mdm.topic, environment: .production, kind: .mdm, deviceID: id))

@@ -13,14 +13,36 @@ extension DeliveredNotification {
 
     public var json: JSONValue { (try? JSONParser.parse(jsonText)) ?? .object([]) }
 
+    /// The entry's own fields as JSON text, without its content (which a store keeps apart).
+    public var fieldsText: String {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writeOwnFields(to: &writer)
+        writer.endObject()
+        return writer.text
+    }
+
     func writeFields(to writer: inout JSONWriter) {
+        writeOwnFields(to: &writer)
+        writer.key("content")
+        content.write(to: &writer)
+    }
+
+    private func writeOwnFields(to writer: inout JSONWriter) {
         writer.field("identifier", identifier)
         writer.field("isLocal", isLocal)
         writer.field("trigger", trigger)
         writer.field("deliveredAt", deliveredAt)
         writer.field("collapseId", collapseID)
-        writer.key("content")
-        content.write(to: &writer)
+    }
+
+    /// Reads back `fieldsText` for an entry whose content is `other`'s, sharing it in memory;
+    /// nil when the fields do not parse or the identifier cannot share it (see `init(apnsID:…)`).
+    public init?(fields json: JSONValue, sharingContentWith other: DeliveredNotification) {
+        guard json["isLocal"] == .bool(other.isLocal), json["trigger"]?.stringValue == other.trigger,
+              json["collapseId"]?.stringValue == other.collapseID, let identifier = json["identifier"]?.stringValue,
+              let deliveredAt = json["deliveredAt"]?.integerValue else { return nil }
+        self.init(apnsID: identifier, deliveredAt: deliveredAt, shared: other.sharedPart)
     }
 
     /// Reads back `json`.
@@ -36,6 +58,13 @@ extension DeliveredNotification {
 }
 
 extension NotificationContent {
+    /// The content as JSON text, as an entry's `content` field holds it.
+    public var jsonText: String {
+        var writer = JSONWriter()
+        write(to: &writer)
+        return writer.text
+    }
+
     func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.field("title", title)

@@ -83,12 +83,12 @@ public enum ThrottleReason: String, Sendable, Codable, CaseIterable {
     case lowPowerMode
 }
 
-public enum NotificationCenterChange: String, Sendable, Codable {
+public enum NotificationCenterChange: String, Sendable, Codable, CaseIterable {
     case added, removed
 }
 
 /// Why an entry left Notification Center.
-public enum RemovalReason: String, Sendable, Codable {
+public enum RemovalReason: String, Sendable, Codable, CaseIterable {
     case tapped, actionTapped, dismissed, clearedAll, collapsed, appUninstalled
     /// Over `notificationCenterLimit`: the oldest entry leaves.
     case limit

@@ -165,10 +165,16 @@ extension DeviceSession {
             let replaced = device.apps[app].notificationCenter.remove(at: existing)
             record(app, replaced.identifier, .notificationCenter(.removed, reason: .collapsed))
         }
-        let entry = DeliveredNotification(
-            identifier: notification.identifier, isLocal: notification.isLocal, collapseID: notification.collapseID,
-            content: notification.content, deliveredAt: now, trigger: notification.trigger
-        )
+        let entry = notification.sharedEntry.flatMap { DeliveredNotification(apnsID: notification.identifier, deliveredAt: now, shared: $0) }
+            ?? DeliveredNotification(
+                identifier: notification.identifier, isLocal: notification.isLocal, collapseID: notification.collapseID,
+                content: notification.content, deliveredAt: now, trigger: notification.trigger
+            )
+        if device.apps[app].notificationCenter.isEmpty {
+            // Room for the limit and the one over it, and no more: a doubling array would
+            // hold twice the entries' memory for a million phones.
+            device.apps[app].notificationCenter.reserveCapacity(min(settings.notificationCenterLimit + 1, 129))
+        }
         device.apps[app].notificationCenter.append(entry)
         record(app, notification.identifier, .notificationCenter(.added, reason: nil, entry: entry))
         if device.apps[app].notificationCenter.count > settings.notificationCenterLimit {
@@ -267,7 +273,12 @@ struct NotificationToShow {
     var identifier: String
     var isLocal: Bool
     var collapseID: String?
-    var content: NotificationContent
+    /// A content changed (by a service extension) no longer shares its payload's entry part.
+    var content: NotificationContent {
+        didSet { sharedEntry = nil }
+    }
+    /// The Notification Center entry part shared by every push of this payload, if any.
+    var sharedEntry: DeliveredNotification.Shared?
     /// `push`, or the local trigger's kind, as `UNNotificationRequest.trigger` tells the app.
     var trigger: String
 
@@ -277,6 +288,7 @@ struct NotificationToShow {
         collapseID = push.collapseID
         content = push.content
         trigger = "push"
+        sharedEntry = push.sharedEntry
     }
 
     init(local notification: LocalNotification) {
@@ -285,5 +297,6 @@ struct NotificationToShow {
         collapseID = nil
         content = notification.content
         trigger = notification.trigger.kindName
+        sharedEntry = nil
     }
 }

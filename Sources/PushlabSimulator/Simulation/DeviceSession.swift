@@ -27,6 +27,15 @@ struct DeviceSession {
         self.now = now
         self.nextSequence = nextSequence
         self.newToken = newToken
+        // A push is four or five observations: room for them without growing the array twice.
+        observations.reserveCapacity(8)
+    }
+
+    /// The observations made so far, handed over without a copy; the session keeps none.
+    mutating func takeObservations() -> [Observation] {
+        var taken: [Observation] = []
+        swap(&taken, &observations)
+        return taken
     }
 
     mutating func record(_ app: Int, _ notificationID: String?, _ event: ObservationEvent) {

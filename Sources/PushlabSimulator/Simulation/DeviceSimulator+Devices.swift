@@ -97,6 +97,26 @@ extension DeviceSimulator {
     }
 
     /// Pushes never add or remove devices, so counting them need not wait for queued ones.
+    /// The first `limit` devices by id of those `include` accepts (a search), and how many it
+    /// accepts in all. As `devices(limit:)`, a small page copies only the devices it may keep.
+    public func devices(limit: Int, where include: (SimulatedDevice) -> Bool) -> (devices: [SimulatedDevice], matching: Int) {
+        var matching = 0
+        guard limit > FirstByID.largestPage else {
+            var first = FirstByID(limit: max(0, limit))
+            forEachShard { shard in
+                for device in shard.devices.values where include(device) {
+                    matching += 1
+                    first.offer(device)
+                }
+            }
+            return (first.devices, matching)
+        }
+        var all: [SimulatedDevice] = []
+        forEachShard { shard in all += shard.devices.values.filter(include) }
+        all.sort { $0.id < $1.id }
+        return (Array(all.prefix(limit)), all.count)
+    }
+
     public var deviceCount: Int {
         var count = 0
         forEachShard(settling: false) { count += $0.devices.count }

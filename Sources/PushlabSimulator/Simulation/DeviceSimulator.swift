@@ -32,6 +32,7 @@ public final class DeviceSimulator: PushSink, Sendable {
     private let advancing = Mutex(())
     private let deliveryQueue = AtomicLazyReference<DeliveryQueue>()
     private let providerSender = Mutex<(any ProviderRequestSender)?>(nil)
+    private let payloadContents = PayloadContents()
 
     public init(world: APNsWorld, clock: any PushlabClock = SystemClock(), settings: SimulatorSettings = SimulatorSettings(), tokenSeed: UInt64? = nil, shards: Int = 16) {
         self.world = world
@@ -92,7 +93,7 @@ public final class DeviceSimulator: PushSink, Sendable {
             // TakenBatch out while the session runs, so the session holds the only reference and its
             // changes (Notification Center, the apps) are made in place rather than copied.
             guard let device = shard.devices.removeValue(forKey: deviceID) else { return .failure(.unknownDevice(deviceID)) }
-            var session = DeviceSession(device: device, settings: settings, now: now, nextSequence: { [self] in nextSequence() }, newToken: { [self] in newUniqueToken() })
+            var session = DeviceSession(device: consume device, settings: settings, now: now, nextSequence: { [self] in nextSequence() }, newToken: { [self] in newUniqueToken() })
             defer {
                 tokenChanges = session.tokenChanges
                 providerRequests = session.providerRequests
@@ -108,7 +109,7 @@ public final class DeviceSimulator: PushSink, Sendable {
                 return .failure(error)
             }
             store(session, in: &shard)
-            return .success((value, session.observations))
+            return .success((value, session.takeObservations()))
         }
         switch result {
         case .success(let (value, observations)):
@@ -197,14 +198,13 @@ public final class DeviceSimulator: PushSink, Sendable {
     private func deliver(_ push: AcceptedPush) {
         guard let deviceID = push.deviceID else { return }
         let expiresAt = Self.expiry(of: push, storage: settings.storageMilliseconds)
-        let payload = push.payload ?? (try? JSONParser.parse(push.rawPayload))
-        let content = payload.map(NotificationContent.init(payload:))
+        let (content, sharedEntry) = payloadContents.read(push)
         try? runSession(deviceID, at: push.receivedAt) { session throws(SimulatorError) in
             guard let app = session.device.appIndex(token: push.deviceToken) else {
-                if session.device.mdm?.token == push.deviceToken, let payload {
+                if session.device.mdm?.token == push.deviceToken, let content {
                     session.receiveMDM(PendingPush(
                         apnsID: push.apnsID, receivedAt: push.receivedAt, pushType: push.pushType, priority: push.priority,
-                        expiresAt: expiresAt, collapseID: nil, content: NotificationContent(payload: payload), token: push.deviceToken
+                        expiresAt: expiresAt, collapseID: nil, content: content, token: push.deviceToken
                     ))
                 }
                 return
@@ -216,7 +216,7 @@ public final class DeviceSimulator: PushSink, Sendable {
             let pending = PendingPush(
                 apnsID: push.apnsID, receivedAt: push.receivedAt, pushType: push.pushType, priority: push.priority,
                 expiresAt: expiresAt, collapseID: push.collapseID, content: content,
-                token: push.pushType == .alert || push.pushType == .background ? nil : push.deviceToken
+                token: push.pushType == .alert || push.pushType == .background ? nil : push.deviceToken, sharedEntry: sharedEntry
             )
             session.receive(pending, app: app, expiration: push.expiration, deliverable: push.isDeliverable)
         }
@@ -333,7 +333,10 @@ public final class DeviceSimulator: PushSink, Sendable {
             throw SimulatorError(.conflict, "The clock is the system's; give the simulator a ManualClock or ControlledClock to advance it")
         }
         guard milliseconds >= 0 else { throw SimulatorError(.invalid, "The clock only moves forward (advance by \(milliseconds) ms)") }
+        let (target, overflow) = manual.now().addingReportingOverflow(milliseconds)
+        guard !overflow else { throw SimulatorError(.invalid, "The clock cannot move \(milliseconds) ms forward") }
         settle()
+        try checkClockMove(to: target)
         advancing.withLock { _ in
             manual.advance(milliseconds: milliseconds)
             catchUp(to: manual.now())
@@ -346,6 +349,7 @@ public final class DeviceSimulator: PushSink, Sendable {
             throw SimulatorError(.conflict, "The clock is the system's; give the simulator a ManualClock or ControlledClock to set it")
         }
         settle()
+        try checkClockMove(to: time)
         advancing.withLock { _ in
             manual.set(time)
             catchUp(to: time)

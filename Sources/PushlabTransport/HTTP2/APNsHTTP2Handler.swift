@@ -35,6 +35,10 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     private let settings: Settings
     private let service: any APNsConnectionFactory
     private let registry: ConnectionRegistry?
+    /// `--durable`: answers wait until their records are committed (nil: answered at once).
+    private let commits: (any RecordCommits)?
+    /// Answers decided and waiting for their records' commit, oldest first.
+    @exclusivity(unchecked) private var heldAnswers = HeldAnswers()
     @exclusivity(unchecked) private var session: HTTP2Session?
     @exclusivity(unchecked) private var connectionHandler: (any APNsConnectionHandler)?
     @exclusivity(unchecked) private var streams: [Int32: StreamState] = [:]
@@ -58,10 +62,16 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     /// Plain-TCP use (tests, h2c): start at channelActive instead of waiting for TLS.
     private let startWithoutTLS: Bool
 
-    public init(settings: Settings, service: any APNsConnectionFactory, registry: ConnectionRegistry? = nil, startWithoutTLS: Bool = false) {
+    /// With `commits`, every answer waits until the commit of what was recorded before it (its
+    /// own record among it); a failed commit turns it into 500 `InternalServerError`.
+    public init(
+        settings: Settings, service: any APNsConnectionFactory, registry: ConnectionRegistry? = nil, commits: (any RecordCommits)? = nil,
+        startWithoutTLS: Bool = false
+    ) {
         self.settings = settings
         self.service = service
         self.registry = registry
+        self.commits = commits
         self.startWithoutTLS = startWithoutTLS
     }
 
@@ -116,6 +126,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         lifecycle.connectionClosed()
         lastStream = nil
         streams.removeAll()
+        heldAnswers.removeAll()
         connectionHandler?.connectionDidClose()
         connectionHandler = nil
         registry?.remove(settings.connectionID)
@@ -228,7 +239,16 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         flushSession(context: context)
     }
 
+    /// Answers now, or once the records are committed (`--durable`).
     private func answer(_ outcome: APNsOutcome, on streamID: Int32, isHead: Bool, session: HTTP2Session) {
+        if commits != nil {
+            heldAnswers.hold(outcome, on: streamID, isHead: isHead)
+            return
+        }
+        answerNow(outcome, on: streamID, isHead: isHead, session: session)
+    }
+
+    private func answerNow(_ outcome: APNsOutcome, on streamID: Int32, isHead: Bool, session: HTTP2Session) {
         guard let response = outcome.response else {
             lifecycle.streamAnswered(streamID, goAways: [])
             try? session.submitResetStream(streamID, errorCode: .internalError)
@@ -413,6 +433,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     private func flushSession(context: ChannelHandlerContext) -> Bool {
         // Before any answer goes out, its record is visible (published once per read, not per request).
         connectionHandler?.flushRecords()
+        if let commits, heldAnswers.hasUnticketed { waitForCommit(commits, context: context) }
         guard let session else { return false }
         guard context.channel.isWritable else {
             lifecycle.outputBlocked()
@@ -432,6 +453,49 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         guard lifecycle.closesAfterFlush(sessionActive: session.isActive) else { return false }
         context.close(promise: nil)
         return true
+    }
+}
+
+// MARK: --durable
+
+extension APNsHTTP2Handler {
+    /// The records of the answers held so far are published: asks for their commit, and answers
+    /// on this event loop once it is known.
+    private func waitForCommit(_ commits: any RecordCommits, context: ChannelHandlerContext) {
+        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let eventLoop = context.eventLoop
+        let ticket = commits.afterCommit { ticket, committed in
+            eventLoop.execute { loopBound.value.commitFinished(ticket, committed: committed) }
+        }
+        heldAnswers.stamp(ticket)
+    }
+
+    /// Sends the answers that waited for `ticket`; a failed commit makes each a 500
+    /// `InternalServerError` (a reset stays a reset): nothing claims what was not committed.
+    private func commitFinished(_ ticket: CommitTicket, committed: Bool) {
+        let released = heldAnswers.release(ticket)
+        guard let session, let context, !released.isEmpty else { return }
+        if !committed {
+            settings.logger.warning(
+                "The store could not commit the records of \(released.count) answers: they are sent as 500 InternalServerError",
+                metadata: ["connection": "\(settings.connectionID)"]
+            )
+        }
+        for held in released {
+            answerNow(committed ? held.outcome : held.outcome.failedToCommit, on: held.streamID, isHead: held.isHead, session: session)
+        }
+        flushSession(context: context)
+    }
+}
+
+extension APNsOutcome {
+    /// The answer when its record could not be committed: 500 `InternalServerError` with the
+    /// same id, as APNs answers when it fails on its side; connection actions stay.
+    var failedToCommit: APNsOutcome {
+        guard let response else { return self }
+        var failed = APNsResponse.failure(.internalServerError, apnsID: response.apnsIDValue)
+        failed.idHeader = response.idHeader
+        return APNsOutcome(failed, actions: actions)
     }
 }
 

@@ -13,20 +13,25 @@ public final class PushlabServer: Sendable {
     public let configuration: ServerConfiguration
     public let connections = ConnectionRegistry()
     private let service: any APNsConnectionFactory
+    /// `--durable`: what the answers wait for.
+    private let commits: (any RecordCommits)?
     private let tlsContext: TLSContext
     private let group: MultiThreadedEventLoopGroup
     private let ownsGroup: Bool
     private let logger: Logger
     private let state = NIOLockedValueBox<(channels: [Channel], bound: [BoundListener])>(([], []))
 
+    /// With `commits`, every answer waits until its record is committed (`pushlab serve --durable`).
     public init(
         configuration: ServerConfiguration,
         service: any APNsConnectionFactory,
+        commits: (any RecordCommits)? = nil,
         eventLoopGroup: MultiThreadedEventLoopGroup? = nil,
         logger: Logger = Logger(label: "pushlab.server")
     ) throws {
         self.configuration = configuration
         self.service = service
+        self.commits = commits
         self.logger = logger
         self.tlsContext = try TLSContext(
             serverCertificateChainFile: configuration.certificateChainFile,
@@ -93,6 +98,7 @@ public final class PushlabServer: Sendable {
     private func bootstrap(for listener: ServerConfiguration.Listener) -> ServerBootstrap {
         let tlsContext = self.tlsContext
         let service = self.service
+        let commits = self.commits
         let registry = self.connections
         let limits = configuration.limits
         let logger = self.logger
@@ -111,7 +117,7 @@ public final class PushlabServer: Sendable {
                     )
                     try channel.pipeline.syncOperations.addHandlers([
                         TLSHandler(context: tlsContext, handshakeTimeout: handshakeTimeout, logger: logger),
-                        APNsHTTP2Handler(settings: settings, service: service, registry: registry),
+                        APNsHTTP2Handler(settings: settings, service: service, registry: registry, commits: commits),
                     ])
                 }
             }

@@ -1,0 +1,171 @@
+import PushlabCore
+import PushlabSimulator
+
+/// Up to `maximumCount` observations of one batch as one blob: a row per observation (four or
+/// five per push, each with its details as JSON) cost the writer far more than the push cost the
+/// server, in CPU and in bytes written.
+///
+/// Layout (numbers are LEB128 varints): format version, count, then per observation the
+/// sequence and time as zig-zag deltas from the observation before, device id and bundle id
+/// (string tables), the notification id (a form byte: none, a canonical UUID in upper or lower
+/// case as two words, or text), the kind (string table), and the details in one of two forms:
+/// JSON text (string table: a load test's banners and deliveries repeat it), or, for a
+/// Notification Center entry added, the entry's fields with its content's JSON in a string table:
+/// every entry of one payload shares it, and the entry's identifier and time are the
+/// observation's own.
+enum ObservationChunk {
+    static let formatVersion: UInt8 = 1
+    /// Bounds the work of a query that needs one observation of a chunk.
+    static let maximumCount = 2048
+
+    private enum IDForm {
+        static let none: UInt8 = 0
+        static let upperCaseUUID: UInt8 = 1
+        static let lowerCaseUUID: UInt8 = 2
+        static let text: UInt8 = 3
+    }
+
+    private enum DetailsForm {
+        static let json: UInt8 = 0
+        static let addedEntry: UInt8 = 1
+    }
+
+    private enum EntryFlag {
+        static let isLocal: UInt8 = 1 << 0
+        static let ownIdentifier: UInt8 = 1 << 1
+        static let ownTime: UInt8 = 1 << 2
+        static let collapseID: UInt8 = 1 << 3
+    }
+
+    static func encode(_ observations: ArraySlice<Observation>, contents: inout ContentTexts) -> [UInt8] {
+        var writer = ChunkWriter(capacity: 16 + observations.count * 48)
+        var devices = ChunkStringTable(), bundles = ChunkStringTable(), kinds = ChunkStringTable(), details = ChunkStringTable()
+        var triggers = ChunkStringTable(), collapseIDs = ChunkStringTable(), contentTexts = ChunkStringTable()
+        writer.byte(formatVersion)
+        writer.unsigned(UInt64(observations.count))
+        var previousSequence: Int64 = 0
+        var previousTime: Int64 = 0
+        for observation in observations {
+            writer.signed(observation.sequence &- previousSequence)
+            writer.signed(observation.time &- previousTime)
+            (previousSequence, previousTime) = (observation.sequence, observation.time)
+            devices.write(observation.deviceID, to: &writer)
+            bundles.write(observation.bundleID, to: &writer)
+            write(observation.notificationID, to: &writer)
+            kinds.write(observation.kind.rawValue, to: &writer)
+            if case .notificationCenter(.added, nil, let entry?) = observation.event {
+                writer.byte(DetailsForm.addedEntry)
+                var flags: UInt8 = 0
+                if entry.isLocal { flags |= EntryFlag.isLocal }
+                let identifier = entry.identifier
+                if identifier != observation.notificationID { flags |= EntryFlag.ownIdentifier }
+                if entry.deliveredAt != observation.time { flags |= EntryFlag.ownTime }
+                if entry.collapseID != nil { flags |= EntryFlag.collapseID }
+                writer.byte(flags)
+                if flags & EntryFlag.ownIdentifier != 0 { writer.text(identifier) }
+                if flags & EntryFlag.ownTime != 0 { writer.signed(entry.deliveredAt &- observation.time) }
+                triggers.write(entry.trigger, to: &writer)
+                if let collapseID = entry.collapseID { collapseIDs.write(collapseID, to: &writer) }
+                contentTexts.write(contents.text(of: entry), to: &writer)
+            } else {
+                writer.byte(DetailsForm.json)
+                details.write(observation.event.detailsText, to: &writer)
+            }
+        }
+        return writer.bytes
+    }
+
+    private static func write(_ notificationID: String?, to writer: inout ChunkWriter) {
+        guard let notificationID else {
+            writer.byte(IDForm.none)
+            return
+        }
+        guard let uuid = CanonicalUUID(notificationID) else {
+            writer.byte(IDForm.text)
+            writer.text(notificationID)
+            return
+        }
+        writer.byte(uuid.isLowercase ? IDForm.lowerCaseUUID : IDForm.upperCaseUUID)
+        writer.word(uuid.high)
+        writer.word(uuid.low)
+    }
+
+    /// The observations, their details still as stored: a query parses only those it keeps.
+    static func decode(_ bytes: UnsafeRawBufferPointer) throws(StoreError) -> [StoredObservation] {
+        var reader = ChunkReader(bytes, what: "a chunk of saved observations")
+        let version = try reader.byte()
+        guard version == formatVersion else { throw reader.damaged("has format \(version); this Pushlab reads format \(formatVersion)") }
+        let count = try reader.count()
+        var devices = ChunkStrings(), bundles = ChunkStrings(), kinds = ChunkStrings(), details = ChunkStrings()
+        var triggers = ChunkStrings(), collapseIDs = ChunkStrings(), contentTexts = ChunkStrings()
+        var stored: [StoredObservation] = []
+        stored.reserveCapacity(count)
+        var sequence: Int64 = 0
+        var time: Int64 = 0
+        for _ in 0..<count {
+            sequence &+= try reader.signed()
+            time &+= try reader.signed()
+            let deviceID = try devices.read(from: &reader)
+            let bundleID = try bundles.read(from: &reader)
+            let notificationID = try readID(&reader)
+            let kindText = try kinds.read(from: &reader)
+            guard let kind = ObservationKind(rawValue: kindText) else { throw reader.damaged("holds observation \(sequence) of an unknown kind \(kindText)") }
+            let form = try reader.byte()
+            let storedDetails: StoredObservation.Details
+            switch form {
+            case DetailsForm.json:
+                storedDetails = .json(try details.read(from: &reader))
+            case DetailsForm.addedEntry:
+                let flags = try reader.byte()
+                let identifier = flags & EntryFlag.ownIdentifier != 0 ? try reader.text() : notificationID ?? ""
+                let deliveredAt = flags & EntryFlag.ownTime != 0 ? time &+ (try reader.signed()) : time
+                let trigger = try triggers.read(from: &reader)
+                let collapseID = flags & EntryFlag.collapseID != 0 ? try collapseIDs.read(from: &reader) : nil
+                let content = try contentTexts.read(from: &reader)
+                storedDetails = .addedEntry(
+                    identifier: identifier, isLocal: flags & EntryFlag.isLocal != 0, collapseID: collapseID, deliveredAt: deliveredAt,
+                    trigger: trigger, content: content
+                )
+            default:
+                throw reader.damaged("holds observation \(sequence) with details of an unknown form \(form)")
+            }
+            stored.append(StoredObservation(
+                sequence: sequence, time: time, deviceID: deviceID, bundleID: bundleID, notificationID: notificationID, kind: kind, details: storedDetails
+            ))
+        }
+        guard reader.isAtEnd else { throw reader.damaged("has bytes after its \(count) observations") }
+        return stored
+    }
+
+    private static func readID(_ reader: inout ChunkReader) throws(StoreError) -> String? {
+        switch try reader.byte() {
+        case IDForm.none: return nil
+        case IDForm.text: return try reader.text()
+        case let form where form == IDForm.upperCaseUUID || form == IDForm.lowerCaseUUID:
+            return CanonicalUUID(high: try reader.word(), low: try reader.word(), isLowercase: form == IDForm.lowerCaseUUID).text
+        case let form: throw reader.damaged("holds a notification id of an unknown form \(form)")
+        }
+    }
+}
+
+/// The JSON text of entries' contents, kept for the last few shared parts the writer met: a load
+/// test's entries share one, and writing its JSON once instead of per push was most of the cost.
+struct ContentTexts {
+    private var recent: [(part: DeliveredNotification.Shared, text: String)] = []
+    private var next = 0
+    private static let size = 16
+
+    mutating func text(of entry: DeliveredNotification) -> String {
+        let part = entry.sharedPart
+        if let found = recent.first(where: { $0.part === part }) { return found.text }
+        let text = entry.content.jsonText
+        // Holding the part keeps it alive, so another part can never take its address.
+        if recent.count < Self.size {
+            recent.append((part, text))
+        } else {
+            recent[next] = (part, text)
+            next = (next + 1) % Self.size
+        }
+        return text
+    }
+}

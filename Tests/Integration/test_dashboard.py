@@ -1,0 +1,422 @@
+"""The dashboard in a real browser: headless Chromium driven over WebDriver (chromedriver).
+
+Each step is photographed into Tests/Integration/artifacts/dashboard/ (CI keeps the folder).
+PUSHLAB_DOCS_SCREENSHOT=1 also copies the overview picture to docs/dashboard.png, the
+README's first image.
+
+Debian's chromium and chromium-driver (scripts/install-deps.sh installs them) are required;
+without them these tests are skipped, saying so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from conftest import tool
+from world import CERTS, REPO, TEAM_ID, TOPIC, provider_token
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts" / "dashboard"
+WINDOW = (1600, 1000)
+WAIT = 20.0
+
+pytestmark = pytest.mark.skipif(
+    not (CHROMIUM and CHROMEDRIVER),
+    reason="the dashboard's browser tests need Debian's chromium and chromium-driver (scripts/install-deps.sh installs them)",
+)
+
+
+def control(server, method: str, path: str, body: dict | None = None) -> dict:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(server.control_url + path, data=data, method=method)
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read())
+
+
+@pytest.fixture
+def browser():
+    os.environ.setdefault("SE_OFFLINE", "true")  # Selenium must not look for drivers online
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                     f"--window-size={WINDOW[0]},{WINDOW[1]}", "--force-device-scale-factor=1", "--hide-scrollbars"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    # The page's own size, whatever the headless window's frame takes.
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": WINDOW[0], "height": WINDOW[1], "deviceScaleFactor": 1, "mobile": False})
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def wait_for(driver, condition, what: str, timeout: float = WAIT):
+    """Polls `condition(driver)` until it is truthy; fails naming `what` and with a screenshot."""
+    deadline = time.monotonic() + timeout
+    last_error = None
+    while time.monotonic() < deadline:
+        try:
+            value = condition(driver)
+            if value:
+                return value
+        except Exception as error:  # an element re-rendered between find and read
+            last_error = error
+        time.sleep(0.1)
+    driver.save_screenshot(str(ARTIFACTS / f"failed-{what.replace(' ', '-')[:60]}.png"))
+    raise AssertionError(f"timed out waiting for {what}" + (f" (last error: {last_error})" if last_error else ""))
+
+
+def css(driver, selector: str):
+    from selenium.webdriver.common.by import By
+    return driver.find_elements(By.CSS_SELECTOR, selector)
+
+
+def one(driver, selector: str):
+    return wait_for(driver, lambda d: (css(d, selector) or [None])[0], selector)
+
+
+def text_of(driver, selector: str) -> str:
+    """The text of the first element `selector` finds, once there is one: read in one step, as
+    the phones are redrawn whenever an event names them."""
+    return wait_for(driver, lambda d: d.execute_script("return document.querySelector(arguments[0])?.textContent", selector), selector)
+
+
+def click(driver, selector: str):
+    """Clicks the element once it is there (elements are redrawn as events arrive)."""
+    def attempt(d):
+        found = css(d, selector)
+        if not found:
+            return False
+        found[0].click()
+        return True
+    wait_for(driver, attempt, f"clickable {selector}")
+
+
+def timeline_rows(driver, kind: str) -> list[str]:
+    return driver.execute_script("return [...document.querySelectorAll(arguments[0])].map((row) => row.textContent)", f".row[data-kind='{kind}']")
+
+
+def shoot(driver, name: str) -> Path:
+    path = ARTIFACTS / f"{name}.png"
+    driver.save_screenshot(str(path))
+    return path
+
+
+def open_dashboard(driver, server, fragment: str = ""):
+    driver.get(server.control_url + "/" + fragment)
+    wait_for(driver, lambda d: d.execute_script("return document.body.dataset.ready === 'true'"), "the page to start")
+    wait_for(driver, lambda d: css(d, "#live[data-state='live']"), "the event stream")
+
+
+def send_from_form(driver, device: str, template: str = "Alert") -> str:
+    """Fills the Send form for `device`'s app, sends, and returns the apns-id APNs answered."""
+    click(driver, "[data-tab='send']")
+    field = one(driver, "#send-device")
+    field.clear()
+    field.send_keys(device)
+    driver.execute_script("arguments[0].dispatchEvent(new Event('change'))", field)
+    wait_for(driver, lambda d: d.execute_script("return document.getElementById('send-app').options.length") > 0, "the app list")
+    click(driver, f"[data-template='{template}']")
+    previous = driver.execute_script("return document.getElementById('send-answer').textContent")
+    click(driver, "#send-button")
+    wait_for(driver, lambda d: d.execute_script("return document.getElementById('send-answer').textContent") not in ("", previous)
+             and not d.execute_script("return document.getElementById('send-button').disabled"), "APNs's answer")
+    status = driver.execute_script("const s = document.querySelector('.answer-status'); return [s.dataset.status, s.parentElement.textContent]")
+    assert status[0] == "200", status[1]
+    apns_id = driver.execute_script(
+        "for (const row of document.querySelectorAll('#send-answer tr')) if (row.cells[0].textContent === 'apns-id') return row.cells[1].textContent;")
+    assert apns_id, "the answer shows no apns-id"
+    return apns_id
+
+
+def test_send_tap_offline_and_back(fresh_server, browser):
+    """Load, send from the form, see the banner on ann's phone, tap it and see the callback, go
+    offline and see the push stored, come back and see it delivered."""
+    server = fresh_server("--clock", "manual", "--clock-start", "2026-01-01T09:41:00Z", scenario=None)
+    driver = browser
+    open_dashboard(driver, server)
+    for device in ("ann", "ben", "cara", "dan"):
+        one(driver, f".phone-card[data-device='{device}'] .phone")
+    assert css(driver, ".phone-card[data-device='dan'] [data-switch='online'][aria-pressed='false']"), "dan is offline in the scenario"
+    shoot(driver, "01-loaded")
+
+    apns_id = send_from_form(driver, "ann")
+    assert "--http2" in text_of(driver, "#send-curl")
+    banner = text_of(driver, f".phone-card[data-device='ann'] .banner[data-apns-id='{apns_id}']")
+    assert "Cara" in banner and "Lunch at 1?" in banner
+    assert not css(driver, f".phone-card[data-device='ben'] .banner[data-apns-id='{apns_id}']"), "the banner is on ann's phone only"
+    wait_for(driver, lambda d: any("APNs accepted alert" in t for t in timeline_rows(d, "request")), "the request in the timeline")
+    shoot(driver, "02-banner")
+
+    click(driver, f".phone-card[data-device='ann'] .banner[data-apns-id='{apns_id}'] .banner-tap")
+    wait_for(driver, lambda d: any("didReceiveNotificationResponse" in t for t in timeline_rows(d, "callback")), "the tap's callback in the timeline")
+    callbacks = control(server, "GET", f"/v1/devices/ann/observations?kind=callback")["observations"]
+    assert any(o.get("notificationId") == apns_id and "didReceiveNotificationResponse" in o["callback"] for o in callbacks)
+    shoot(driver, "03-tapped")
+
+    # The tap brought the app on screen; the home bar sends it back, then ann goes offline.
+    click(driver, ".phone-card[data-device='ann'] .home-bar")
+    wait_for(driver, lambda d: css(d, ".phone-card[data-device='ann'] .phone[data-mode='home']"), "ann's home screen")
+    click(driver, ".phone-card[data-device='ann'] [data-switch='online']")
+    wait_for(driver, lambda d: css(d, ".phone-card[data-device='ann'] [data-switch='online'][aria-pressed='false']"), "ann offline")
+    stored_id = send_from_form(driver, "ann")
+    one(driver, ".phone-card[data-device='ann'] [data-held='stored']")
+    wait_for(driver, lambda d: any("APNs stored it" in t for t in timeline_rows(d, "stored")), "the stored push in the timeline")
+    assert not css(driver, f".banner[data-apns-id='{stored_id}']"), "an offline phone shows no banner"
+    shoot(driver, "04-stored")
+
+    click(driver, ".phone-card[data-device='ann'] [data-switch='online']")
+    one(driver, f".phone-card[data-device='ann'] .banner[data-apns-id='{stored_id}']")
+    wait_for(driver, lambda d: not css(d, ".phone-card[data-device='ann'] [data-held='stored']"), "the stored push delivered")
+    delivered = control(server, "GET", "/v1/devices/ann/observations?kind=delivered")["observations"]
+    assert [o["notificationId"] for o in delivered] == [apns_id, stored_id]
+    shoot(driver, "05-delivered")
+
+    # The push's story, in the detail view.
+    click(driver, ".row[data-kind='stored']")
+    detail = wait_for(driver, lambda d: (lambda t: t if "What the device did" in t and "delivered" in t else None)(text_of(d, "#detail:not([hidden])")), "the push's detail")
+    assert "The device is offline" in detail
+    assert "apns-push-type" in detail and "Lunch at 1?" in detail
+    shoot(driver, "06-detail")
+
+
+def test_overview_picture(fresh_server, browser):
+    """The README's picture: phones in several states, a banner with actions, a Live Activity,
+    the timeline and an answer. Written to the artifacts; with PUSHLAB_DOCS_SCREENSHOT=1 also
+    to docs/dashboard.png."""
+    server = fresh_server("--clock", "manual", "--clock-start", "2026-01-01T09:41:00Z", scenario=None)
+    control(server, "POST", "/v1/apps", {"bundleId": "com.pushlab.delivery", "teamId": "TEAMPUSHLB"})
+    control(server, "POST", "/v1/devices", {
+        "id": "eve", "name": "Eve's iPhone", "locked": True,
+        "apps": [{"bundleId": "com.pushlab.delivery", "state": "foreground",
+                  "liveActivities": {"attributesTypes": ["DeliveryAttributes"]}},
+                 {"bundleId": "com.pushlab.demo", "state": "background"}]})
+    control(server, "POST", "/v1/devices/eve/apps/com.pushlab.delivery/activities",
+            {"attributesType": "DeliveryAttributes", "attributes": {"order": "42"},
+             "contentState": {"eta": "9:55", "stops": 2}, "pushType": "token"})
+    control(server, "PATCH", "/v1/devices/eve/apps/com.pushlab.delivery", {"state": "background"})
+    control(server, "PATCH", "/v1/devices/dan", {"locked": True})
+    driver = browser
+    open_dashboard(driver, server, "#devices=ann,cara,dan,eve")
+    send_from_form(driver, "cara")
+    send_from_form(driver, "dan")
+    send_from_form(driver, "eve")
+    send_from_form(driver, "ann", template="Actions")
+    one(driver, ".phone-card[data-device='ann'] .banner .action[data-action='REPLY']")
+    click(driver, ".row[data-kind='banner']")
+    one(driver, "#detail:not([hidden])")
+    time.sleep(0.5)  # the banner's slide-in
+    path = shoot(driver, "overview")
+    if os.environ.get("PUSHLAB_DOCS_SCREENSHOT") == "1":
+        shutil.copyfile(path, REPO / "docs" / "dashboard.png")
+
+
+def test_an_action_with_text_input(fresh_server, browser):
+    """Reply from the banner: the typed text reaches the app's callback."""
+    server = fresh_server("--clock", "manual", scenario=None)
+    driver = browser
+    open_dashboard(driver, server)
+    apns_id = send_from_form(driver, "ann", template="Actions")
+    click(driver, f".phone-card[data-device='ann'] .banner[data-apns-id='{apns_id}'] .action[data-action='REPLY']")
+    field = one(driver, ".phone-card[data-device='ann'] .banner .action-text")
+    field.send_keys("On my way")
+    click(driver, ".phone-card[data-device='ann'] .banner .action-send")
+    wait_for(driver, lambda d: any("On my way" in t for t in timeline_rows(d, "callback")), "the typed text in the timeline")
+    callbacks = control(server, "GET", "/v1/devices/ann/observations?kind=callback")["observations"]
+    assert any(o.get("actionIdentifier") == "REPLY" and o.get("typedText") == "On my way" for o in callbacks)
+    shoot(driver, "07-reply")
+
+
+def test_a_payload_that_is_no_json_object_goes_as_written(fresh_server, browser):
+    """`null` and text that is not JSON reach APNs as the body, as a provider would send them,
+    and the form shows APNs's answer: it sends no null field, which the control API refuses."""
+    server = fresh_server("--clock", "manual", scenario=None)
+    driver = browser
+    open_dashboard(driver, server)
+    send_from_form(driver, "ann")
+    for text in ("null", "not JSON"):
+        driver.execute_script("document.getElementById('send-answer').textContent = '';"
+                              "const field = document.getElementById('send-payload'); field.value = arguments[0];"
+                              "field.dispatchEvent(new Event('input'))", text)
+        click(driver, "#send-button")
+        wait_for(driver, lambda d: d.execute_script("return document.getElementById('send-answer').textContent")
+                 and not d.execute_script("return document.getElementById('send-button').disabled"), f"APNs's answer to {text}")
+        answer = driver.execute_script("const s = document.querySelector('#send-answer .answer-status'); return s && [s.dataset.status, s.parentElement.textContent]")
+        assert answer and answer[0], f"{text}: {answer}"
+        sent = json.loads(driver.execute_script("return document.querySelector('#send-answer pre.json').textContent"))
+        assert sent["payload"] == text, sent
+
+
+def test_answer_time_percentiles_come_from_the_histogram(fresh_server, browser):
+    """The Health tab reads /metrics in the page: its parser and percentiles, on known numbers."""
+    server = fresh_server("--clock", "manual", scenario=None)
+    driver = browser
+    open_dashboard(driver, server)
+    result = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        import("/dashboard/prometheus.js").then((m) => {
+          const text = [
+            '# TYPE pushlab_apns_answer_seconds histogram',
+            'pushlab_apns_answer_seconds_bucket{le="0.001"} 50',
+            'pushlab_apns_answer_seconds_bucket{le="0.01"} 90',
+            'pushlab_apns_answer_seconds_bucket{le="0.1"} 100',
+            'pushlab_apns_answer_seconds_bucket{le="+Inf"} 100',
+            'pushlab_apns_requests_total{environment="development",status="200",reason=""} 97',
+            'pushlab_apns_requests_total{environment="production",status="410",reason="Unregistered"} 3',
+            'pushlab_apns_requests_total{environment="production",status="503",reason="ServiceUnavailable"} 0',
+          ].join("\\n");
+          const n = m.healthNumbers(m.parseMetrics(text));
+          done({ p50: m.quantile(n.buckets, 0.5), p90: m.quantile(n.buckets, 0.9), p95: m.quantile(n.buckets, 0.95),
+                 none: m.quantile([], 0.5), requests: n.requests, answers: [...n.byAnswer.entries()],
+                 window: m.bucketDelta(n.buckets, n.buckets.map((b) => ({ le: b.le, count: b.count / 2 }))).map((b) => b.count),
+                 words: [m.duration(0.000038), m.duration(0.0021), m.duration(1.2)] });
+        });""")
+    assert result["p50"] == pytest.approx(0.001)
+    assert result["p90"] == pytest.approx(0.01)
+    assert result["p95"] == pytest.approx(0.055)   # halfway through the 10-100 ms bucket
+    assert result["none"] is None
+    assert result["requests"] == 100
+    assert result["answers"] == [["200|", 97], ["410|Unregistered", 3]]
+    assert result["window"] == [25, 45, 50, 50]
+    assert result["words"] == ["38 µs", "2.10 ms", "1.20 s"]
+
+
+def test_a_control_token_is_asked_for_once(fresh_server, browser):
+    """With --control-token the page loads without it, asks for it, and sends it with every request."""
+    server = fresh_server("--control-token", "s3cret", scenario=None)
+    driver = browser
+    driver.get(server.control_url + "/")
+    field = one(driver, "#token-dialog[open] #token-input")
+    field.send_keys("s3cret")
+    click(driver, "#token-dialog button")
+    wait_for(driver, lambda d: d.execute_script("return document.body.dataset.ready === 'true'"), "the page to start")
+    wait_for(driver, lambda d: css(d, "#live[data-state='live']"), "the event stream, with the token")
+    one(driver, ".phone-card[data-device='ann'] .phone")
+    assert not css(driver, "#token-dialog[open]"), "asked once"
+
+
+def test_health_shows_faults_and_clears_them(fresh_server, browser):
+    server = fresh_server("--clock", "manual", scenario=None)
+    control(server, "POST", "/v1/faults", {"respond": {"reason": "ServiceUnavailable"}, "count": 1})
+    driver = browser
+    open_dashboard(driver, server)
+    click(driver, "[data-tab='health']")
+    one(driver, "[data-fault='fault-1']")
+    field = one(driver, "#send-device")
+    assert field is not None
+    click(driver, "[data-tab='send']")
+    field.clear()
+    field.send_keys("ann")
+    driver.execute_script("arguments[0].dispatchEvent(new Event('change'))", field)
+    click(driver, "#send-button")
+    assert "ServiceUnavailable" in text_of(driver, ".answer-status[data-status='503']")
+    click(driver, "[data-tab='health']")
+    wait_for(driver, lambda d: "ServiceUnavailable" in text_of(d, ".answers"), "the 503 among the answers")
+    control(server, "POST", "/v1/faults", {"delayMs": 10, "topic": "com.pushlab.demo"})
+    one(driver, "[data-fault='fault-2']")
+    shoot(driver, "08-health")
+    click(driver, "#faults-clear")
+    wait_for(driver, lambda d: not css(d, "[data-fault]"), "the fault rules cleared")
+    assert control(server, "GET", "/v1/faults")["faults"] == []
+
+
+def test_a_burst_of_events(fresh_server, browser, tmp_path):
+    """6,000 pushes to 600 phones at 1,000 a second, about 36,000 events: the page takes them in
+    batches, keeps the newest 20,000, draws only the rows in view, and its main thread keeps
+    answering (a timer's delay stays far below a second)."""
+    phones = 600
+    scenario = tmp_path / "burst.yaml"
+    scenario.write_text(f"""name: burst
+keys:
+  - keyId: PUSHLAB001
+    teamId: {TEAM_ID}
+    privateKey: {CERTS}/AuthKey_PUSHLAB001.p8
+apps:
+  - bundleId: {TOPIC}
+    teamId: {TEAM_ID}
+generatedDevices:
+  - count: {phones}
+    bundleId: {TOPIC}
+    prefix: cc
+    idPrefix: burst
+    state: background
+policy:
+  deviceTokenRateLimit: off
+  errorBudgetPerConnection: off
+  throttleStreamsAfterRejection: false
+  streamsBeforeFirstValidToken: 1000
+""")
+    uris = tmp_path / "uris.txt"
+    body = tmp_path / "body.json"
+    body.write_text('{"aps":{"alert":{"title":"Burst","body":"one of many"},"sound":"default","badge":1}}')
+    server = fresh_server("--db", ":memory:", scenario=scenario)
+    uris.write_text("".join(f"https://127.0.0.1:{server.dev_port}/3/device/cc{format(i, 'x').rjust(62, '0')}\n" for i in range(phones)))
+    driver = browser
+    open_dashboard(driver, server)
+    driver.execute_script("""
+        window.lag = 0;
+        let last = performance.now();
+        setInterval(() => { const now = performance.now(); window.lag = Math.max(window.lag, now - last - 50); last = now; }, 50);""")
+    done = subprocess.run([tool("h2load"), "-t1", "-c4", "-m50", "--rps", "250", "-n", str(phones * 10), "-i", str(uris),
+                           "-H", f"authorization: bearer {provider_token()}", "-H", f"apns-topic: {TOPIC}", "-H", "apns-push-type: alert",
+                           "-d", str(body)], capture_output=True, text=True, timeout=120)
+    assert f"{phones * 10} succeeded" in done.stdout, done.stdout + done.stderr
+    wait_for(driver, lambda d: "newest 20,000 kept" in text_of(d, "#timeline-count"), "a full timeline buffer", timeout=60)
+    rows = driver.execute_script("return document.querySelectorAll('#timeline-rows .row').length")
+    assert 0 < rows < 150, f"{rows} rows in the page: only those in view should exist"
+    lag = driver.execute_script("return window.lag")
+    assert lag < 2000, f"the page's main thread was blocked for {lag:.0f} ms"
+    shoot(driver, "10-burst")
+
+
+def test_a_hundred_thousand_devices(fresh_server, browser, tmp_path):
+    """100,000 devices: the page lists one page of them, and search finds one."""
+    scenario = tmp_path / "many.yaml"
+    scenario.write_text(f"""name: many
+keys:
+  - keyId: PUSHLAB001
+    teamId: TEAMPUSHLB
+    privateKey: {CERTS}/AuthKey_PUSHLAB001.p8
+apps:
+  - bundleId: com.pushlab.demo
+    teamId: TEAMPUSHLB
+generatedDevices:
+  - count: 100000
+    bundleId: com.pushlab.demo
+    prefix: bb
+    idPrefix: load
+    state: background
+""")
+    server = fresh_server("--db", ":memory:", scenario=scenario)
+    driver = browser
+    open_dashboard(driver, server)
+    wait_for(driver, lambda d: text_of(d, "#device-total") == "100,000 devices", "the device count")
+    assert len(css(driver, ".device-row")) == 50, "one page of rows, not one per device"
+    assert len(css(driver, ".phone-card")) == 4
+    elements = driver.execute_script("return document.getElementsByTagName('*').length")
+    assert elements < 5000, f"{elements} elements for 100,000 devices"
+    search = one(driver, "#device-search")
+    search.send_keys("load-99999")
+    wait_for(driver, lambda d: [r.get_attribute("data-device") for r in css(d, ".device-row")] == ["load-99999"], "the search's one result")
+    assert text_of(driver, "#device-total") == "1 match"
+    click(driver, ".device-row[data-device='load-99999']")
+    one(driver, ".phone-card[data-device='load-99999'] .phone")
+    token = "bb" + format(99999, "x").rjust(62, "0")
+    search.clear()
+    search.send_keys(token[:20])
+    wait_for(driver, lambda d: [r.get_attribute("data-device") for r in css(d, ".device-row")][:1] == ["load-0"], "a search by token prefix")
+    shoot(driver, "09-many-devices")
