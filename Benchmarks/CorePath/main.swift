@@ -35,6 +35,8 @@ simulator.queueDeliveries(capacity: 100_000_000) {}
 let log = RequestLog()
 let service = APNsProviderService(world: world, policy: scenario.policy, clock: clock, log: log, sink: simulator)
 let store = try storePath.map { try PushlabStore(path: $0, devices: simulator) }
+// As `pushlab serve` starts a store from a scenario: the scenario's devices are not written.
+try store?.reseed(fromScenario: arguments[0])
 _ = store?.connect(observations: simulator, requests: log)
 
 let tokens = world.tokens.map(\.token)

@@ -11,6 +11,11 @@ public struct Observation: Sendable, Equatable {
     /// The apns-id, or the local notification's identifier; nil for app-state changes.
     public var notificationID: String?
     public var event: ObservationEvent
+    /// A Notification Center removal's entry's `deliveredAt`: with the device, app and
+    /// identifier, the key of the entry's row in a store, which finds the row without an index
+    /// by device. Not part of the observation's JSON or of its equality: what a store reads
+    /// back has none.
+    package var removedEntryDeliveredAt: EpochMilliseconds?
 
     public init(sequence: Int64, time: EpochMilliseconds, deviceID: String, bundleID: String, notificationID: String?, event: ObservationEvent) {
         self.sequence = sequence
@@ -22,6 +27,12 @@ public struct Observation: Sendable, Equatable {
     }
 
     public var kind: ObservationKind { event.kind }
+
+    /// Every field but `removedEntryDeliveredAt`.
+    public static func == (left: Observation, right: Observation) -> Bool {
+        left.sequence == right.sequence && left.time == right.time && left.deviceID == right.deviceID
+            && left.bundleID == right.bundleID && left.notificationID == right.notificationID && left.event == right.event
+    }
 }
 
 public enum ObservationKind: String, Sendable, Codable, CaseIterable {

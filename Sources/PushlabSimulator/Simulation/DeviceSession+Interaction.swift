@@ -35,7 +35,7 @@ extension DeviceSession {
                 let entries = device.apps[app].notificationCenter
                 device.apps[app].notificationCenter = []
                 for entry in entries {
-                    record(app, entry.identifier, .notificationCenter(.removed, reason: .clearedAll))
+                    recordRemoval(app, entry, reason: .clearedAll)
                     dismissed(entry, app: app)
                 }
             }
@@ -179,8 +179,10 @@ extension DeviceSession {
 
     private mutating func takeEntry(_ app: Int, _ notificationID: String?, reason: RemovalReason) throws(SimulatorError) -> DeliveredNotification {
         let found = try entry(app, notificationID)
+        // Every entry of that identifier goes (a provider may reuse an apns-id), each recorded.
+        let removed = device.apps[app].notificationCenter.filter { $0.identifier == found.identifier }
         device.apps[app].notificationCenter.removeAll { $0.identifier == found.identifier }
-        record(app, found.identifier, .notificationCenter(.removed, reason: reason))
+        for entry in removed { recordRemoval(app, entry, reason: reason) }
         return found
     }
 

@@ -163,7 +163,7 @@ extension DeviceSession {
             (notification.isLocal && $0.identifier == notification.identifier) || (notification.collapseID != nil && $0.collapseID == notification.collapseID)
         }) {
             let replaced = device.apps[app].notificationCenter.remove(at: existing)
-            record(app, replaced.identifier, .notificationCenter(.removed, reason: .collapsed))
+            recordRemoval(app, replaced, reason: .collapsed)
         }
         let entry = notification.sharedEntry.flatMap { DeliveredNotification(apnsID: notification.identifier, deliveredAt: now, shared: $0) }
             ?? DeliveredNotification(
@@ -179,7 +179,7 @@ extension DeviceSession {
         record(app, notification.identifier, .notificationCenter(.added, reason: nil, entry: entry))
         if device.apps[app].notificationCenter.count > settings.notificationCenterLimit {
             let oldest = device.apps[app].notificationCenter.removeFirst()
-            record(app, oldest.identifier, .notificationCenter(.removed, reason: .limit))
+            recordRemoval(app, oldest, reason: .limit)
         }
     }
 

@@ -42,6 +42,12 @@ struct DeviceSession {
         record(bundleID: device.apps[app].bundleID, notificationID, event)
     }
 
+    /// `entry` left the app's Notification Center.
+    mutating func recordRemoval(_ app: Int, _ entry: DeliveredNotification, reason: RemovalReason) {
+        record(app, entry.identifier, .notificationCenter(.removed, reason: reason))
+        observations[observations.count - 1].removedEntryDeliveredAt = entry.deliveredAt
+    }
+
     /// An observation about no app of the device (an MDM check-in): `bundleID` names the topic.
     mutating func record(bundleID: String, _ notificationID: String?, _ event: ObservationEvent) {
         observations.append(Observation(

@@ -336,7 +336,7 @@ extension DeviceSession {
         }
         dismissAllActivities(app)
         for entry in device.apps[app].notificationCenter {
-            record(app, entry.identifier, .notificationCenter(.removed, reason: .appUninstalled))
+            recordRemoval(app, entry, reason: .appUninstalled)
         }
         device.apps[app].notificationCenter = []
     }

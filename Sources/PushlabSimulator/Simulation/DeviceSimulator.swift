@@ -93,6 +93,7 @@ public final class DeviceSimulator: PushSink, Sendable {
             // TakenBatch out while the session runs, so the session holds the only reference and its
             // changes (Notification Center, the apps) are made in place rather than copied.
             guard let device = shard.devices.removeValue(forKey: deviceID) else { return .failure(.unknownDevice(deviceID)) }
+            let before = device.withoutNotificationCenters()
             var session = DeviceSession(device: consume device, settings: settings, now: now, nextSequence: { [self] in nextSequence() }, newToken: { [self] in newUniqueToken() })
             defer {
                 tokenChanges = session.tokenChanges
@@ -105,10 +106,10 @@ public final class DeviceSimulator: PushSink, Sendable {
             } catch {
                 // The rules check before they change anything; what ran before the failure
                 // (due events) still happened.
-                store(session, in: &shard)
+                store(&session, before: before, in: &shard)
                 return .failure(error)
             }
-            store(session, in: &shard)
+            store(&session, before: before, in: &shard)
             return .success((value, session.takeObservations()))
         }
         switch result {
@@ -158,11 +159,13 @@ public final class DeviceSimulator: PushSink, Sendable {
         }
     }
 
-    private func store(_ session: DeviceSession, in shard: inout Shard) {
+    /// Puts the session's device back; it counts as changed for the store only when more than
+    /// its Notification Centers changed.
+    private func store(_ session: inout DeviceSession, before: SimulatedDevice, in shard: inout Shard) {
         let id = session.device.id
+        if session.device.changedBeyondNotificationCenters(since: before) { shard.changed.insert(id) }
         shard.devices[id] = session.device
         shard.dueTimes[id] = session.nextDueTime
-        shard.changed.insert(id)
     }
 
     private func publish(_ observations: [Observation]) {
