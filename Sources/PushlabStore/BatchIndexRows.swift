@@ -16,12 +16,15 @@ enum BatchIndexRows {
     /// Numbers the batch and indexes its observations by device and its requests by token; the
     /// batch's number, or nil when there was nothing to index.
     @discardableResult
-    static func insert(observations: some Sequence<Observation>, requests: some Collection<RequestLog.Entry>, into db: Database) throws -> Int64? {
+    static func insert(
+        observations: BatchItems<Observation>, requests: BatchItems<RequestLog.Entry>, into db: Database
+    ) throws -> Int64? {
         var byDevice = KeyedSequences()
-        for observation in observations { byDevice.add(observation.sequence, key: key(observation.deviceID)) }
+        byDevice.reserve(observations.count)
+        observations.forEach(in: observations.indices) { observation in byDevice.add(observation.sequence, key: key(observation.deviceID)) }
         var byToken = KeyedSequences()
         byToken.reserve(requests.count)
-        for request in requests { byToken.add(request.sequence, key: request.deviceTokenKey.map(key)) }
+        requests.forEach(in: requests.indices) { request in byToken.add(request.sequence, key: request.deviceTokenKey.map(key)) }
         guard !byDevice.isEmpty || !byToken.isEmpty else { return nil }
         return try insert(byDevice, byToken, batch: nil, into: db)
     }
@@ -189,7 +192,7 @@ enum BatchIndexRows {
     }
 }
 
-private struct FNV1a {
+struct FNV1a {
     private(set) var state: UInt64 = 0xcbf2_9ce4_8422_2325
     mutating func add(_ byte: UInt8) {
         state ^= UInt64(byte)

@@ -100,13 +100,15 @@ final class BatchWriter: Sendable {
             var written: [SnapshotFingerprints.Written] = []
             var (trimmed, measured) = try database.write { [fingerprints, self] db in
                 var lap = Lap(clock)
-                try NotificationCenterRows.apply(writes.observations, contents: &contentIDs, into: db)
-                let batch = try BatchIndexRows.insert(observations: writes.observations, requests: writes.requests, into: db)
+                let observations = writes.observationsInOrder
+                let requests = writes.requestItems
+                try NotificationCenterRows.apply(observations, contents: &contentIDs, into: db)
+                let batch = try BatchIndexRows.insert(observations: observations, requests: requests, into: db)
                 if let batch, writes.observationCount > 0 {
-                    try ObservationRows.insert(Array(writes.observations), batch: batch, contents: &contentTexts, into: db)
+                    try ObservationRows.insert(observations, batch: batch, contents: &contentTexts, into: db)
                 }
                 let observationSeconds = lap.next()
-                if let batch, writes.requestCount > 0 { try RequestRows.insert(Array(writes.requests), batch: batch, into: db) }
+                if let batch, writes.requestCount > 0 { try RequestRows.insert(requests, batch: batch, into: db) }
                 let indexAndRequestSeconds = lap.next()
                 written = try DeviceRows.write(writes.devices, into: db, contents: &contentIDs, unlessSaved: fingerprints)
                 let deviceSeconds = lap.next()

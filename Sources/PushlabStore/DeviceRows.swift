@@ -26,6 +26,7 @@ enum DeviceRows {
     ) throws -> [SnapshotFingerprints.Written] {
         let upsert = try db.cachedStatement(sql: "INSERT INTO devices (id, json) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET json = excluded.json")
         var written: [SnapshotFingerprints.Written] = []
+        var removed: [String] = []
         for (id, change) in changes {
             switch change {
             case .saved(var device):
@@ -44,10 +45,11 @@ enum DeviceRows {
                 row.bind(id)
                 row.bind(removedMark)
                 try row.step()
-                try NotificationCenterRows.removeDevice(id, contents: &contents, in: db)
+                removed.append(id)
                 written.append(SnapshotFingerprints.removed(id))
             }
         }
+        try NotificationCenterRows.removeDevices(removed, contents: &contents, in: db)
         return written
     }
 

@@ -7,22 +7,21 @@ import PushlabSimulator
 /// batch's observations, in sequence order, as `ObservationChunk` blobs of up to
 /// `ObservationChunk.maximumCount`, numbered by the batch that indexed them.
 enum ObservationRows {
-    static func insert(_ observations: [Observation], batch: Int64, contents: inout ContentTexts, into db: Database) throws {
-        guard !observations.isEmpty else { return }
+    /// `sorted`: the batch's observations in sequence order (`BatchItems(_:orderedBy:)`).
+    static func insert(_ sorted: BatchItems<Observation>, batch: Int64, contents: inout ContentTexts, into db: Database) throws {
+        guard !sorted.isEmpty else { return }
         let statement = try db.cachedStatement(
             sql: "INSERT INTO observationChunks (batch, firstSequence, lastSequence, count, records) VALUES (?, ?, ?, ?, ?)"
         )
-        let sorted = observations.sorted { $0.sequence < $1.sequence }
         var start = sorted.startIndex
         while start < sorted.endIndex {
             let end = min(start + ObservationChunk.maximumCount, sorted.endIndex)
-            let chunk = sorted[start..<end]
             var row = RowInserter(statement, in: db)
             row.bind(batch)
-            row.bind(chunk.first!.sequence)
-            row.bind(chunk.last!.sequence)
-            row.bind(chunk.count)
-            row.bind(blob: ObservationChunk.encode(chunk, contents: &contents))
+            row.bind(sorted[start].sequence)
+            row.bind(sorted[end - 1].sequence)
+            row.bind(end - start)
+            row.bind(blob: ObservationChunk.encode(sorted, in: start..<end, contents: &contents))
             try row.step()
             start = end
         }
@@ -99,8 +98,9 @@ enum ObservationRows {
         var contents = ContentTexts()
         var group: [Observation] = []
         func flush() throws {
-            guard let batch = try BatchIndexRows.insert(observations: group, requests: [RequestLog.Entry](), into: db) else { return }
-            try insert(group, batch: batch, contents: &contents, into: db)
+            let items = BatchItems([group])
+            guard let batch = try BatchIndexRows.insert(observations: items, requests: BatchItems([]), into: db) else { return }
+            try insert(items, batch: batch, contents: &contents, into: db)
             group.removeAll(keepingCapacity: true)
         }
         while let row = try rows.next() {

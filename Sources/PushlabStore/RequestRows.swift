@@ -7,22 +7,21 @@ import PushlabSimulator
 /// requests as `RequestChunk` blobs of up to `RequestChunk.maximumCount`, numbered by the batch
 /// that indexed them.
 enum RequestRows {
-    static func insert(_ requests: [RequestLog.Entry], batch: Int64, into db: Database) throws {
+    static func insert(_ requests: BatchItems<RequestLog.Entry>, batch: Int64, into db: Database) throws {
         let statement = try db.cachedStatement(sql: "INSERT INTO requestChunks (batch, firstSequence, lastSequence, records) VALUES (?, ?, ?, ?)")
         var start = requests.startIndex
         while start < requests.endIndex {
             let end = min(start + RequestChunk.maximumCount, requests.endIndex)
-            let chunk = requests[start..<end]
             var row = RowInserter(statement, in: db)
             row.bind(batch)
             var first = Int64.max, last = Int64.min
-            for entry in chunk {
-                first = min(first, entry.sequence)
-                last = max(last, entry.sequence)
+            requests.forEach(in: start..<end) { request in
+                first = min(first, request.sequence)
+                last = max(last, request.sequence)
             }
             row.bind(first)
             row.bind(last)
-            row.bind(blob: RequestChunk.encode(chunk))
+            row.bind(blob: RequestChunk.encode(requests, in: start..<end))
             try row.step()
             start = end
         }
@@ -64,8 +63,8 @@ enum RequestRows {
         let rows = try Row.fetchCursor(db, sql: "SELECT sequence, time, connectionId, environment, deviceToken, topic, pushType, status, reason, apnsId FROM requests ORDER BY sequence")
         var group: [RequestLog.Entry] = []
         func flush() throws {
-            guard let batch = try BatchIndexRows.insert(observations: [Observation](), requests: group, into: db) else { return }
-            try insert(group, batch: batch, into: db)
+            guard let batch = try BatchIndexRows.insert(observations: BatchItems([]), requests: BatchItems([group]), into: db) else { return }
+            try insert(BatchItems([group]), batch: batch, into: db)
             group.removeAll(keepingCapacity: true)
         }
         while let row = try rows.next() {

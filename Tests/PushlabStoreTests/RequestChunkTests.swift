@@ -84,8 +84,8 @@ struct RequestChunkTests {
         entries[RequestChunk.maximumCount].deviceToken = straggler
         let batchEntries = entries
         try await store.database.write { db in
-            let batch = try #require(try BatchIndexRows.insert(observations: [], requests: batchEntries, into: db))
-            try RequestRows.insert(batchEntries, batch: batch, into: db)
+            let batch = try #require(try BatchIndexRows.insert(observations: BatchItems([]), requests: BatchItems([batchEntries]), into: db))
+            try RequestRows.insert(BatchItems([batchEntries]), batch: batch, into: db)
         }
         let chunks = try await store.database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM requestChunks") }
         #expect(chunks == 3)

@@ -37,15 +37,17 @@ enum ObservationChunk {
         static let collapseID: UInt8 = 1 << 3
     }
 
-    static func encode(_ observations: ArraySlice<Observation>, contents: inout ContentTexts) -> [UInt8] {
-        var writer = ChunkWriter(capacity: 16 + observations.count * 48)
+    /// The batch's observations in `range`, encoded where they lie: each is read in place, never
+    /// copied.
+    static func encode(_ observations: BatchItems<Observation>, in range: Range<Int>, contents: inout ContentTexts) -> [UInt8] {
+        var writer = ChunkWriter(capacity: 16 + range.count * 48)
         var devices = ChunkStringTable(), bundles = ChunkStringTable(), kinds = ChunkStringTable(), details = ChunkStringTable()
         var triggers = ChunkStringTable(), collapseIDs = ChunkStringTable(), contentTexts = ChunkStringTable()
         writer.byte(formatVersion)
-        writer.unsigned(UInt64(observations.count))
+        writer.unsigned(UInt64(range.count))
         var previousSequence: Int64 = 0
         var previousTime: Int64 = 0
-        for observation in observations {
+        func add(_ observation: Observation) {
             writer.signed(observation.sequence &- previousSequence)
             writer.signed(observation.time &- previousTime)
             (previousSequence, previousTime) = (observation.sequence, observation.time)
@@ -72,6 +74,7 @@ enum ObservationChunk {
                 details.write(observation.event.detailsText, to: &writer)
             }
         }
+        observations.forEach(in: range, add)
         return writer.bytes
     }
 

@@ -29,14 +29,21 @@ enum RequestChunk {
     }
 
     static func encode(_ entries: ArraySlice<RequestLog.Entry>) -> [UInt8] {
-        var writer = ChunkWriter(capacity: 16 + entries.count * 72)
+        encode(BatchItems([Array(entries)]), in: 0..<entries.count)
+    }
+
+    /// The batch's requests in `range`, encoded where they lie.
+    static func encode(_ entries: BatchItems<RequestLog.Entry>, in range: Range<Int>) -> [UInt8] {
+        var writer = ChunkWriter(capacity: 16 + range.count * 72)
         // One table per field: each remembers its last value, which the next entry mostly repeats.
         var environments = ChunkStringTable(), topics = ChunkStringTable(), pushTypes = ChunkStringTable(), reasons = ChunkStringTable()
-        writer.byte(entries.contains { $0.channelID != nil } ? formatVersion : formatWithoutChannels)
-        writer.unsigned(UInt64(entries.count))
+        var anyChannel = false
+        entries.forEach(in: range) { entry in anyChannel = anyChannel || entry.channelID != nil }
+        writer.byte(anyChannel ? formatVersion : formatWithoutChannels)
+        writer.unsigned(UInt64(range.count))
         var previousSequence: Int64 = 0
         var previousTime: Int64 = 0
-        for entry in entries {
+        func add(_ entry: RequestLog.Entry) {
             writer.signed(entry.sequence &- previousSequence)
             writer.signed(entry.time &- previousTime)
             (previousSequence, previousTime) = (entry.sequence, entry.time)
@@ -71,6 +78,7 @@ enum RequestChunk {
             }
             if let channelID = entry.channelID { writer.text(channelID) }
         }
+        entries.forEach(in: range, add)
         return writer.bytes
     }
 
