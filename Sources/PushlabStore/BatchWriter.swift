@@ -83,6 +83,7 @@ final class BatchWriter: Sendable {
             if tookDevices { snapshotSpacing = Self.spacing(after: .seconds(measured.deviceSeconds), interval: deviceInterval) }
             buffer.finish(batch, error: error, trimmed: trimmed, measured: measured, now: clock.now)
             if error == nil, !batch.writes.isEmpty { checkpointer?.committed() }
+            checkpointer?.restartIfWanted { try database.writeWithoutTransaction { db in _ = try db.checkpoint(.restart) } }
             if batch.isLast {
                 checkpointer?.stop()
                 return

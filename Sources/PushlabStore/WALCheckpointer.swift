@@ -9,8 +9,14 @@ import Synchronization
 /// milliseconds, more than the crash window lets a request wait.
 ///
 /// Each checkpoint is PASSIVE (it copies what it can and waits for no one) and runs right after
-/// a commit, at most every `spacing`: in the pause before the writer's next commit, so that it
-/// usually copies the whole log and the writer starts the log over at its next transaction.
+/// a commit, at most every `spacing`: in the pause before the writer's next commit. Under a steady
+/// load the writer commits again before a checkpoint ends, so the log was never wholly copied,
+/// never started over, and grew by every byte written (a gigabyte for two million pushes, each
+/// frame appended to fresh, zero-filled pages: a fifth of the writer's time). Past
+/// `restartFrames`, the writer runs a RESTART between two of its batches (`restartIfWanted`),
+/// after this thread's checkpoint under way: it copies the few frames committed since, and the
+/// next transaction starts the log over. From this thread a RESTART waited for the write lock
+/// and lost it to the writer's next batch every time.
 final class WALCheckpointer: Sendable {
     private let connection: DatabaseQueue
     private let spacing: Duration
@@ -19,7 +25,12 @@ final class WALCheckpointer: Sendable {
     private let signalled = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
 
-    init(path: String, spacing: Duration = .milliseconds(250)) throws(StoreError) {
+    private let restartFrames: Int
+    private let restartWanted = Atomic<Bool>(false)
+    /// Held through each checkpoint: SQLite refuses a second one while one runs.
+    private let checkpointing = Mutex<Void>(())
+
+    init(path: String, spacing: Duration = .milliseconds(250), restartFrames: Int = 16_384) throws(StoreError) {
         var configuration = Configuration()
         configuration.label = "PushlabStore.checkpoints"
         // With NORMAL, each checkpoint syncs the log before and the file after (a commit does not).
@@ -30,6 +41,7 @@ final class WALCheckpointer: Sendable {
             throw .cannotOpen(path, error)
         }
         self.spacing = spacing
+        self.restartFrames = restartFrames
     }
 
     func start() {
@@ -44,6 +56,14 @@ final class WALCheckpointer: Sendable {
     func committed() {
         guard !signalled.exchange(true, ordering: .acquiringAndReleasing) else { return }
         wakeUp.signal()
+    }
+
+    /// Runs `restart` (a RESTART checkpoint on the writer's connection) if the log has grown past
+    /// `restartFrames`, once this thread's checkpoint is done. A failure (a reader in the way)
+    /// leaves the log to the next request.
+    func restartIfWanted(_ restart: () throws -> Void) {
+        guard restartWanted.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        checkpointing.withLock { _ in try? restart() }
     }
 
     /// Ends the thread after the checkpoint under way, if any (SQLite checkpoints the rest when
@@ -61,7 +81,8 @@ final class WALCheckpointer: Sendable {
             signalled.store(false, ordering: .releasing)
             let started = clock.now
             // A failed checkpoint is tried again after the next commit; the log only grows meanwhile.
-            _ = try? connection.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+            let frames = checkpointing.withLock { _ in try? connection.writeWithoutTransaction { db in try db.checkpoint(.passive).walFrameCount } }
+            if let frames, frames > restartFrames { restartWanted.store(true, ordering: .releasing) }
             let rest = spacing - (clock.now - started)
             if rest > .zero { Thread.sleep(forTimeInterval: rest.seconds) }
         }
