@@ -90,9 +90,13 @@ public final class DeviceSimulator: PushSink, Sendable {
             if !providerRequests.isEmpty { send(providerRequests) }
         }
         let result: Result<(T, [Observation]), SimulatorError> = shard(deviceID).withLock { shard in
-            // TakenBatch out while the session runs, so the session holds the only reference and its
-            // changes (Notification Center, the apps) are made in place rather than copied.
-            guard let device = shard.devices.removeValue(forKey: deviceID) else { return .failure(.unknownDevice(deviceID)) }
+            // Taken out while the session runs (a vacant device in its place, so the slot is found
+            // once and the dictionary never rehashes the id), so the session holds the only
+            // reference and its changes (Notification Center, the apps) are made in place
+            // rather than copied.
+            guard let slot = shard.devices.index(forKey: deviceID) else { return .failure(.unknownDevice(deviceID)) }
+            var device = SimulatedDevice(id: "")
+            swap(&device, &shard.devices.values[slot])
             let before = device.withoutNotificationCenters()
             var session = DeviceSession(device: consume device, settings: settings, now: now, nextSequence: { [self] in nextSequence() }, newToken: { [self] in newUniqueToken() })
             defer {
@@ -106,10 +110,10 @@ public final class DeviceSimulator: PushSink, Sendable {
             } catch {
                 // The rules check before they change anything; what ran before the failure
                 // (due events) still happened.
-                store(&session, before: before, in: &shard)
+                store(&session, before: before, at: slot, in: &shard)
                 return .failure(error)
             }
-            store(&session, before: before, in: &shard)
+            store(&session, before: before, at: slot, in: &shard)
             return .success((value, session.takeObservations()))
         }
         switch result {
@@ -161,11 +165,15 @@ public final class DeviceSimulator: PushSink, Sendable {
 
     /// Puts the session's device back; it counts as changed for the store only when more than
     /// its Notification Centers changed.
-    private func store(_ session: inout DeviceSession, before: SimulatedDevice, in shard: inout Shard) {
+    private func store(_ session: inout DeviceSession, before: SimulatedDevice, at slot: Dictionary<String, SimulatedDevice>.Index, in shard: inout Shard) {
         let id = session.device.id
         if session.device.changedBeyondNotificationCenters(since: before) { shard.changed.insert(id) }
-        shard.devices[id] = session.device
-        shard.dueTimes[id] = session.nextDueTime
+        shard.devices.values[slot] = session.device
+        if let due = session.nextDueTime {
+            shard.dueTimes[id] = due
+        } else if !shard.dueTimes.isEmpty {
+            shard.dueTimes[id] = nil
+        }
     }
 
     private func publish(_ observations: [Observation]) {

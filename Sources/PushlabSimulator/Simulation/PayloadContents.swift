@@ -39,11 +39,31 @@ final class PayloadContents: Sendable {
 
     private func reading(of bytes: UnsafeRawBufferPointer) -> Reading {
         let slot = Int(Self.hash(bytes) % UInt64(Self.slotCount))
-        if let cached = slots.withLock({ $0[slot] }), cached.bytes.elementsEqual(bytes) { return cached }
+        if let cached = slots.withLock({ $0[slot] }), Self.same(cached.bytes, bytes) { return cached }
         let content = (try? JSONParser.parse(Array(bytes))).map(NotificationContent.init(payload:))
         let reading = Reading(bytes: Array(bytes), content: content)
         slots.withLock { $0[slot] = reading }
         return reading
+    }
+
+    /// Eight bytes at a time: `elementsEqual` compared one at a time, through the generic
+    /// sequence, a tenth of a phone's time per push.
+    static func same(_ cached: [UInt8], _ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard cached.count == bytes.count else { return false }
+        return cached.withUnsafeBytes { cached in
+            var offset = 0
+            while offset + 8 <= bytes.count {
+                if cached.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
+                    return false
+                }
+                offset += 8
+            }
+            while offset < bytes.count {
+                if cached[offset] != bytes[offset] { return false }
+                offset += 1
+            }
+            return true
+        }
     }
 
     /// FNV-1a, 8 bytes at a time.
