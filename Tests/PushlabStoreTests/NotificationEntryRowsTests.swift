@@ -44,6 +44,28 @@ struct NotificationEntryRowsTests {
         try await reader.close()
     }
 
+    @Test func theUsualEntryKeepsNoFieldsOfItsOwnAndOthersKeepTheirs() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("store.db")
+        let lab = TestPushlab()
+        let store = try lab.recordingStore(path: path)
+        try lab.addPhone("phone-1")
+        lab.push(to: lab.token("phone-1"))
+        lab.push(to: lab.token("phone-1"), collapseID: "score")
+        try await store.flush()
+        let fields = try await store.database.read { db in try String.fetchAll(db, sql: "SELECT entry FROM notificationEntries ORDER BY sequence") }
+        #expect(fields.count == 2)
+        #expect(fields.first == "", "identifier and time are the row's own")
+        #expect(fields.last?.contains(#""collapseId":"score""#) == true)
+        try await store.close()
+
+        let next = TestPushlab()
+        let reader = try next.recordingStore(path: path)
+        let loaded = try reader.load()
+        #expect(loaded.first?.apps.first?.notificationCenter == lab.simulator.device("phone-1")?.apps.first?.notificationCenter)
+        try await reader.close()
+    }
+
     @Test func removingADeviceTakesItsRowsAndTheirContent() async throws {
         let folder = try TemporaryDirectory()
         let lab = TestPushlab()

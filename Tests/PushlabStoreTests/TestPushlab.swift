@@ -50,7 +50,7 @@ final class TestPushlab {
     /// Sends one push through APNs's rules on a new connection; the simulator gets what is accepted.
     @discardableResult
     func push(
-        to token: String, topic: String = TestPushlab.app, type: String = "alert", priority: Int = 10,
+        to token: String, topic: String = TestPushlab.app, type: String = "alert", priority: Int = 10, collapseID: String? = nil,
         payload: String = #"{"aps":{"alert":{"title":"Goal","body":"1-0"},"badge":3,"sound":"default"},"match":42}"#
     ) -> APNsResponse? {
         let connection = service.makeConnectionHandler(for: ConnectionInfo(
@@ -60,7 +60,8 @@ final class TestPushlab {
         _ = connection.connectionDidStart()
         let request = APNsRequest(
             path: "/3/device/\(token)",
-            headers: [("apns-topic", topic), ("apns-push-type", type), ("apns-priority", String(priority))],
+            headers: [("apns-topic", topic), ("apns-push-type", type), ("apns-priority", String(priority))]
+                + (collapseID.map { [("apns-collapse-id", $0)] } ?? []),
             body: Array(payload.utf8)
         )
         let response = connection.handle(request).response

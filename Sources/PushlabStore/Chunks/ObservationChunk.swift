@@ -40,20 +40,39 @@ enum ObservationChunk {
     /// The batch's observations in `range`, encoded where they lie: each is read in place, never
     /// copied.
     static func encode(_ observations: BatchItems<Observation>, in range: Range<Int>, contents: inout ContentTexts) -> [UInt8] {
-        var writer = ChunkWriter(capacity: 16 + range.count * 48)
-        var devices = ChunkStringTable(), bundles = ChunkStringTable(), kinds = ChunkStringTable(), details = ChunkStringTable()
-        var triggers = ChunkStringTable(), collapseIDs = ChunkStringTable(), contentTexts = ChunkStringTable()
-        writer.byte(formatVersion)
-        writer.unsigned(UInt64(range.count))
-        var previousSequence: Int64 = 0
-        var previousTime: Int64 = 0
-        func add(_ observation: Observation) {
+        var encoder = Encoder(count: range.count)
+        observations.forEach(in: range) { observation in encoder.add(observation, contents: &contents) }
+        return encoder.writer.bytes
+    }
+
+    /// One chunk's writer and string tables. A struct with a method rather than a local function
+    /// capturing them: the captured variables were checked for exclusive access at run time on
+    /// every use, a twelfth of the encoding.
+    private struct Encoder {
+        var writer: ChunkWriter
+        private var devices = ChunkStringTable(), bundles = ChunkStringTable(), kinds = ChunkStringTable(), details = ChunkStringTable()
+        private var triggers = ChunkStringTable(), collapseIDs = ChunkStringTable(), contentTexts = ChunkStringTable()
+        private var previousSequence: Int64 = 0
+        private var previousTime: Int64 = 0
+        /// The last notification id and its encoded form: a push's observations repeat it.
+        private var lastID: (text: String, uuid: CanonicalUUID?)?
+        /// Each kind's last details: a load test's banners, deliveries and sounds repeat them, and
+        /// comparing events whose strings share storage costs less than writing their JSON.
+        private var lastDetails: [(kind: ObservationKind, event: ObservationEvent, text: String)] = []
+
+        init(count: Int) {
+            writer = ChunkWriter(capacity: 16 + count * 48)
+            writer.byte(formatVersion)
+            writer.unsigned(UInt64(count))
+        }
+
+        mutating func add(_ observation: Observation, contents: inout ContentTexts) {
             writer.signed(observation.sequence &- previousSequence)
             writer.signed(observation.time &- previousTime)
             (previousSequence, previousTime) = (observation.sequence, observation.time)
             devices.write(observation.deviceID, to: &writer)
             bundles.write(observation.bundleID, to: &writer)
-            write(observation.notificationID, to: &writer)
+            write(observation.notificationID)
             kinds.write(observation.kind.rawValue, to: &writer)
             if case .notificationCenter(.added, nil, let entry?) = observation.event {
                 writer.byte(DetailsForm.addedEntry)
@@ -71,26 +90,44 @@ enum ObservationChunk {
                 contentTexts.write(contents.text(of: entry), to: &writer)
             } else {
                 writer.byte(DetailsForm.json)
-                details.write(observation.event.detailsText, to: &writer)
+                details.write(detailsText(of: observation), to: &writer)
             }
         }
-        observations.forEach(in: range, add)
-        return writer.bytes
-    }
 
-    private static func write(_ notificationID: String?, to writer: inout ChunkWriter) {
-        guard let notificationID else {
-            writer.byte(IDForm.none)
-            return
+        private mutating func detailsText(of observation: Observation) -> String {
+            let kind = observation.kind
+            if let slot = lastDetails.firstIndex(where: { $0.kind == kind }) {
+                if lastDetails[slot].event == observation.event { return lastDetails[slot].text }
+                let text = observation.event.detailsText
+                lastDetails[slot] = (kind, observation.event, text)
+                return text
+            }
+            let text = observation.event.detailsText
+            lastDetails.append((kind, observation.event, text))
+            return text
         }
-        guard let uuid = CanonicalUUID(notificationID) else {
-            writer.byte(IDForm.text)
-            writer.text(notificationID)
-            return
+
+        private mutating func write(_ notificationID: String?) {
+            guard let notificationID else {
+                writer.byte(IDForm.none)
+                return
+            }
+            let uuid: CanonicalUUID?
+            if let lastID, lastID.text == notificationID {
+                uuid = lastID.uuid
+            } else {
+                uuid = CanonicalUUID(notificationID)
+                lastID = (notificationID, uuid)
+            }
+            guard let uuid else {
+                writer.byte(IDForm.text)
+                writer.text(notificationID)
+                return
+            }
+            writer.byte(uuid.isLowercase ? IDForm.lowerCaseUUID : IDForm.upperCaseUUID)
+            writer.word(uuid.high)
+            writer.word(uuid.low)
         }
-        writer.byte(uuid.isLowercase ? IDForm.lowerCaseUUID : IDForm.upperCaseUUID)
-        writer.word(uuid.high)
-        writer.word(uuid.low)
     }
 
     /// The observations, their details still as stored: a query parses only those it keeps.
