@@ -61,7 +61,7 @@ struct BatchItems<Element>: RandomAccessCollection {
 
 extension BatchItems where Element == Observation {
     /// Calls `body` with the observations at `range`, each borrowed from its array.
-    func forEach(in range: Range<Int>, _ body: (Observation) throws -> Void) rethrows {
+    func forEach(in range: Range<Int>, _ body: (borrowing Observation) throws -> Void) rethrows {
         for position in range {
             let place = positions[position]
             try arrays[Int(place.array)].withUnsafeBufferPointer { items in try body(items[Int(place.index)]) }
@@ -71,7 +71,7 @@ extension BatchItems where Element == Observation {
 
 extension BatchItems where Element == RequestLog.Entry {
     /// Calls `body` with the requests at `range`, each borrowed from its array.
-    func forEach(in range: Range<Int>, _ body: (RequestLog.Entry) throws -> Void) rethrows {
+    func forEach(in range: Range<Int>, _ body: (borrowing RequestLog.Entry) throws -> Void) rethrows {
         for position in range {
             let place = positions[position]
             try arrays[Int(place.array)].withUnsafeBufferPointer { items in try body(items[Int(place.index)]) }
