@@ -106,17 +106,27 @@ public final class PendingPush: Sendable, Codable, Equatable {
     /// What its Notification Center entry shares with every other push of the same payload
     /// (`PayloadContents`); nil: the entry gets a part of its own. Not saved.
     let sharedEntry: DeliveredNotification.Shared?
+    /// `apnsID` as APNs read it, when it is a canonical UUID: the entry takes it as it is
+    /// instead of parsing the text again. Not saved.
+    let apnsUUID: CanonicalUUID?
 
     private enum CodingKeys: String, CodingKey {
         case apnsID, receivedAt, pushType, priority, expiresAt, collapseID, content, token
     }
 
     public convenience init(apnsID: String, receivedAt: EpochMilliseconds, pushType: APNsPushType, priority: Int, expiresAt: EpochMilliseconds, collapseID: String?, content: NotificationContent, token: String? = nil) {
-        self.init(apnsID: apnsID, receivedAt: receivedAt, pushType: pushType, priority: priority, expiresAt: expiresAt, collapseID: collapseID, content: content, token: token, sharedEntry: nil)
+        self.init(
+            apnsID: apnsID, receivedAt: receivedAt, pushType: pushType, priority: priority, expiresAt: expiresAt, collapseID: collapseID,
+            content: content, token: token, sharedEntry: nil, apnsUUID: nil
+        )
     }
 
-    init(apnsID: String, receivedAt: EpochMilliseconds, pushType: APNsPushType, priority: Int, expiresAt: EpochMilliseconds, collapseID: String?, content: NotificationContent, token: String?, sharedEntry: DeliveredNotification.Shared?) {
+    init(
+        apnsID: String, receivedAt: EpochMilliseconds, pushType: APNsPushType, priority: Int, expiresAt: EpochMilliseconds, collapseID: String?,
+        content: NotificationContent, token: String?, sharedEntry: DeliveredNotification.Shared?, apnsUUID: CanonicalUUID?
+    ) {
         self.sharedEntry = sharedEntry
+        self.apnsUUID = apnsUUID
         self.apnsID = apnsID
         self.receivedAt = receivedAt
         self.pushType = pushType
@@ -138,6 +148,7 @@ public final class PendingPush: Sendable, Codable, Equatable {
         content = try container.decode(NotificationContent.self, forKey: .content)
         token = try container.decodeIfPresent(String.self, forKey: .token)
         sharedEntry = nil
+        apnsUUID = nil
     }
 
     public static func == (lhs: PendingPush, rhs: PendingPush) -> Bool {

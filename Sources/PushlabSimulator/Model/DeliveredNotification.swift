@@ -68,6 +68,15 @@ public struct DeliveredNotification: Sendable, Equatable {
         self.shared = shared
     }
 
+    /// The same for an apns-id APNs has read already; nil in the same cases.
+    init?(uuid: CanonicalUUID, deliveredAt: EpochMilliseconds, shared: Shared) {
+        guard shared.textIdentifier == nil, uuid.isLowercase == shared.lowercaseID else { return nil }
+        idHigh = uuid.high
+        idLow = uuid.low
+        self.deliveredAt = deliveredAt
+        self.shared = shared
+    }
+
     /// The apns-id, or the local notification's identifier.
     public var identifier: String {
         shared.textIdentifier ?? CanonicalUUID(high: idHigh, low: idLow, isLowercase: shared.lowercaseID).text

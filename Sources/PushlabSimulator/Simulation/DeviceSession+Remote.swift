@@ -165,7 +165,10 @@ extension DeviceSession {
             let replaced = device.apps[app].notificationCenter.remove(at: existing)
             recordRemoval(app, replaced, reason: .collapsed)
         }
-        let entry = notification.sharedEntry.flatMap { DeliveredNotification(apnsID: notification.identifier, deliveredAt: now, shared: $0) }
+        let entry = notification.sharedEntry.flatMap { shared in
+            notification.apnsUUID.map { DeliveredNotification(uuid: $0, deliveredAt: now, shared: shared) }
+                ?? DeliveredNotification(apnsID: notification.identifier, deliveredAt: now, shared: shared)
+        }
             ?? DeliveredNotification(
                 identifier: notification.identifier, isLocal: notification.isLocal, collapseID: notification.collapseID,
                 content: notification.content, deliveredAt: now, trigger: notification.trigger
@@ -279,6 +282,8 @@ struct NotificationToShow {
     }
     /// The Notification Center entry part shared by every push of this payload, if any.
     var sharedEntry: DeliveredNotification.Shared?
+    /// The remote notification's apns-id as APNs read it, if a canonical UUID.
+    var apnsUUID: CanonicalUUID?
     /// `push`, or the local trigger's kind, as `UNNotificationRequest.trigger` tells the app.
     var trigger: String
 
@@ -289,6 +294,7 @@ struct NotificationToShow {
         content = push.content
         trigger = "push"
         sharedEntry = push.sharedEntry
+        apnsUUID = push.apnsUUID
     }
 
     init(local notification: LocalNotification) {

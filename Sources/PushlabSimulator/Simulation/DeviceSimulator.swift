@@ -227,7 +227,8 @@ public final class DeviceSimulator: PushSink, Sendable {
             let pending = PendingPush(
                 apnsID: push.apnsID, receivedAt: push.receivedAt, pushType: push.pushType, priority: push.priority,
                 expiresAt: expiresAt, collapseID: push.collapseID, content: content,
-                token: push.pushType == .alert || push.pushType == .background ? nil : push.deviceToken, sharedEntry: sharedEntry
+                token: push.pushType == .alert || push.pushType == .background ? nil : push.deviceToken, sharedEntry: sharedEntry,
+                apnsUUID: push.apnsIDValue.canonical
             )
             session.receive(pending, app: app, expiration: push.expiration, deliverable: push.isDeliverable)
         }
