@@ -2,26 +2,32 @@
 /// after that as their index.
 struct ChunkStringTable {
     private var indexes: [String: UInt64] = [:]
-    private var lastText: String?
-    private var lastIndex: UInt64 = 0
+    /// The last few values written, newest first.
+    private var recent: [(text: String, index: UInt64)] = []
+    private static let recentCount = 4
 
     mutating func write(_ text: String, to writer: inout ChunkWriter) {
-        // Consecutive records mostly repeat the same value; a comparison of identical strings is
-        // a pointer check, cheaper than hashing.
-        if text == lastText {
-            writer.unsigned(lastIndex)
-            return
-        }
-        if let index = indexes[text] {
+        // Records mostly repeat one of the last few values (a push's observations take turns
+        // with their kinds' details); comparing identical strings is a pointer check, cheaper
+        // than hashing.
+        for slot in recent.indices where recent[slot].text == text {
+            let index = recent[slot].index
             writer.unsigned(index)
-            (lastText, lastIndex) = (text, index)
+            if slot > 0 { recent.swapAt(slot, 0) }
             return
         }
-        let index = UInt64(indexes.count)
-        indexes[text] = index
-        writer.unsigned(index)
-        writer.text(text)
-        (lastText, lastIndex) = (text, index)
+        let index: UInt64
+        if let known = indexes[text] {
+            index = known
+            writer.unsigned(index)
+        } else {
+            index = UInt64(indexes.count)
+            indexes[text] = index
+            writer.unsigned(index)
+            writer.text(text)
+        }
+        if recent.count == Self.recentCount { recent.removeLast() }
+        recent.insert((text, index), at: 0)
     }
 }
 
