@@ -83,7 +83,7 @@ final class BatchWriter: Sendable {
             if tookDevices { snapshotSpacing = Self.spacing(after: .seconds(measured.deviceSeconds), interval: deviceInterval) }
             buffer.finish(batch, error: error, trimmed: trimmed, measured: measured, now: clock.now)
             if error == nil, !batch.writes.isEmpty { checkpointer?.committed() }
-            checkpointer?.restartIfWanted { try database.writeWithoutTransaction { db in _ = try db.checkpoint(.restart) } }
+            checkpointer?.restartIfWanted { try WALCheckpointer.restartLog(of: database) }
             if batch.isLast {
                 checkpointer?.stop()
                 return

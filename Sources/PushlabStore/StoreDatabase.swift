@@ -1,15 +1,18 @@
+import Foundation
 import GRDB
 
 /// Opens the SQLite database behind a store and brings its schema up to date.
 enum StoreDatabase {
     /// SQLite's name for a database that lives in memory only.
     static let inMemoryPath = ":memory:"
+    /// How long a connection waits for another's lock, in seconds.
+    static let busyTimeout: TimeInterval = 5
 
     static func open(_ path: String) throws(StoreError) -> any DatabaseWriter {
         var configuration = Configuration()
         configuration.label = "PushlabStore"
         // A second process (or a second store in tests) may hold the write lock for a moment.
-        configuration.busyMode = .timeout(5)
+        configuration.busyMode = .timeout(busyTimeout)
         do {
             let database: any DatabaseWriter
             if path == inMemoryPath {

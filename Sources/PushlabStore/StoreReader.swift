@@ -17,7 +17,7 @@ public struct StoreReader: Sendable {
         var configuration = Configuration()
         configuration.readonly = true
         configuration.label = "PushlabStoreReader"
-        configuration.busyMode = .timeout(5)
+        configuration.busyMode = .timeout(StoreDatabase.busyTimeout)
         let (isStore, isCurrent): (Bool, Bool)
         do {
             database = try DatabasePool(path: path, configuration: configuration)

@@ -87,4 +87,15 @@ final class WALCheckpointer: Sendable {
             if rest > .zero { Thread.sleep(forTimeInterval: rest.seconds) }
         }
     }
+
+    /// A RESTART checkpoint on the writer's connection. A reader still on the log fails it at
+    /// once rather than holding the writer (and every request waiting for a commit) for the busy
+    /// timeout; the next request tries again.
+    static func restartLog(of database: any DatabaseWriter) throws {
+        try database.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA busy_timeout = 0")
+            defer { try? db.execute(sql: "PRAGMA busy_timeout = \(Int(StoreDatabase.busyTimeout * 1000))") }
+            _ = try db.checkpoint(.restart)
+        }
+    }
 }
