@@ -2,7 +2,7 @@
 SWIFT ?= swift
 BIN_DIR = $(shell $(SWIFT) build --show-bin-path)
 
-.PHONY: deps build serve test unit-test integration-test fuzz bench bench-durability certs clean
+.PHONY: deps build serve test unit-test integration-test fuzz bench bench-durability bench-scale certs clean
 
 deps:
 	@scripts/install-deps.sh
@@ -38,6 +38,13 @@ bench: deps
 ## What kill -9 loses under full load, and what --durable costs (Benchmarks/crash-window.sh).
 bench-durability: deps
 	Benchmarks/crash-window.sh $(ARGS)
+
+## Issue 24's figures in one run: start-up with 1,000,000 devices and memory per device, the
+## sustained rate and catch-up over 100,000 phones with the store (and memory per entry), and the crash window.
+bench-scale: deps
+	Benchmarks/startup.sh
+	DEVICE_LOAD_COUNT=100000 DEVICE_LOAD_ALERTS=64 Benchmarks/run.sh --devices 100000 --points 10x100 --rounds 1 --duration 60
+	Benchmarks/crash-window.sh --no-build
 
 certs:
 	certs/generate.sh

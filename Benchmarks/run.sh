@@ -16,7 +16,9 @@
 # tokens instead of bare tokens, and pushlab records every observation in a
 # SQLite store (Benchmarks/.work/bench.db): the whole product under load. It
 # then reports memory per simulated device and the time to load a million
-# (DEVICE_LOAD_COUNT), with pushlab-device-load from beside the pushlab binary.
+# (DEVICE_LOAD_COUNT), with pushlab-device-load from beside the pushlab binary; with
+# DEVICE_LOAD_ALERTS, each of them is sent that many alerts and the memory per Notification
+# Center entry is reported too.
 #
 # Environment: PUSHLAB_BIN (use this binary, skip the build), PUSHLAB_ARGS
 # (extra pushlab arguments), PUSHLAB_CERT_DIR (default: <repo>/certs),
@@ -573,7 +575,7 @@ if ((DEVICES > 0)); then
     loader="$(dirname "$PUSHLAB_BIN")/pushlab-device-load"
     if [[ -x $loader ]]; then
         log "loading ${DEVICE_LOAD_COUNT:-1000000} simulated devices ($loader)"
-        DEVICE_LOAD=$("$loader" "${DEVICE_LOAD_COUNT:-1000000}")
+        DEVICE_LOAD=$("$loader" "${DEVICE_LOAD_COUNT:-1000000}" ${DEVICE_LOAD_ALERTS:+--alerts "$DEVICE_LOAD_ALERTS"})
         echo "device load: $DEVICE_LOAD"
     else
         echo "device load: not measured ($loader is missing: swift build -c release --product pushlab-device-load)"
