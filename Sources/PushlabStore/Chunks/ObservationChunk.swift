@@ -58,7 +58,10 @@ enum ObservationChunk {
         private var lastID: (text: String, uuid: CanonicalUUID?)?
         /// Each kind's last details: a load test's banners, deliveries and sounds repeat them, and
         /// comparing events whose strings share storage costs less than writing their JSON.
-        private var lastDetails: [(kind: ObservationKind, event: ObservationEvent, text: String)] = []
+        /// Kept as three arrays: a search through tuples copied each one it looked at.
+        private var detailKinds: [ObservationKind] = []
+        private var detailEvents: [ObservationEvent] = []
+        private var detailTexts: [String] = []
 
         init(count: Int) {
             writer = ChunkWriter(capacity: 16 + count * 48)
@@ -96,14 +99,17 @@ enum ObservationChunk {
 
         private mutating func detailsText(of observation: Observation) -> String {
             let kind = observation.kind
-            if let slot = lastDetails.firstIndex(where: { $0.kind == kind }) {
-                if lastDetails[slot].event == observation.event { return lastDetails[slot].text }
+            if let slot = detailKinds.firstIndex(of: kind) {
+                if detailEvents[slot] == observation.event { return detailTexts[slot] }
                 let text = observation.event.detailsText
-                lastDetails[slot] = (kind, observation.event, text)
+                detailEvents[slot] = observation.event
+                detailTexts[slot] = text
                 return text
             }
             let text = observation.event.detailsText
-            lastDetails.append((kind, observation.event, text))
+            detailKinds.append(kind)
+            detailEvents.append(observation.event)
+            detailTexts.append(text)
             return text
         }
 
