@@ -38,7 +38,7 @@ final class PayloadContents: Sendable {
     }
 
     private func reading(of bytes: UnsafeRawBufferPointer) -> Reading {
-        let slot = Int(Self.hash(bytes) % UInt64(Self.slotCount))
+        let slot = Int(WordHash.hash(bytes) % UInt64(Self.slotCount))
         if let cached = slots.withLock({ $0[slot] }), Self.same(cached.bytes, bytes) { return cached }
         let content = (try? JSONParser.parse(Array(bytes))).map(NotificationContent.init(payload:))
         let reading = Reading(bytes: Array(bytes), content: content)
@@ -64,20 +64,5 @@ final class PayloadContents: Sendable {
             }
             return true
         }
-    }
-
-    /// FNV-1a, 8 bytes at a time.
-    private static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        var offset = 0
-        while offset + 8 <= bytes.count {
-            hash = (hash ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x0000_0100_0000_01b3
-            offset += 8
-        }
-        while offset < bytes.count {
-            hash = (hash ^ UInt64(bytes[offset])) &* 0x0000_0100_0000_01b3
-            offset += 1
-        }
-        return hash ^ (hash >> 29)
     }
 }

@@ -1,3 +1,5 @@
+import PushlabCore
+
 /// What the writer last committed of each device, as a 64-bit hash of its snapshot's bytes: a
 /// device whose only change since is its Notification Center (kept apart) or nothing at all is
 /// not written again. Under a load test that is nearly every device on every pass.
@@ -30,24 +32,7 @@ struct SnapshotFingerprints: Sendable {
         for entry in written { saved[entry.key] = entry.fingerprint }
     }
 
-    /// FNV-1a over 8 bytes at a time, then a final mix: stable and cheap for 1–2 KB snapshots.
     static func fingerprint(_ bytes: [UInt8]) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset + 8 <= raw.count {
-                hash = (hash ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x0000_0100_0000_01b3
-                offset += 8
-            }
-            while offset < raw.count {
-                hash = (hash ^ UInt64(raw[offset])) &* 0x0000_0100_0000_01b3
-                offset += 1
-            }
-        }
-        hash ^= UInt64(bytes.count)
-        hash ^= hash >> 33
-        hash &*= 0xff51_afd7_ed55_8ccd
-        hash ^= hash >> 33
-        return hash
+        bytes.withUnsafeBytes(WordHash.hash)
     }
 }
