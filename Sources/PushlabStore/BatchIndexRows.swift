@@ -192,15 +192,6 @@ enum BatchIndexRows {
     }
 }
 
-struct FNV1a {
-    private(set) var state: UInt64 = 0xcbf2_9ce4_8422_2325
-    mutating func add(_ byte: UInt8) {
-        state ^= UInt64(byte)
-        state &*= 0x0000_0100_0000_01b3
-    }
-    var value: Int64 { Int64(bitPattern: state) }
-}
-
 /// One batch's (key, sequence) pairs, and the lowest and highest sequence.
 private struct KeyedSequences {
     private(set) var pairs: [(key: Int64, sequence: Int64)] = []
