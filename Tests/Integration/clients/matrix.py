@@ -29,6 +29,7 @@ import importlib.metadata
 import inspect
 import json
 import sys
+import threading
 import time
 import traceback
 import uuid
@@ -151,18 +152,39 @@ class Session:
                 return await asyncio.wait_for(self._call(batch, pushes), 120)
             if inspect.iscoroutinefunction(self.client.send):
                 return list(await asyncio.wait_for(asyncio.gather(*(self.send(p) for p in pushes)), 120))
-            # A synchronous client, shared by a pool of threads as a provider would share it.
-            with concurrent.futures.ThreadPoolExecutor(max_workers=16) as pool:
-                return list(await asyncio.get_running_loop().run_in_executor(
-                    None, lambda: list(pool.map(self._send_blocking, pushes))))
+            return await asyncio.get_running_loop().run_in_executor(None, self._send_from_threads, pushes)
         except Exception as exc:
             return [failure(exc)] * len(pushes)
 
-    def _send_blocking(self, push: Push) -> Answer:
+    def _send_from_threads(self, pushes: list[Push]) -> list[Answer]:
+        """A synchronous client, shared by a pool of 16 threads as a provider would share it; a
+        library whose client is not safe to share (THREAD_SAFE = False) gets one client per thread,
+        as a provider using it would have to."""
+        shared = getattr(self.adapter, "THREAD_SAFE", True)
+        local, made, made_lock = threading.local(), [], threading.Lock()
+
+        def client():
+            if shared:
+                return self.client
+            if not hasattr(local, "client"):
+                local.client = self.adapter.Client(self.world, self.auth)
+                with made_lock:
+                    made.append(local.client)
+            return local.client
+
+        def send(push: Push) -> Answer:
+            try:
+                return client().send(push)
+            except Exception as exc:
+                return failure(exc)
+
         try:
-            return self.client.send(push)
-        except Exception as exc:
-            return failure(exc)
+            with concurrent.futures.ThreadPoolExecutor(max_workers=16) as pool:
+                return list(pool.map(send, pushes))
+        finally:
+            for one in made:
+                with contextlib.suppress(Exception):
+                    getattr(one, "close", lambda: None)()
 
     async def close(self):
         close = getattr(self.client, "close", None)
