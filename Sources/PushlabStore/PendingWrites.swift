@@ -23,14 +23,23 @@ struct PendingWrites: Sendable {
     var count: Int { observationCount + requestCount + devices.count }
     var isEmpty: Bool { observationCount == 0 && requestCount == 0 && devices.isEmpty }
 
-    mutating func append(_ observations: [Observation]) {
-        observationChunks.append(observations)
-        observationCount += observations.count
+    mutating func append(_ observations: [Observation]) { append(batches: [observations]) }
+
+    mutating func append(_ requests: [RequestLog.Entry]) { append(batches: [requests]) }
+
+    /// Each array as it was handed over; empty ones are left out.
+    mutating func append(batches: [[Observation]]) {
+        for batch in batches where !batch.isEmpty {
+            observationChunks.append(batch)
+            observationCount += batch.count
+        }
     }
 
-    mutating func append(_ requests: [RequestLog.Entry]) {
-        requestChunks.append(requests)
-        requestCount += requests.count
+    mutating func append(batches: [[RequestLog.Entry]]) {
+        for batch in batches where !batch.isEmpty {
+            requestChunks.append(batch)
+            requestCount += batch.count
+        }
     }
 
     /// Takes the oldest whole chunks of observations off while at least `keeping` stay: past a

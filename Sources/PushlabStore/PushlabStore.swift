@@ -123,6 +123,11 @@ public final class PushlabStore: ObservationSink, RecordCommits, Sendable {
         buffer.append(observations)
     }
 
+    /// A run of queued pushes' observations: one lock for all of them.
+    public func record(batches: [[Observation]]) {
+        buffer.append(batches: batches)
+    }
+
     /// Observations and requests recorded and not yet committed (a batch being written counts).
     public var backlog: Int { buffer.backlog }
 

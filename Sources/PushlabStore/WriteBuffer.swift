@@ -97,30 +97,36 @@ final class WriteBuffer: Sendable {
 
     // MARK: Recording (any thread)
 
-    func append(_ observations: [Observation]) { _ = record(observations, wakes: false) { $0.append($1) } }
+    func append(_ observations: [Observation]) { append(batches: [observations]) }
+
+    /// Several devices' observations under one lock, each array kept as it was handed over.
+    func append(batches: [[Observation]]) {
+        _ = record(batches, wakes: false) { $0.append(batches: $1) }
+    }
 
     /// A batch of requests as the log published it (numbered on from the store's last one).
     /// True when the writer must be woken for them to be committed within the window.
     @discardableResult
-    func append(_ requests: [RequestLog.Entry]) -> Bool { record(requests, wakes: true) { $0.append($1) } }
+    func append(_ requests: [RequestLog.Entry]) -> Bool { record([requests], wakes: true) { $0.append(batches: $1) } }
 
-    private func record<Item>(_ items: [Item], wakes: Bool, appending append: (inout PendingWrites, [Item]) -> Void) -> Bool {
+    private func record<Item>(_ batches: [[Item]], wakes: Bool, appending append: (inout PendingWrites, [[Item]]) -> Void) -> Bool {
+        let count = batches.reduce(0) { $0 + $1.count }
         // What is shed comes back out of the lock and is freed here, after it.
         let (wake, _) = state.withLock { state -> (Bool, ShedRecords) in
             guard !state.isClosing else { return (false, ShedRecords()) }
-            state.recorded += items.count
+            state.recorded += count
             let wake = wakes && state.requestWakesWriter
             if wake { state.requestWakesWriter = false }
             guard retention == nil else {
-                append(&state.pending, items)
+                append(&state.pending, batches)
                 return (wake, shedPastTheHistoryLimit(&state))
             }
             let room = max(0, backlogLimit - state.backlog)
-            if items.count <= room {
-                append(&state.pending, items)
+            if count <= room {
+                append(&state.pending, batches)
             } else {
-                if room > 0 { append(&state.pending, Array(items.prefix(room))) }
-                state.statistics.droppedItems += items.count - room
+                if room > 0 { append(&state.pending, [Array(batches.joined().prefix(room))]) }
+                state.statistics.droppedItems += count - room
             }
             return (wake, ShedRecords())
         }

@@ -1,3 +1,4 @@
+import Foundation
 @testable import PushlabCore
 @testable import PushlabSimulator
 import Testing
@@ -83,6 +84,39 @@ import Testing
         #expect(h.recorded.delivered.count == 4)
     }
 
+    /// A worker's turn publishes what its pushes observed in one call, in sequence order, with
+    /// each device's observations as their own batch; the same as one call per push would.
+    @Test func aTurnPublishesItsPushesObservationsAtOnceInOrder() throws {
+        let h = try SimulatorHarness(queue: 1_000)
+        let sink = BatchRecordingSink()
+        h.simulator.addSink(sink)
+        let token = try h.token()
+        h.simulator.accept((0..<10).map { _ in h.acceptedAlert(to: token) })
+        #expect(h.simulator.deliverQueued(limit: 10) == 10)
+        let calls = sink.calls
+        #expect(calls.count == 1)
+        #expect(calls.first?.count == 10, "a batch per push")
+        let sequences = calls.flatMap { $0.flatMap { $0.map(\.sequence) } }
+        #expect(sequences == sequences.sorted())
+        #expect(sequences == h.recorded.map(\.sequence), "the default record(batches:) hands each batch to record(_:)")
+    }
+
+    /// A settle after a long burst publishes as it goes, in runs of about `ObservationRun.limit`
+    /// observations, rather than holding every observation until the end.
+    @Test func aLongSettlePublishesInBoundedRuns() throws {
+        let h = try SimulatorHarness(queue: 10_000)
+        let sink = BatchRecordingSink()
+        h.simulator.addSink(sink)
+        let token = try h.token()
+        h.simulator.accept((0..<1_000).map { _ in h.acceptedAlert(to: token) })
+        h.simulator.settle()
+        let calls = sink.calls
+        let observations = calls.map { $0.reduce(0) { $0 + $1.count } }
+        #expect(calls.count > 1)
+        #expect(observations.dropLast().allSatisfy { $0 >= ObservationRun.limit && $0 < ObservationRun.limit + 16 })
+        #expect(observations.reduce(0, +) == h.recorded.count)
+    }
+
     @Test func theAnswersOfOneReadAreHandedOverAtOnce() throws {
         let h = try SimulatorHarness(queue: 10)
         let token = try h.token()
@@ -161,5 +195,21 @@ extension SimulatorHarness {
             payload: try? Fixture.json(Fixture.alertPayload), rawPayload: Array(Fixture.alertPayload.utf8),
             isDeliverable: true, connectionID: 1
         )
+    }
+}
+
+/// Keeps each `record(batches:)` call as it came.
+private final class BatchRecordingSink: ObservationSink, @unchecked Sendable {
+    private let lock = NSLock()
+    private var received: [[[Observation]]] = []
+
+    var calls: [[[Observation]]] { lock.withLock { received } }
+
+    func record(_ observations: [Observation]) {
+        record(batches: [observations])
+    }
+
+    func record(batches: [[Observation]]) {
+        lock.withLock { received.append(batches) }
     }
 }

@@ -40,6 +40,25 @@ struct ObservationStoreTests {
         try lab.simulator.changeApp(TestPushlab.app, on: phone, to: .foreground)
     }
 
+    /// A run of queued pushes hands several devices' observations over in one call; two
+    /// threads' runs interleave. Each device's observations come back in sequence order, and an
+    /// empty batch adds nothing.
+    @Test func batchesOfSeveralDevicesComeBackInSequenceOrder() async throws {
+        let folder = try TemporaryDirectory()
+        let lab = TestPushlab()
+        let store = try lab.recordingStore(path: folder.path("store.db"))
+        store.record(batches: [[.badge(1, device: "a"), .badge(2, device: "a")], [], [.badge(5, device: "b")]])
+        store.record([.badge(3, device: "c"), .badge(4, device: "c")])
+        store.record(batches: [[.badge(6, device: "a")], [.badge(7, device: "b"), .badge(8, device: "b")]])
+        try await store.flush()
+
+        #expect(try store.observations(limit: 100).map(\.sequence) == Array(1...8))
+        #expect(try store.observations(deviceID: "a", limit: 100).map(\.sequence) == [1, 2, 6])
+        #expect(try store.observations(deviceID: "b", limit: 100).map(\.sequence) == [5, 7, 8])
+        #expect(store.statistics.itemsWritten == 8)
+        try await store.close()
+    }
+
     @Test func everyKindComesBackExactlyAsTheSimulatorRecordedIt() async throws {
         let folder = try TemporaryDirectory()
         let lab = TestPushlab()

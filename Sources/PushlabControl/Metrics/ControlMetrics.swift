@@ -86,10 +86,16 @@ public final class ControlMetrics: ObservationSink, Sendable {
 
     /// The simulator's sink: counts observations by kind.
     public func record(_ observations: [Observation]) {
-        // Counted here and added once per kind: a counter's increment takes a lock, and a
-        // busy server records about five observations a push.
+        record(batches: [observations])
+    }
+
+    /// Counted here and added once per kind: a counter's increment takes a lock, and a busy
+    /// server records about five observations a push.
+    public func record(batches: [[Observation]]) {
         var counts = [Int64](repeating: 0, count: observationCounters.count)
-        for index in observations.indices { counts[kindIndex[observations[index].kind] ?? 0] += 1 }
+        for batch in batches {
+            for index in batch.indices { counts[kindIndex[batch[index].kind] ?? 0] += 1 }
+        }
         for (kind, count) in counts.enumerated() where count > 0 { observationCounters[kind].increment(by: count) }
     }
 

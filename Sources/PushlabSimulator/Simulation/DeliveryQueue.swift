@@ -106,15 +106,21 @@ final class DeliveryQueue: Sendable {
         return queued > capacity
     }
 
-    /// Delivers up to `limit` items in order through `body`; returns how many it delivered.
-    func deliver(limit: Int, _ body: (Item) -> Void) -> Int {
-        taken.withLock { taken in deliver(&taken, limit: limit, body) }
+    /// Delivers up to `limit` items in order through `body`, then calls `finish` before the next
+    /// deliverer may start (so what it publishes stays in order); returns how many it delivered.
+    func deliver(limit: Int, _ body: (Item) -> Void, finish: () -> Void) -> Int {
+        taken.withLock { taken in
+            defer { finish() }
+            return deliver(&taken, limit: limit, body)
+        }
     }
 
-    /// Delivers everything appended before the call (and maybe a little more).
-    func settle(_ body: (Item) -> Void) {
+    /// Delivers everything appended before the call (and maybe a little more), then calls
+    /// `finish` as `deliver` does.
+    func settle(_ body: (Item) -> Void, finish: () -> Void) {
         let target = incoming.withLock { _ in appended.load(ordering: .relaxed) }
         taken.withLock { taken in
+            defer { finish() }
             while taken.delivered < target, deliver(&taken, limit: 256, body) > 0 {}
         }
     }

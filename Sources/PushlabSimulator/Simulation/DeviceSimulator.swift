@@ -83,6 +83,16 @@ public final class DeviceSimulator: PushSink, Sendable {
     }
 
     func runSession<T: Sendable>(_ deviceID: String, at now: EpochMilliseconds, _ body: (inout DeviceSession) throws(SimulatorError) -> T) throws(SimulatorError) -> T {
+        var observations: [Observation] = []
+        defer { publish(observations) }
+        return try runSession(deviceID, at: now, observed: &observations, body)
+    }
+
+    /// Runs the session and hands its observations to the caller, who publishes them (a run of
+    /// queued pushes publishes once: `ObservationRun`).
+    private func runSession<T: Sendable>(
+        _ deviceID: String, at now: EpochMilliseconds, observed: inout [Observation], _ body: (inout DeviceSession) throws(SimulatorError) -> T
+    ) throws(SimulatorError) -> T {
         var tokenChanges: [DeviceSession.TokenChange] = []
         var providerRequests: [ProviderRequest] = []
         defer {
@@ -118,7 +128,7 @@ public final class DeviceSimulator: PushSink, Sendable {
         }
         switch result {
         case .success(let (value, observations)):
-            publish(observations)
+            observed = observations
             return value
         case .failure(let error):
             throw error
@@ -181,6 +191,11 @@ public final class DeviceSimulator: PushSink, Sendable {
         for entry in sinks.withLock({ $0 }) { entry.sink.record(observations) }
     }
 
+    private func publish(_ run: inout ObservationRun) {
+        guard let batches = run.take() else { return }
+        for entry in sinks.withLock({ $0 }) { entry.sink.record(batches: batches) }
+    }
+
     func nextSequence() -> Int64 { sequence.add(1, ordering: .relaxed).newValue }
 
     // MARK: PushSink
@@ -199,18 +214,25 @@ public final class DeviceSimulator: PushSink, Sendable {
     /// One hand-over (one lock, at most one wake-up) for all the pushes of one read.
     public func accept(_ pushes: [AcceptedPush]) {
         guard let queue = deliveryQueue.load() else {
-            for push in pushes { deliver(push) }
+            var run = ObservationRun()
+            for push in pushes {
+                deliver(push, into: &run)
+                if run.isFull { publish(&run) }
+            }
+            publish(&run)
             return
         }
         if queue.append(pushes: pushes) { _ = deliverQueued(limit: max(64, pushes.count)) }
     }
 
     /// The device observes a push at the time APNs accepted it, whenever it is delivered.
-    private func deliver(_ push: AcceptedPush) {
+    private func deliver(_ push: AcceptedPush, into run: inout ObservationRun) {
         guard let deviceID = push.deviceID else { return }
         let expiresAt = Self.expiry(of: push, storage: settings.storageMilliseconds)
         let (content, sharedEntry) = payloadContents.read(push)
-        try? runSession(deviceID, at: push.receivedAt) { session throws(SimulatorError) in
+        var observed: [Observation] = []
+        defer { run.add(observed) }
+        try? runSession(deviceID, at: push.receivedAt, observed: &observed) { session throws(SimulatorError) in
             guard let app = session.device.appIndex(token: push.deviceToken) else {
                 if session.device.mdm?.token == push.deviceToken, let content {
                     session.receiveMDM(PendingPush(
@@ -300,7 +322,9 @@ public final class DeviceSimulator: PushSink, Sendable {
 
     /// Delivers up to `limit` queued pushes and ticks, oldest first; how many it delivered.
     public func deliverQueued(limit: Int) -> Int {
-        deliveryQueue.load()?.deliver(limit: limit, deliver(queued:)) ?? 0
+        guard let queue = deliveryQueue.load() else { return 0 }
+        var run = ObservationRun()
+        return queue.deliver(limit: limit, { item in deliver(queued: item, into: &run) }, finish: { publish(&run) })
     }
 
     /// Pushes accepted and not yet delivered.
@@ -313,13 +337,23 @@ public final class DeviceSimulator: PushSink, Sendable {
     /// Delivers everything accepted before the call. Reads and changes through the simulator do
     /// this themselves; call it before reading what the sinks recorded.
     public func settle() {
-        deliveryQueue.load()?.settle(deliver(queued:))
+        guard let queue = deliveryQueue.load() else { return }
+        var run = ObservationRun()
+        queue.settle({ item in deliver(queued: item, into: &run) }, finish: { publish(&run) })
     }
 
-    private func deliver(queued item: DeliveryQueue.Item) {
+    /// A push joins the run; anything else first publishes the run, so that the sinks see every
+    /// observation in the order it was made.
+    private func deliver(queued item: DeliveryQueue.Item, into run: inout ObservationRun) {
+        if case .push(let push) = item {
+            deliver(push, into: &run)
+            if run.isFull { publish(&run) }
+            return
+        }
+        publish(&run)
         switch item {
-        case .push(let push):
-            deliver(push)
+        case .push:
+            break
         case .broadcast(let broadcast):
             deliver(broadcast)
         case .runDue(let time):
