@@ -17,6 +17,15 @@ public struct BusyHold: Sendable {
     /// The current busy spell was held for `longest` already.
     private var spellHeldLongEnough = false
     private var holding = false
+    /// When the intake last rose past `busyRate` and has stayed there since (quiet looks
+    /// shorter than `longLoadGap` apart do not end it).
+    private var busySince: ContinuousClock.Instant?
+    private var quietSince: ContinuousClock.Instant?
+    /// The last look found the intake past `busyRate`.
+    public private(set) var isBusy = false
+    /// How long the intake must stay low before a long load counts as over: the work itself can
+    /// stall the intake for a moment (the senders waiting for a deliverer's lock).
+    public var longLoadGap: Duration = .milliseconds(500)
 
     /// With `start`, the first look measures the intake since then (nothing had arrived);
     /// without, the first look only starts measuring.
@@ -42,15 +51,31 @@ public struct BusyHold: Sendable {
         arrivedAtLastLook = arrived
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         guard intake >= Double(busyRate) * seconds else {
+            isBusy = false
+            let quiet = quietSince ?? previous
+            quietSince = quiet
+            if now - quiet >= longLoadGap { busySince = nil }
             spellHeldLongEnough = false
             holdingSince = nil
             holding = false
             return false
         }
+        isBusy = true
+        quietSince = nil
+        if busySince == nil { busySince = previous }
         let since = holdingSince ?? now
         if now - since >= longest { spellHeldLongEnough = true }
         holding = !spellHeldLongEnough && !filling
         holdingSince = holding ? since : nil
         return holding
+    }
+
+    /// The intake has stayed past `busyRate` for `longest` or more, as of the last look (and
+    /// for `longLoadGap` after it drops): a long load rather than a burst, which the work must
+    /// keep pace with instead of holding off, whether or not it was held (a full queue stops the
+    /// hold before `longest`).
+    public var isLongLoad: Bool {
+        guard let busySince, let lastLook else { return false }
+        return lastLook - busySince >= longest
     }
 }

@@ -44,7 +44,12 @@ final class DeliveryWorker: Sendable {
             // slows the sender), so a burst may use most of the queue before the worker takes CPU
             // from the answers (Benchmarks/results/history.md: starting at half cost ~3% at 100 x 10).
             let filling = simulator.queuedDeliveries >= capacity - capacity / 8
-            if hold.shouldWait(arrived: simulator.totalQueuedDeliveries, filling: filling, now: clock.now) {
+            let wait = hold.shouldWait(arrived: simulator.totalQueuedDeliveries, filling: filling, now: clock.now)
+            let longLoad = hold.isLongLoad
+            simulator.drainQueuedDeliveries(longLoad)
+            // During a long load the event loops keep the queue down themselves: a worker at nice
+            // 19 holding the queue's lock would only make them wait for it.
+            if wait || (longLoad && hold.isBusy) {
                 _ = wakeUp.wait(timeout: .now() + .milliseconds(Self.holdPause))
                 continue
             }

@@ -68,4 +68,47 @@ import Testing
         let started = starting.shouldWait(arrived: 20, filling: false, now: at(1_000))
         #expect(measured && !started)
     }
+
+    /// A load that outlasts `longest` is a long load, whether it was held (no mark) or the
+    /// caller's mark stopped the hold early (a full queue).
+    @Test func aLoadOutlastingTheLongestHoldIsALongLoadHeldOrNot() {
+        for filling in [false, true] {
+            var hold = BusyHold(busyRate: 10_000, longest: .milliseconds(120))
+            var arrived: Int64 = 0
+            _ = hold.shouldWait(arrived: arrived, filling: filling, now: at(0))
+            var longLoad: [Bool] = []
+            for look in 1...4 {
+                arrived += 5_000
+                _ = hold.shouldWait(arrived: arrived, filling: filling, now: at(50 * look))
+                longLoad.append(hold.isLongLoad)
+            }
+            // Busy since 0 ms: at 150 ms, 150 ms have passed.
+            #expect(longLoad == [false, false, true, true], "filling: \(filling)")
+        }
+    }
+
+    /// The work itself can stall the intake for a look or two; a long load ends only once the
+    /// intake has stayed low for `longLoadGap`.
+    @Test func aLongLoadOutlastsAShortStallButNotTheLoadsEnd() {
+        var hold = BusyHold(busyRate: 10_000, longest: .milliseconds(100))
+        hold.longLoadGap = .milliseconds(150)
+        var arrived: Int64 = 0
+        var now = 0
+        func look(_ count: Int) -> (longLoad: Bool, busy: Bool) {
+            arrived += Int64(count)
+            now += 50
+            _ = hold.shouldWait(arrived: arrived, filling: false, now: at(now))
+            return (hold.isLongLoad, hold.isBusy)
+        }
+        _ = hold.shouldWait(arrived: 0, filling: false, now: at(0))
+        for _ in 0..<3 { _ = look(5_000) }
+        #expect(hold.isLongLoad)
+        let stall = look(0)
+        #expect(stall.longLoad && !stall.busy, "one quiet look is a stall, not the end")
+        #expect(look(5_000).longLoad)
+        let ending = (0..<4).map { _ in look(0).longLoad }
+        // Quiet from 200 ms: at 350 ms, 150 ms have passed.
+        #expect(ending == [true, true, false, false])
+        #expect(!look(5_000).longLoad, "a new spell starts short")
+    }
 }

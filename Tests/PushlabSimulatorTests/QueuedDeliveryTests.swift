@@ -84,6 +84,31 @@ import Testing
         #expect(h.recorded.delivered.count == 4)
     }
 
+    /// During a long load the sender keeps the queue down to a 64th of its capacity: past that
+    /// mark it delivers twice what it hands over, so that little waits when the load stops.
+    @Test func drainingMakesTheSenderBringTheQueueDownToItsMark() throws {
+        let h = try SimulatorHarness(queue: 640)
+        let token = try h.token()
+        h.simulator.accept((0..<100).map { _ in h.acceptedAlert(to: token) })
+        #expect(h.simulator.queuedDeliveries == 100, "a burst waits: under capacity")
+        h.simulator.drainQueuedDeliveries(true)
+        var sizes: [Int] = []
+        for _ in 0..<3 {
+            h.simulator.accept((0..<40).map { _ in h.acceptedAlert(to: token) })
+            sizes.append(h.simulator.queuedDeliveries)
+        }
+        // 140 waiting, past the mark of 10: 80 delivered. Then 100: a turn ends with what the
+        // deliverer took at its start (60), so 40 wait for the next read, which takes all 80.
+        #expect(sizes == [60, 40, 0])
+        h.simulator.accept((0..<5).map { _ in h.acceptedAlert(to: token) })
+        #expect(h.simulator.queuedDeliveries == 5, "under the mark, pushes wait as in a burst")
+        h.simulator.drainQueuedDeliveries(false)
+        h.simulator.accept((0..<100).map { _ in h.acceptedAlert(to: token) })
+        #expect(h.simulator.queuedDeliveries == 105)
+        _ = h.simulator.deliverQueued(limit: 1_000)
+        #expect(h.recorded.delivered.count == 325, "every push delivered once")
+    }
+
     /// A worker's turn publishes what its pushes observed in one call, in sequence order, with
     /// each device's observations as their own batch; the same as one call per push would.
     @Test func aTurnPublishesItsPushesObservationsAtOnceInOrder() throws {

@@ -47,6 +47,9 @@ final class DeliveryQueue: Sendable {
     }
 
     let capacity: Int
+    /// While draining (a long load, not a burst), the mark past which the sender delivers.
+    let drainMark: Int
+    private let draining = Atomic<Bool>(false)
     /// Entries handed over and not yet taken by whoever delivers.
     private let incoming = Mutex<[Entry]>([])
     private let taken = Mutex(TakenBatch())
@@ -61,6 +64,7 @@ final class DeliveryQueue: Sendable {
 
     init(capacity: Int, wake: @escaping @Sendable () -> Void) {
         self.capacity = max(1, capacity)
+        drainMark = max(1, self.capacity / 64)
         self.wake = wake
     }
 
@@ -70,9 +74,20 @@ final class DeliveryQueue: Sendable {
     /// Items handed over since the queue was made.
     var appendedCount: Int64 { appended.load(ordering: .relaxed) }
 
+    /// Whether the sender drains the queue (`setDraining`).
+    var isDraining: Bool { draining.load(ordering: .relaxed) }
+
+    /// A load that outlasts a burst: the queue, which exists to absorb bursts, is brought down to
+    /// `drainMark` by the senders, so that the phones keep pace with the answers and little is
+    /// left when the load stops. Off again when the load stops.
+    func setDraining(_ on: Bool) {
+        if draining.load(ordering: .relaxed) != on { draining.store(on, ordering: .relaxed) }
+    }
+
     /// Appends `pushes` in order under one lock, waking the worker at most once; true when the
-    /// queue is at capacity and the caller should deliver a batch itself before going on (so a
-    /// sustained overload slows the sender instead of growing memory).
+    /// queue is at capacity (past `drainMark` while draining) and the caller should deliver a
+    /// batch itself before going on (so a sustained overload slows the sender instead of
+    /// growing memory).
     func append(pushes: [AcceptedPush]) -> Bool {
         guard !pushes.isEmpty else { return false }
         return append(.pushes(pushes))
@@ -103,7 +118,7 @@ final class DeliveryQueue: Sendable {
             return (before == 0, before + added)
         }
         if wasEmpty { wake() }
-        return queued > capacity
+        return queued > (isDraining ? drainMark : capacity)
     }
 
     /// Delivers up to `limit` items in order through `body`, then calls `finish` before the next

@@ -222,7 +222,8 @@ public final class DeviceSimulator: PushSink, Sendable {
             publish(&run)
             return
         }
-        if queue.append(pushes: pushes) { _ = deliverQueued(limit: max(64, pushes.count)) }
+        // Draining, twice what came in, so the queue shrinks by one read's pushes each read.
+        if queue.append(pushes: pushes) { _ = deliverQueued(limit: max(64, pushes.count * (queue.isDraining ? 2 : 1))) }
     }
 
     /// The device observes a push at the time APNs accepted it, whenever it is delivered.
@@ -325,6 +326,13 @@ public final class DeviceSimulator: PushSink, Sendable {
         guard let queue = deliveryQueue.load() else { return 0 }
         var run = ObservationRun()
         return queue.deliver(limit: limit, { item in deliver(queued: item, into: &run) }, finish: { publish(&run) })
+    }
+
+    /// While a load outlasts a burst (the worker's `BusyHold.isLongLoad`), the senders bring the
+    /// queue down to a 64th of its capacity and keep it there: the phones keep pace with the
+    /// answers, so that little waits when the load stops. Off when the load stops.
+    public func drainQueuedDeliveries(_ on: Bool) {
+        deliveryQueue.load()?.setDraining(on)
     }
 
     /// Pushes accepted and not yet delivered.
