@@ -34,16 +34,30 @@ enum RequestChunk {
 
     /// The batch's requests in `range`, encoded where they lie.
     static func encode(_ entries: BatchItems<RequestLog.Entry>, in range: Range<Int>) -> [UInt8] {
-        var writer = ChunkWriter(capacity: 16 + range.count * 72)
-        // One table per field: each remembers its last value, which the next entry mostly repeats.
-        var environments = ChunkStringTable(), topics = ChunkStringTable(), pushTypes = ChunkStringTable(), reasons = ChunkStringTable()
         var anyChannel = false
         entries.forEach(in: range) { entry in anyChannel = anyChannel || entry.channelID != nil }
-        writer.byte(anyChannel ? formatVersion : formatWithoutChannels)
-        writer.unsigned(UInt64(range.count))
-        var previousSequence: Int64 = 0
-        var previousTime: Int64 = 0
-        func add(_ entry: RequestLog.Entry) {
+        var encoder = Encoder(count: range.count, withChannels: anyChannel)
+        entries.forEach(in: range) { entry in encoder.add(entry) }
+        return encoder.writer.bytes
+    }
+
+    /// One chunk's writer and string tables: a struct with a method rather than a local
+    /// function capturing them, whose captured variables were checked for exclusive access at
+    /// run time on every use.
+    private struct Encoder {
+        var writer: ChunkWriter
+        // One table per field: each remembers its last value, which the next entry mostly repeats.
+        private var environments = ChunkStringTable(), topics = ChunkStringTable(), pushTypes = ChunkStringTable(), reasons = ChunkStringTable()
+        private var previousSequence: Int64 = 0
+        private var previousTime: Int64 = 0
+
+        init(count: Int, withChannels: Bool) {
+            writer = ChunkWriter(capacity: 16 + count * 72)
+            writer.byte(withChannels ? formatVersion : formatWithoutChannels)
+            writer.unsigned(UInt64(count))
+        }
+
+        mutating func add(_ entry: RequestLog.Entry) {
             writer.signed(entry.sequence &- previousSequence)
             writer.signed(entry.time &- previousTime)
             (previousSequence, previousTime) = (entry.sequence, entry.time)
@@ -62,7 +76,10 @@ enum RequestChunk {
 
             environments.write(entry.environment.rawValue, to: &writer)
             if let words {
-                for word in [words.0, words.1, words.2, words.3] { writer.word(word) }
+                writer.word(words.0)
+                writer.word(words.1)
+                writer.word(words.2)
+                writer.word(words.3)
             } else if let token = entry.deviceToken {
                 writer.text(token)
             }
@@ -78,8 +95,6 @@ enum RequestChunk {
             }
             if let channelID = entry.channelID { writer.text(channelID) }
         }
-        entries.forEach(in: range, add)
-        return writer.bytes
     }
 
     static func decode(_ bytes: UnsafeRawBufferPointer) throws(StoreError) -> [RequestLog.Entry] {
