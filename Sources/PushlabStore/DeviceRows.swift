@@ -27,30 +27,55 @@ enum DeviceRows {
         let upsert = try db.cachedStatement(sql: "INSERT INTO devices (id, json) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET json = excluded.json")
         var written: [SnapshotFingerprints.Written] = []
         var removed: [String] = []
-        for (id, change) in changes {
-            switch change {
-            case .saved(var device):
-                for app in device.apps.indices { device.apps[app].notificationCenter = [] }
-                let json = try StreamingJSONEncoder.encode(device)
-                if let fingerprints {
-                    guard let entry = fingerprints.unsaved(id, json) else { continue }
-                    written.append(entry)
-                }
-                var row = RowInserter(upsert, in: db)
-                row.bind(id)
-                row.bind(text: json)
-                try row.step()
-            case .removed:
-                var row = RowInserter(upsert, in: db)
-                row.bind(id)
-                row.bind(removedMark)
-                try row.step()
-                removed.append(id)
-                written.append(SnapshotFingerprints.removed(id))
+        let saved = changes.compactMap { id, change -> (id: String, device: SimulatedDevice)? in
+            if case .saved(let device) = change { (id, device) } else { nil }
+        }
+        let snapshots = try encode(saved)
+        for (snapshot, (id, _)) in zip(snapshots, saved) {
+            if let fingerprints {
+                guard let entry = fingerprints.unsaved(id, snapshot) else { continue }
+                written.append(entry)
             }
+            var row = RowInserter(upsert, in: db)
+            row.bind(id)
+            row.bind(text: snapshot)
+            try row.step()
+        }
+        for (id, change) in changes {
+            guard case .removed = change else { continue }
+            var row = RowInserter(upsert, in: db)
+            row.bind(id)
+            row.bind(removedMark)
+            try row.step()
+            removed.append(id)
+            written.append(SnapshotFingerprints.removed(id))
         }
         try NotificationCenterRows.removeDevices(removed, contents: &contents, in: db)
         return written
+    }
+
+    /// Each device's JSON without its Notification Center entries, in order. A pass over many
+    /// devices is encoded a slice at a time on every core: after a load test every phone has
+    /// changed (its badge, say), and the writer is the one thread that must keep pace.
+    private static func encode(_ devices: [(id: String, device: SimulatedDevice)]) throws -> [[UInt8]] {
+        let parts = devices.count < 256 ? 1 : ProcessInfo.processInfo.activeProcessorCount
+        let results = Mutex([Result<[[UInt8]], any Error>](repeating: .success([]), count: parts))
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            let range = devices.count * part / parts..<devices.count * (part + 1) / parts
+            var snapshots: [[UInt8]] = []
+            snapshots.reserveCapacity(range.count)
+            do {
+                for index in range {
+                    var device = devices[index].device
+                    for app in device.apps.indices { device.apps[app].notificationCenter = [] }
+                    snapshots.append(try StreamingJSONEncoder.encode(device))
+                }
+                results.withLock { $0[part] = .success(snapshots) }
+            } catch {
+                results.withLock { $0[part] = .failure(error) }
+            }
+        }
+        return try results.withLock { $0 }.flatMap { try $0.get() }
     }
 
     /// The saved devices, without their Notification Center entries, and the ids of the removed.

@@ -100,6 +100,31 @@ struct DeviceSnapshotTests {
         try await store.close()
     }
 
+    /// A pass over many devices encodes them on every core; each still comes back as itself
+    /// (none swapped with another, none missing), and a removal in the same pass stays one.
+    @Test func aLargePassOfDevicesComesBackDeviceForDevice() async throws {
+        let folder = try TemporaryDirectory()
+        let lab = TestPushlab()
+        let store = try lab.recordingStore(path: folder.path("store.db"))
+        let phones = (0..<600).map { "phone-\($0)" }
+        for phone in phones { try lab.addPhone(phone) }
+        for (index, phone) in phones.enumerated() {
+            try lab.simulator.updateDevice(phone, name: "iPhone \(index)", locked: index % 3 == 0)
+            lab.push(to: lab.token(phone), payload: #"{"aps":{"alert":"hi","badge":\#(index % 50)}}"#)
+        }
+        try lab.simulator.removeDevice("phone-7")
+        try await store.flush()
+
+        let fresh = TestPushlab()
+        let reader = try fresh.recordingStore(path: folder.path("store.db"))
+        let loaded = try reader.load()
+        #expect(loaded.count == 599)
+        #expect(Dictionary(uniqueKeysWithValues: loaded.map { ($0.id, $0) }) == Dictionary(uniqueKeysWithValues: lab.simulator.devices.map { ($0.id, $0) }))
+        #expect(!loaded.contains { $0.id == "phone-7" })
+        try await reader.close()
+        try await store.close()
+    }
+
     @Test func reseedingFromAScenarioDropsTheSavedDevicesAndKeepsHistory() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.path("store.db")
