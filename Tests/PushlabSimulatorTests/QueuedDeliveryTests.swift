@@ -112,11 +112,7 @@ import Testing
     /// A worker's turn publishes what its pushes observed in one call, in sequence order, with
     /// each device's observations as their own batch; the same as one call per push would.
     @Test func aTurnPublishesItsPushesObservationsAtOnceInOrder() throws {
-        let h = try SimulatorHarness(queue: 1_000)
-        let sink = BatchRecordingSink()
-        h.simulator.addSink(sink)
-        let token = try h.token()
-        h.simulator.accept((0..<10).map { _ in h.acceptedAlert(to: token) })
+        let (h, sink) = try queuedAlerts(10, queue: 1_000)
         #expect(h.simulator.deliverQueued(limit: 10) == 10)
         let calls = sink.calls
         #expect(calls.count == 1)
@@ -126,14 +122,20 @@ import Testing
         #expect(sequences == h.recorded.map(\.sequence), "the default record(batches:) hands each batch to record(_:)")
     }
 
-    /// A settle after a long burst publishes as it goes, in runs of about `ObservationRun.limit`
-    /// observations, rather than holding every observation until the end.
-    @Test func aLongSettlePublishesInBoundedRuns() throws {
-        let h = try SimulatorHarness(queue: 10_000)
+    /// `count` alerts queued in one read, for a simulator whose sinks include a recording one.
+    private func queuedAlerts(_ count: Int, queue: Int) throws -> (SimulatorHarness, BatchRecordingSink) {
+        let h = try SimulatorHarness(queue: queue)
         let sink = BatchRecordingSink()
         h.simulator.addSink(sink)
         let token = try h.token()
-        h.simulator.accept((0..<1_000).map { _ in h.acceptedAlert(to: token) })
+        h.simulator.accept((0..<count).map { _ in h.acceptedAlert(to: token) })
+        return (h, sink)
+    }
+
+    /// A settle after a long burst publishes as it goes, in runs of about `ObservationRun.limit`
+    /// observations, rather than holding every observation until the end.
+    @Test func aLongSettlePublishesInBoundedRuns() throws {
+        let (h, sink) = try queuedAlerts(1_000, queue: 10_000)
         h.simulator.settle()
         let calls = sink.calls
         let observations = calls.map { $0.reduce(0) { $0 + $1.count } }
