@@ -59,6 +59,32 @@ struct ObservationStoreTests {
         try await store.close()
     }
 
+    /// A batch of several chunks: every chunk comes back in order, Notification Center entries
+    /// with their shared content among them.
+    @Test func aBatchOfManyChunksComesBackObservationForObservation() async throws {
+        let folder = try TemporaryDirectory()
+        let lab = TestPushlab()
+        let reference = InMemoryObservationLog()
+        lab.simulator.addSink(reference)
+        for phone in 0..<20 { try lab.addPhone("phone-\(phone)") }
+        for round in 0..<100 {
+            for phone in 0..<20 {
+                let payload = round % 2 == 0 ? #"{"aps":{"alert":"even","badge":1}}"# : #"{"aps":{"alert":{"title":"odd","body":"\#(round)"}}}"#
+                lab.push(to: lab.token("phone-\(phone)"), payload: payload)
+            }
+        }
+        let recorded = reference.observations()
+        #expect(recorded.count > 3 * 2_048, "more than three chunks of 2,048")
+
+        // A store of its own, handed everything at once: the writer's first take is one batch.
+        let store = try PushlabStore(path: folder.path("store.db"), devices: TestPushlab().simulator, busyRate: nil)
+        store.record(batches: [recorded])
+        try await store.flush()
+        #expect(try store.observations(limit: 100_000) == recorded)
+        #expect(try store.observations(deviceID: "phone-3", limit: 100_000) == recorded.filter { $0.deviceID == "phone-3" })
+        try await store.close()
+    }
+
     @Test func everyKindComesBackExactlyAsTheSimulatorRecordedIt() async throws {
         let folder = try TemporaryDirectory()
         let lab = TestPushlab()
