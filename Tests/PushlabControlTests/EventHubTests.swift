@@ -28,6 +28,25 @@ struct EventHubTests {
         #expect(await items.next() == nil)
     }
 
+    /// A run of queued pushes goes out as items of up to 16 events; a full buffer drops whole
+    /// items and counts every event in them.
+    @Test func aRunGoesOutInItemsOfSeveralEvents() async {
+        let hub = EventHub(bufferSize: 2, heartbeat: .seconds(3600))
+        let client = hub.subscribe()
+        hub.record(batches: [(1...20).map(observation), [], (21...40).map(observation)])
+        #expect(hub.droppedEvents == 8)
+        var items = client.items.makeAsyncIterator()
+        let first = await items.next().map(text) ?? ""
+        let second = await items.next().map(text) ?? ""
+        #expect(first.components(separatedBy: "event: observation\n").count - 1 == 16)
+        #expect(first.hasPrefix("event: observation\ndata: {\"sequence\":1,") && first.contains(#""sequence":16"#))
+        #expect(second.hasPrefix("event: observation\ndata: {\"sequence\":17,") && second.contains(#""sequence":32"#))
+        hub.record([observation(41)])
+        #expect(await items.next().map(text)?.hasPrefix("event: dropped\ndata: {\"dropped\":8,") == true)
+        #expect(await items.next().map(text)?.contains(#""sequence":41"#) == true)
+        hub.unsubscribe(client)
+    }
+
     @Test func eventsAreServerSentEventText() {
         let event = ServerSentEvent(name: "observation", data: observation(9).json)
         let text = String(decoding: event.bytes, as: UTF8.self)

@@ -53,10 +53,38 @@ final class EventHub: ObservationSink, Sendable {
         }
     }
 
+    /// A run of queued pushes' observations, which comes all at once: sent as items of up to
+    /// `eventsPerItem` events each, so that a client's stream takes (and its writer writes) a
+    /// run in a few steps instead of one per event, and keeps up with a burst.
+    func record(batches: [[Observation]]) {
+        guard clientCount.load(ordering: .acquiring) > 0 else { return }
+        var bytes: [UInt8] = []
+        var count = 0
+        for batch in batches {
+            for observation in batch {
+                bytes += ServerSentEvent(name: "observation", data: observation.json).bytes
+                count += 1
+                if count == Self.eventsPerItem {
+                    broadcast(.events(bytes, count: count))
+                    bytes = []
+                    count = 0
+                }
+            }
+        }
+        if count > 0 { broadcast(.events(bytes, count: count)) }
+    }
+
+    /// Events in one item of a run; a full buffer holds `bufferSize` items.
+    static let eventsPerItem = 16
+
     private func broadcast(_ bytes: [UInt8]) {
+        broadcast(.event(bytes))
+    }
+
+    private func broadcast(_ item: EventSubscriber.Item) {
         for subscriber in clients.withLock({ Array($0.subscribers.values) }) {
-            let dropped = subscriber.send(.event(bytes))
-            if dropped { droppedTotal.add(1, ordering: .relaxed) }
+            let dropped = subscriber.send(item)
+            if dropped > 0 { droppedTotal.add(dropped, ordering: .relaxed) }
         }
     }
 
@@ -101,12 +129,23 @@ final class EventHub: ObservationSink, Sendable {
 final class EventSubscriber: Sendable {
     enum Item: Sendable {
         case event([UInt8])
+        /// Several events' text, one after the other.
+        case events([UInt8], count: Int)
         case heartbeat
         case dropped(Int)
 
+        /// How many events the item carries.
+        var eventCount: Int {
+            switch self {
+            case .event: 1
+            case .events(_, let count): count
+            case .heartbeat, .dropped: 0
+            }
+        }
+
         var bytes: [UInt8] {
             switch self {
-            case .event(let bytes): bytes
+            case .event(let bytes), .events(let bytes, _): bytes
             case .heartbeat: Array(": keep-alive\n\n".utf8)
             case .dropped(let count):
                 ServerSentEvent(name: "dropped", data: .object([
@@ -142,23 +181,23 @@ final class EventSubscriber: Sendable {
         heartbeatTask.withLock { $0 = task }
     }
 
-    /// Queues an item; true when an event had to be dropped (the buffer is full). A notice of
+    /// Queues an item; how many events had to be dropped (the buffer is full). A notice of
     /// earlier drops goes first; a heartbeat that finds the buffer full is skipped uncounted.
-    func send(_ item: Item) -> Bool {
+    func send(_ item: Item) -> Int {
         pendingDrops.withLock { pending in
-            let isEvent = if case .event = item { true } else { false }
+            let events = item.eventCount
             if pending > 0 {
                 guard case .enqueued = continuation.yield(.dropped(pending)) else {
-                    if isEvent { pending += 1 }
-                    return isEvent
+                    pending += events
+                    return events
                 }
                 pending = 0
             }
-            if case .dropped = continuation.yield(item), isEvent {
-                pending += 1
-                return true
+            if case .dropped = continuation.yield(item) {
+                pending += events
+                return events
             }
-            return false
+            return 0
         }
     }
 
