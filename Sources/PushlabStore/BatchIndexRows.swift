@@ -21,10 +21,12 @@ enum BatchIndexRows {
     ) throws -> Int64? {
         var byDevice = KeyedSequences()
         byDevice.reserve(observations.count)
-        observations.forEach(in: observations.indices) { observation in byDevice.add(observation.sequence, key: key(observation.deviceID)) }
+        observations.forEach(in: observations.indices) { observation in
+            byDevice.add(observation.pointee.sequence, key: key(observation.pointee.deviceID))
+        }
         var byToken = KeyedSequences()
         byToken.reserve(requests.count)
-        requests.forEach(in: requests.indices) { request in byToken.add(request.sequence, key: request.deviceTokenKey.map(key)) }
+        requests.forEach(in: requests.indices) { request in byToken.add(request.pointee.sequence, key: request.pointee.deviceTokenKey.map(key)) }
         guard !byDevice.isEmpty || !byToken.isEmpty else { return nil }
         return try insert(byDevice, byToken, batch: nil, into: db)
     }

@@ -48,9 +48,13 @@ enum NotificationCenterRows {
 
     static let usualTrigger = "push"
 
-    private static func apply(_ observation: Observation, _ statements: Statements, contents: inout ContentIDs, in db: Database) throws {
-        guard case .notificationCenter(let change, _, let entry) = observation.event, let identifier = observation.notificationID else { return }
-        let key = entryKey(deviceID: observation.deviceID, bundleID: observation.bundleID, identifier: identifier)
+    private static func apply(_ observation: UnsafePointer<Observation>, _ statements: Statements, contents: inout ContentIDs, in db: Database) throws {
+        // The kind first: matching the case copies the event out, and most observations are not
+        // Notification Center changes.
+        guard observation.pointee.kind == .notificationCenter,
+              case .notificationCenter(let change, _, let entry) = observation.pointee.event, let identifier = observation.pointee.notificationID
+        else { return }
+        let key = entryKey(deviceID: observation.pointee.deviceID, bundleID: observation.pointee.bundleID, identifier: identifier)
         switch (change, entry) {
         case (.added, let entry?):
             let contentID = try contents.use(entry, in: db)
@@ -59,9 +63,9 @@ enum NotificationCenterRows {
                 var row = RowInserter(statements.insert, in: db)
                 row.bind(entry.deliveredAt)
                 row.bind(key)
-                row.bind(observation.sequence)
-                row.bind(observation.deviceID)
-                row.bind(observation.bundleID)
+                row.bind(observation.pointee.sequence)
+                row.bind(observation.pointee.deviceID)
+                row.bind(observation.pointee.bundleID)
                 row.bind(identifier)
                 row.bind(fields)
                 row.bind(contentID)
@@ -74,11 +78,11 @@ enum NotificationCenterRows {
                 try insertRow()
             }
         case (.removed, _):
-            if let deliveredAt = observation.removedEntryDeliveredAt {
+            if let deliveredAt = observation.pointee.removedEntryDeliveredAt {
                 release(try Int64?.fetchAll(statements.deleteByKey, arguments: [deliveredAt, key]), contents: &contents)
             } else {
                 // Not recorded by a session (none is today): found the slow way, by a scan.
-                let arguments: StatementArguments = [observation.deviceID, observation.bundleID, identifier]
+                let arguments: StatementArguments = [observation.pointee.deviceID, observation.pointee.bundleID, identifier]
                 release(try Int64?.fetchAll(statements.deleteByIdentifier, arguments: arguments), contents: &contents)
             }
         case (.added, nil):

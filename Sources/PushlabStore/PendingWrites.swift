@@ -18,7 +18,7 @@ struct PendingWrites: Sendable {
     var requests: FlattenSequence<[[RequestLog.Entry]]> { requestChunks.joined() }
     /// The observations as the writer takes them: in sequence order (two threads' calls
     /// interleave), where they lie.
-    var observationsInOrder: BatchItems<Observation> { BatchItems(observationChunks, orderedBy: \.sequence) }
+    var observationsInOrder: BatchItems<Observation> { BatchItems(observationChunks) { $0.pointee.sequence } }
     var requestItems: BatchItems<RequestLog.Entry> { BatchItems(requestChunks) }
     var count: Int { observationCount + requestCount + devices.count }
     var isEmpty: Bool { observationCount == 0 && requestCount == 0 && devices.isEmpty }

@@ -16,8 +16,8 @@ enum RequestRows {
             row.bind(batch)
             var first = Int64.max, last = Int64.min
             requests.forEach(in: start..<end) { request in
-                first = min(first, request.sequence)
-                last = max(last, request.sequence)
+                first = min(first, request.pointee.sequence)
+                last = max(last, request.pointee.sequence)
             }
             row.bind(first)
             row.bind(last)

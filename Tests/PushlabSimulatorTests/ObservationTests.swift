@@ -27,6 +27,25 @@ struct ObservationTests {
         #expect(everything.max() == h.simulator.lastSequence)
     }
 
+    /// Every observation is moved and copied from the phone to the store; the large payloads
+    /// (a callback's arguments, a Live Activity change, a provider response) are boxed so that
+    /// the common ones stay small.
+    @Test("An observation stays small, and a boxed payload reads back the same")
+    func observationsStaySmall() {
+        #expect(MemoryLayout<Observation>.stride <= 144, "\(MemoryLayout<Observation>.stride) bytes")
+        let arguments = CallbackArguments(userInfo: .object([("aps", .object([]))]), actionIdentifier: "reply", typedText: "hi", trigger: "push")
+        let callback = ObservationEvent.callback(.didReceiveResponse, appState: .background, arguments: arguments)
+        var copy = callback
+        #expect(copy == callback)
+        copy = .callback(.didReceiveResponse, appState: .background, arguments: CallbackArguments(typedText: "other"))
+        #expect(copy != callback)
+        guard case .callback(_, .background, let readBack) = callback else {
+            Issue.record("the case did not match")
+            return
+        }
+        #expect(readBack.typedText == "hi" && readBack.actionIdentifier == "reply")
+    }
+
     @Test("Observation times follow the simulated clock")
     func timesFollowClock() throws {
         let h = try SimulatorHarness(.testApp(state: .background))

@@ -92,11 +92,22 @@ public final class ControlMetrics: ObservationSink, Sendable {
     /// Counted here and added once per kind: a counter's increment takes a lock, and a busy
     /// server records about five observations a push.
     public func record(batches: [[Observation]]) {
-        var counts = [Int64](repeating: 0, count: observationCounters.count)
+        // Tallied by a look through the few kinds met so far, each kind read where the
+        // observation lies: through the array's getter, each observation was copied to ask it.
+        var tally: [(kind: ObservationKind, count: Int64)] = []
         for batch in batches {
-            for index in batch.indices { counts[kindIndex[batch[index].kind] ?? 0] += 1 }
+            batch.withUnsafeBufferPointer { observations in
+                for index in observations.indices {
+                    let kind = observations[index].kind
+                    if let slot = tally.firstIndex(where: { $0.kind == kind }) {
+                        tally[slot].count += 1
+                    } else {
+                        tally.append((kind, 1))
+                    }
+                }
+            }
         }
-        for (kind, count) in counts.enumerated() where count > 0 { observationCounters[kind].increment(by: count) }
+        for (kind, count) in tally { observationCounters[kindIndex[kind] ?? 0].increment(by: count) }
     }
 
     /// A connection's answer times since its last publish.

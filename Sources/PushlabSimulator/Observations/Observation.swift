@@ -26,7 +26,9 @@ public struct Observation: Sendable, Equatable {
         self.event = event
     }
 
-    public var kind: ObservationKind { event.kind }
+    /// Inlinable: a sink that counts kinds reads the event's case where the observation lies,
+    /// instead of copying the observation to call across modules.
+    @inlinable public var kind: ObservationKind { event.kind }
 
     /// Every field but `removedEntryDeliveredAt`.
     public static func == (left: Observation, right: Observation) -> Bool {
@@ -147,14 +149,17 @@ public enum ObservationEvent: Sendable, Equatable {
     case badge(Int)
     /// `entry` is what was added (nil for a removal): the store keeps Notification Center from it.
     case notificationCenter(NotificationCenterChange, reason: RemovalReason?, entry: DeliveredNotification? = nil)
-    case callback(AppCallback, appState: AppState, arguments: CallbackArguments)
+    // The three largest payloads live in a box of their own: inline, the largest (a callback's
+    // arguments) made every observation 280 bytes, copied and moved at each step from the phone
+    // to the store; banners, sounds and badges, which every alert push observes, stay inline.
+    indirect case callback(AppCallback, appState: AppState, arguments: CallbackArguments)
     case appState(from: AppState, to: AppState)
-    case liveActivity(LiveActivityChange)
+    indirect case liveActivity(LiveActivityChange)
     case system(SystemEvent)
     /// An app's request to its provider's backend, once it is answered (or fails).
-    case providerRequest(ProviderResponse)
+    indirect case providerRequest(ProviderResponse)
 
-    public var kind: ObservationKind {
+    @inlinable public var kind: ObservationKind {
         switch self {
         case .stored: .stored
         case .delivered: .delivered

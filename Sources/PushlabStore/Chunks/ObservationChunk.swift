@@ -69,25 +69,26 @@ enum ObservationChunk {
             writer.unsigned(UInt64(count))
         }
 
-        mutating func add(_ observation: Observation, contents: inout ContentTexts) {
-            writer.signed(observation.sequence &- previousSequence)
-            writer.signed(observation.time &- previousTime)
-            (previousSequence, previousTime) = (observation.sequence, observation.time)
-            devices.write(observation.deviceID, to: &writer)
-            bundles.write(observation.bundleID, to: &writer)
-            write(observation.notificationID)
-            kinds.write(observation.kind.rawValue, to: &writer)
-            if case .notificationCenter(.added, nil, let entry?) = observation.event {
+        mutating func add(_ observation: UnsafePointer<Observation>, contents: inout ContentTexts) {
+            writer.signed(observation.pointee.sequence &- previousSequence)
+            writer.signed(observation.pointee.time &- previousTime)
+            (previousSequence, previousTime) = (observation.pointee.sequence, observation.pointee.time)
+            devices.write(observation.pointee.deviceID, to: &writer)
+            bundles.write(observation.pointee.bundleID, to: &writer)
+            write(observation.pointee.notificationID)
+            kinds.write(observation.pointee.kind.rawValue, to: &writer)
+            // The kind first: matching the case copies the event out.
+            if observation.pointee.kind == .notificationCenter, case .notificationCenter(.added, nil, let entry?) = observation.pointee.event {
                 writer.byte(DetailsForm.addedEntry)
                 var flags: UInt8 = 0
                 if entry.isLocal { flags |= EntryFlag.isLocal }
                 let identifier = entry.identifier
-                if identifier != observation.notificationID { flags |= EntryFlag.ownIdentifier }
-                if entry.deliveredAt != observation.time { flags |= EntryFlag.ownTime }
+                if identifier != observation.pointee.notificationID { flags |= EntryFlag.ownIdentifier }
+                if entry.deliveredAt != observation.pointee.time { flags |= EntryFlag.ownTime }
                 if entry.collapseID != nil { flags |= EntryFlag.collapseID }
                 writer.byte(flags)
                 if flags & EntryFlag.ownIdentifier != 0 { writer.text(identifier) }
-                if flags & EntryFlag.ownTime != 0 { writer.signed(entry.deliveredAt &- observation.time) }
+                if flags & EntryFlag.ownTime != 0 { writer.signed(entry.deliveredAt &- observation.pointee.time) }
                 triggers.write(entry.trigger, to: &writer)
                 if let collapseID = entry.collapseID { collapseIDs.write(collapseID, to: &writer) }
                 contentTexts.write(contents.text(of: entry), to: &writer)
@@ -97,18 +98,18 @@ enum ObservationChunk {
             }
         }
 
-        private mutating func detailsText(of observation: Observation) -> String {
-            let kind = observation.kind
+        private mutating func detailsText(of observation: UnsafePointer<Observation>) -> String {
+            let kind = observation.pointee.kind
             if let slot = detailKinds.firstIndex(of: kind) {
-                if detailEvents[slot] == observation.event { return detailTexts[slot] }
-                let text = observation.event.detailsText
-                detailEvents[slot] = observation.event
+                if detailEvents[slot] == observation.pointee.event { return detailTexts[slot] }
+                let text = observation.pointee.event.detailsText
+                detailEvents[slot] = observation.pointee.event
                 detailTexts[slot] = text
                 return text
             }
-            let text = observation.event.detailsText
+            let text = observation.pointee.event.detailsText
             detailKinds.append(kind)
-            detailEvents.append(observation.event)
+            detailEvents.append(observation.pointee.event)
             detailTexts.append(text)
             return text
         }

@@ -35,7 +35,7 @@ enum RequestChunk {
     /// The batch's requests in `range`, encoded where they lie.
     static func encode(_ entries: BatchItems<RequestLog.Entry>, in range: Range<Int>) -> [UInt8] {
         var anyChannel = false
-        entries.forEach(in: range) { entry in anyChannel = anyChannel || entry.channelID != nil }
+        entries.forEach(in: range) { entry in anyChannel = anyChannel || entry.pointee.channelID != nil }
         var encoder = Encoder(count: range.count, withChannels: anyChannel)
         entries.forEach(in: range) { entry in encoder.add(entry) }
         return encoder.writer.bytes
@@ -57,43 +57,43 @@ enum RequestChunk {
             writer.unsigned(UInt64(count))
         }
 
-        mutating func add(_ entry: RequestLog.Entry) {
-            writer.signed(entry.sequence &- previousSequence)
-            writer.signed(entry.time &- previousTime)
-            (previousSequence, previousTime) = (entry.sequence, entry.time)
-            writer.unsigned(entry.connectionID)
+        mutating func add(_ entry: UnsafePointer<RequestLog.Entry>) {
+            writer.signed(entry.pointee.sequence &- previousSequence)
+            writer.signed(entry.pointee.time &- previousTime)
+            (previousSequence, previousTime) = (entry.pointee.sequence, entry.pointee.time)
+            writer.unsigned(entry.pointee.connectionID)
 
-            let words = entry.deviceTokenKey?.packedWords
-            let uuid = entry.apnsIDValue.canonical
+            let words = entry.pointee.deviceTokenKey?.packedWords
+            let uuid = entry.pointee.apnsIDValue.canonical
             var flags: UInt8 = 0
-            if words != nil { flags |= Flag.packedToken } else if entry.deviceTokenKey != nil { flags |= Flag.textToken }
-            if entry.topic != nil { flags |= Flag.topic }
-            if entry.pushType != nil { flags |= Flag.pushType }
-            if entry.reason != nil { flags |= Flag.reason }
+            if words != nil { flags |= Flag.packedToken } else if entry.pointee.deviceTokenKey != nil { flags |= Flag.textToken }
+            if entry.pointee.topic != nil { flags |= Flag.topic }
+            if entry.pointee.pushType != nil { flags |= Flag.pushType }
+            if entry.pointee.reason != nil { flags |= Flag.reason }
             if let uuid { flags |= uuid.isLowercase ? Flag.lowerCaseUUID : Flag.upperCaseUUID }
-            if entry.channelID != nil { flags |= Flag.channelID }
+            if entry.pointee.channelID != nil { flags |= Flag.channelID }
             writer.byte(flags)
 
-            environments.write(entry.environment.rawValue, to: &writer)
+            environments.write(entry.pointee.environment.rawValue, to: &writer)
             if let words {
                 writer.word(words.0)
                 writer.word(words.1)
                 writer.word(words.2)
                 writer.word(words.3)
-            } else if let token = entry.deviceToken {
+            } else if let token = entry.pointee.deviceToken {
                 writer.text(token)
             }
-            if let topic = entry.topic { topics.write(topic, to: &writer) }
-            if let pushType = entry.pushType { pushTypes.write(pushType, to: &writer) }
-            writer.signed(Int64(entry.status))
-            if let reason = entry.reason { reasons.write(reason.rawValue, to: &writer) }
+            if let topic = entry.pointee.topic { topics.write(topic, to: &writer) }
+            if let pushType = entry.pointee.pushType { pushTypes.write(pushType, to: &writer) }
+            writer.signed(Int64(entry.pointee.status))
+            if let reason = entry.pointee.reason { reasons.write(reason.rawValue, to: &writer) }
             if let uuid {
                 writer.word(uuid.high)
                 writer.word(uuid.low)
             } else {
-                writer.text(entry.apnsID)
+                writer.text(entry.pointee.apnsID)
             }
-            if let channelID = entry.channelID { writer.text(channelID) }
+            if let channelID = entry.pointee.channelID { writer.text(channelID) }
         }
     }
 
