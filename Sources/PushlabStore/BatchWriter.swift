@@ -73,7 +73,7 @@ final class BatchWriter: Sendable {
             // Taken after the waiters: a device changed before `flush()` was called is in this batch.
             // Nothing recorded since the last look: the devices have settled, save them now.
             var tookDevices = false
-            if batch.mayTakeDevices,
+            if batch.maySaveDevices,
                !batch.waiters.isEmpty || batch.isLast || batch.isQuiet || batch.devicesWaiting || clock.now - lastSnapshot >= snapshotSpacing {
                 buffer.addDevices(devices.takeChanges(), to: &batch)
                 lastSnapshot = clock.now

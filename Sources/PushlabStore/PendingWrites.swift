@@ -91,15 +91,20 @@ struct PendingWrites: Sendable {
         return taken
     }
 
-    /// Takes up to `limit` device states out (nil: all of them).
-    mutating func takeDevices(limit: Int?) -> [String: DeviceChange] {
-        guard let limit, limit < devices.count else {
+    /// Takes up to `limit` device states out (nil: all of them); without `includingRemovals`,
+    /// removed devices stay.
+    mutating func takeDevices(limit: Int?, includingRemovals: Bool = true) -> [String: DeviceChange] {
+        if includingRemovals, limit.map({ $0 >= devices.count }) ?? true {
             defer { devices = [:] }
             return devices
         }
         var taken: [String: DeviceChange] = [:]
-        taken.reserveCapacity(limit)
-        for (id, change) in devices.prefix(limit) { taken[id] = change }
+        let limit = limit ?? devices.count
+        taken.reserveCapacity(min(limit, devices.count))
+        for (id, change) in devices where taken.count < limit {
+            if case .removed = change, !includingRemovals { continue }
+            taken[id] = change
+        }
         for id in taken.keys { devices[id] = nil }
         return taken
     }

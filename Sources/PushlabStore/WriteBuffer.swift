@@ -25,9 +25,14 @@ final class WriteBuffer: Sendable {
         var ticket = CommitTicket.refused
         /// The server is busy: only the requests were taken, observations wait.
         var isHeld = false
-        /// Every observation waiting was taken: device states may join (they go after the
-        /// observations of their devices, whose Notification Center a removal deletes).
+        /// Every observation waiting was taken: removed devices may join too. A removal deletes
+        /// the device's Notification Center rows, so it goes after the observations that add
+        /// them. Saved snapshots hold no entries and join whatever waits: under a long load
+        /// observations always wait, and holding the snapshots back left every phone's to the
+        /// end of the load.
         var mayTakeDevices = false
+        /// The server is not busy: saved device snapshots may join.
+        var maySaveDevices = false
         /// How many device states may join; nil: all.
         var deviceLimit: Int?
         /// Device states an earlier batch had no room for are waiting.
@@ -249,19 +254,29 @@ final class WriteBuffer: Sendable {
             state.waiters = []
             return Batch(
                 writes: writes, waiters: waiters, isLast: state.isClosing, isQuiet: intake == 0, ticket: CommitTicket(state.takes),
-                isHeld: held, mayTakeDevices: !held && !observationsLeft,
-                deviceLimit: flushing ? nil : WriteCosts.fitting(budget, spent: spent, perItem: state.costs.perDevice, minimum: 64),
+                isHeld: held, mayTakeDevices: !held && !observationsLeft, maySaveDevices: !held,
+                deviceLimit: flushing ? nil : Self.deviceLimit(budget: budget, spent: spent, costs: state.costs, observationsLeft: observationsLeft),
                 devicesWaiting: !state.pending.devices.isEmpty, openedAt: openedAt, takenAt: now
             )
         }
     }
 
+    /// How many device states join a batch. While observations wait, the observations took the
+    /// whole budget: the devices get a share of it on top, so a pass over every phone is spread
+    /// over the load rather than left to its end.
+    static func deviceLimit(budget: Duration, spent: Double, costs: WriteCosts, observationsLeft: Bool) -> Int {
+        guard observationsLeft else { return WriteCosts.fitting(budget, spent: spent, perItem: costs.perDevice, minimum: 64) }
+        return WriteCosts.fitting(budget * devicesShareWhileObservationsWait, spent: 0, perItem: costs.perDevice, minimum: 64)
+    }
+
+    static let devicesShareWhileObservationsWait = 0.25
+
     /// Adds device states that changed (newer than any waiting) to what waits, and moves as many
-    /// as `batch` has room for into it.
+    /// as `batch` has room for into it: saved snapshots only, unless it may take removals.
     func addDevices(_ changes: DeviceSimulator.Changes, to batch: inout Batch) {
         let taken = state.withLock { state in
             state.pending.add(changes)
-            let taken = state.pending.takeDevices(limit: batch.deviceLimit)
+            let taken = state.pending.takeDevices(limit: batch.deviceLimit, includingRemovals: batch.mayTakeDevices)
             state.inFlight.devices = taken
             if !state.pending.devices.isEmpty { state.leftOver = true }
             return taken

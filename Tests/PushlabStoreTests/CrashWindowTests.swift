@@ -35,6 +35,7 @@ import Testing
         #expect(batch.isHeld)
         #expect(batch.writes.requestCount == 30 && batch.writes.observationCount == 0)
         #expect(!batch.mayTakeDevices, "device states wait with the observations")
+        #expect(!batch.maySaveDevices, "and so do saved snapshots, while the server is busy")
         #expect(buffer.backlog == 50, "what is taken counts until it is committed")
         buffer.finish(batch, error: nil, trimmed: .init())
         #expect(buffer.backlog == 20)
@@ -99,6 +100,47 @@ import Testing
         buffer.addDevices(lab.simulator.takeChanges(), to: &next)
         #expect(next.writes.devices.count == 36)
         buffer.finish(next, error: nil, trimmed: .init())
+        #expect(buffer.backlog == 0)
+    }
+
+    /// Under a long load observations always wait: saved snapshots join each batch with a share
+    /// of the budget of their own, and a removal (which deletes Notification Center rows that
+    /// waiting observations may add) waits until a batch takes every observation.
+    @Test func savedSnapshotsJoinWhileObservationsWaitAndRemovalsWaitForThem() throws {
+        let lab = TestPushlab()
+        for index in 0..<10 { try lab.addPhone("phone-\(index)") }
+        try lab.addPhone("gone")
+        _ = lab.simulator.takeChanges()
+        try lab.simulator.removeDevice("gone")
+        _ = try lab.simulator.updateDevice("phone-0", online: false)
+        _ = try lab.simulator.updateDevice("phone-1", online: false)
+        let buffer = WriteBuffer(largeBatchSize: 1_000_000, backlogLimit: 1_000_000)
+        recordObservations(10, into: buffer)
+
+        var batch = buffer.takeBatch(now: at(0))
+        #expect(batch.writes.observationCount == 4_000)
+        #expect(!batch.mayTakeDevices && batch.maySaveDevices)
+        // A quarter of the 100 ms budget at the starting 200 µs a device.
+        #expect(batch.deviceLimit == 125)
+        buffer.addDevices(lab.simulator.takeChanges(), to: &batch)
+        #expect(batch.writes.devices.keys.sorted() == ["phone-0", "phone-1"])
+        buffer.finish(batch, error: nil, trimmed: .init())
+
+        var second = buffer.takeBatch(now: at(50))
+        #expect(!second.mayTakeDevices && second.devicesWaiting)
+        buffer.addDevices(lab.simulator.takeChanges(), to: &second)
+        #expect(second.writes.devices.isEmpty, "the removal still waits")
+        buffer.finish(second, error: nil, trimmed: .init())
+
+        var last = buffer.takeBatch(now: at(100))
+        #expect(last.writes.observationCount == 2_000 && last.mayTakeDevices)
+        buffer.addDevices(lab.simulator.takeChanges(), to: &last)
+        #expect(last.writes.devices.keys.sorted() == ["gone"])
+        guard case .removed? = last.writes.devices["gone"] else {
+            Issue.record("the removal is not in the batch")
+            return
+        }
+        buffer.finish(last, error: nil, trimmed: .init())
         #expect(buffer.backlog == 0)
     }
 
