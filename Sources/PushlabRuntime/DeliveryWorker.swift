@@ -48,8 +48,11 @@ final class DeliveryWorker: Sendable {
             let longLoad = hold.isLongLoad
             simulator.drainQueuedDeliveries(longLoad)
             // During a long load the event loops keep the queue down themselves: a worker at nice
-            // 19 holding the queue's lock would only make them wait for it.
-            if wait || (longLoad && hold.isBusy) {
+            // 19 holding the queue's lock would only make them wait for it. Not even after one
+            // quiet look: a dip in the intake (the store saving snapshots) let it take the lock,
+            // the stalled event loops made the intake look quieter still, and the long load ended
+            // with the queue filling. A load that stops ends the long load after its gap.
+            if wait || longLoad {
                 _ = wakeUp.wait(timeout: .now() + .milliseconds(Self.holdPause))
                 continue
             }

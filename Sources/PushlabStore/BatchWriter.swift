@@ -79,7 +79,8 @@ final class BatchWriter: Sendable {
                 lastSnapshot = clock.now
                 tookDevices = true
             }
-            let (error, trimmed, measured) = write(batch.writes)
+            // On every core only when the writer has caught up: during a load the cores answer.
+            let (error, trimmed, measured) = write(batch.writes, devicesOnEveryCore: batch.mayTakeDevices)
             if tookDevices { snapshotSpacing = Self.spacing(after: .seconds(measured.deviceSeconds), interval: deviceInterval) }
             buffer.finish(batch, error: error, trimmed: trimmed, measured: measured, now: clock.now)
             if error == nil, !batch.writes.isEmpty { checkpointer?.committed() }
@@ -93,7 +94,7 @@ final class BatchWriter: Sendable {
 
     /// Commits `writes` in one transaction, timing each part (`WriteCosts` sizes the next batch
     /// from it).
-    private func write(_ writes: PendingWrites) -> (StoreError?, HistoryRetention.TrimmedCounts, WriteCosts.Measured) {
+    private func write(_ writes: PendingWrites, devicesOnEveryCore: Bool) -> (StoreError?, HistoryRetention.TrimmedCounts, WriteCosts.Measured) {
         guard !writes.isEmpty else { return (nil, .init(), .init()) }
         let clock = ContinuousClock()
         let start = clock.now
@@ -111,7 +112,9 @@ final class BatchWriter: Sendable {
                 let observationSeconds = lap.next()
                 if let batch, writes.requestCount > 0 { try RequestRows.insert(requests, batch: batch, into: db) }
                 let indexAndRequestSeconds = lap.next()
-                written = try DeviceRows.write(writes.devices, into: db, contents: &contentIDs, unlessSaved: fingerprints)
+                written = try DeviceRows.write(
+                    writes.devices, into: db, contents: &contentIDs, unlessSaved: fingerprints, onEveryCore: devicesOnEveryCore
+                )
                 let deviceSeconds = lap.next()
                 // In the batch's transaction: a crash keeps both or neither.
                 let trimmed = try retention?.trim(in: db) ?? HistoryRetention.TrimmedCounts()

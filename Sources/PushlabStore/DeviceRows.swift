@@ -22,7 +22,8 @@ enum DeviceRows {
     /// skipped. Returns what was written, for the caller to record once the batch commits.
     @discardableResult
     static func write(
-        _ changes: [String: DeviceChange], into db: Database, contents: inout ContentIDs, unlessSaved fingerprints: SnapshotFingerprints? = nil
+        _ changes: [String: DeviceChange], into db: Database, contents: inout ContentIDs, unlessSaved fingerprints: SnapshotFingerprints? = nil,
+        onEveryCore: Bool = true
     ) throws -> [SnapshotFingerprints.Written] {
         let upsert = try db.cachedStatement(sql: "INSERT INTO devices (id, json) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET json = excluded.json")
         var written: [SnapshotFingerprints.Written] = []
@@ -30,7 +31,7 @@ enum DeviceRows {
         let saved = changes.compactMap { id, change -> (id: String, device: SimulatedDevice)? in
             if case .saved(let device) = change { (id, device) } else { nil }
         }
-        let snapshots = try encode(saved)
+        let snapshots = try encode(saved, onEveryCore: onEveryCore)
         for (snapshot, (id, _)) in zip(snapshots, saved) {
             if let fingerprints {
                 guard let entry = fingerprints.unsaved(id, snapshot) else { continue }
@@ -55,10 +56,11 @@ enum DeviceRows {
     }
 
     /// Each device's JSON without its Notification Center entries, in order. A pass over many
-    /// devices is encoded a slice at a time on every core: after a load test every phone has
-    /// changed (its badge, say), and the writer is the one thread that must keep pace.
-    private static func encode(_ devices: [(id: String, device: SimulatedDevice)]) throws -> [[UInt8]] {
-        let parts = devices.count < 256 ? 1 : ProcessInfo.processInfo.activeProcessorCount
+    /// devices is encoded a slice at a time on every core (`onEveryCore`): after a load test
+    /// every phone has changed (its badge, say), and the writer is the one thread that must keep
+    /// pace.
+    private static func encode(_ devices: [(id: String, device: SimulatedDevice)], onEveryCore: Bool) throws -> [[UInt8]] {
+        let parts = !onEveryCore || devices.count < 256 ? 1 : ProcessInfo.processInfo.activeProcessorCount
         let results = Mutex([Result<[[UInt8]], any Error>](repeating: .success([]), count: parts))
         DispatchQueue.concurrentPerform(iterations: parts) { part in
             let range = devices.count * part / parts..<devices.count * (part + 1) / parts

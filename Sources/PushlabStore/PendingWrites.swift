@@ -101,7 +101,8 @@ struct PendingWrites: Sendable {
         var taken: [String: DeviceChange] = [:]
         let limit = limit ?? devices.count
         taken.reserveCapacity(min(limit, devices.count))
-        for (id, change) in devices where taken.count < limit {
+        for (id, change) in devices {
+            if taken.count == limit { break }
             if case .removed = change, !includingRemovals { continue }
             taken[id] = change
         }
