@@ -80,7 +80,7 @@ final class BatchWriter: Sendable {
                 tookDevices = true
             }
             // On every core only when the writer has caught up: during a load the cores answer.
-            let (error, trimmed, measured) = write(batch.writes, devicesOnEveryCore: batch.mayTakeDevices)
+            let (error, trimmed, measured) = write(batch.writes, devicesOnEveryCore: batch.tookEveryObservation)
             if tookDevices { snapshotSpacing = Self.spacing(after: .seconds(measured.deviceSeconds), interval: deviceInterval) }
             buffer.finish(batch, error: error, trimmed: trimmed, measured: measured, now: clock.now)
             if error == nil, !batch.writes.isEmpty { checkpointer?.committed() }

@@ -25,14 +25,14 @@ final class WriteBuffer: Sendable {
         var ticket = CommitTicket.refused
         /// The server is busy: only the requests were taken, observations wait.
         var isHeld = false
-        /// Every observation waiting was taken: removed devices may join too. A removal deletes
-        /// the device's Notification Center rows, so it goes after the observations that add
-        /// them. Saved snapshots hold no entries and join whatever waits: under a long load
-        /// observations always wait, and holding the snapshots back left every phone's to the
-        /// end of the load.
-        var mayTakeDevices = false
-        /// The server is not busy: saved device snapshots may join.
-        var maySaveDevices = false
+        /// Every observation waiting was taken (the writer has caught up): removed devices may
+        /// join too. A removal deletes the device's Notification Center rows, so it goes after
+        /// the observations that add them.
+        var tookEveryObservation = false
+        /// Saved snapshots hold no entries and join any batch the server is not holding: under a
+        /// long load observations always wait, and holding the snapshots back for them left
+        /// every phone's to the end of the load.
+        var maySaveDevices: Bool { !isHeld }
         /// How many device states may join; nil: all.
         var deviceLimit: Int?
         /// Device states an earlier batch had no room for are waiting.
@@ -254,7 +254,7 @@ final class WriteBuffer: Sendable {
             state.waiters = []
             return Batch(
                 writes: writes, waiters: waiters, isLast: state.isClosing, isQuiet: intake == 0, ticket: CommitTicket(state.takes),
-                isHeld: held, mayTakeDevices: !held && !observationsLeft, maySaveDevices: !held,
+                isHeld: held, tookEveryObservation: !held && !observationsLeft,
                 deviceLimit: flushing ? nil : Self.deviceLimit(budget: budget, spent: spent, costs: state.costs, observationsLeft: observationsLeft),
                 devicesWaiting: !state.pending.devices.isEmpty, openedAt: openedAt, takenAt: now
             )
@@ -272,11 +272,11 @@ final class WriteBuffer: Sendable {
     static let devicesShareWhileObservationsWait = 0.25
 
     /// Adds device states that changed (newer than any waiting) to what waits, and moves as many
-    /// as `batch` has room for into it: saved snapshots only, unless it may take removals.
+    /// as `batch` has room for into it: saved snapshots only, unless it took every observation.
     func addDevices(_ changes: DeviceSimulator.Changes, to batch: inout Batch) {
         let taken = state.withLock { state in
             state.pending.add(changes)
-            let taken = state.pending.takeDevices(limit: batch.deviceLimit, includingRemovals: batch.mayTakeDevices)
+            let taken = state.pending.takeDevices(limit: batch.deviceLimit, includingRemovals: batch.tookEveryObservation)
             state.inFlight.devices = taken
             if !state.pending.devices.isEmpty { state.leftOver = true }
             return taken

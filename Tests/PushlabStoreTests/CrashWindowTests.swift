@@ -34,7 +34,7 @@ import Testing
         let batch = buffer.takeBatch(now: at(1_000))
         #expect(batch.isHeld)
         #expect(batch.writes.requestCount == 30 && batch.writes.observationCount == 0)
-        #expect(!batch.mayTakeDevices, "device states wait with the observations")
+        #expect(!batch.tookEveryObservation, "device states wait with the observations")
         #expect(!batch.maySaveDevices, "and so do saved snapshots, while the server is busy")
         #expect(buffer.backlog == 50, "what is taken counts until it is committed")
         buffer.finish(batch, error: nil, trimmed: .init())
@@ -50,7 +50,7 @@ import Testing
         buffer.append(requests(1...5))
         let first = buffer.takeBatch(now: at(0))
         #expect(first.writes.observationCount == 4_000 && first.writes.requestCount == 5)
-        #expect(!first.mayTakeDevices)
+        #expect(!first.tookEveryObservation)
         buffer.finish(first, error: nil, trimmed: .init())
         #expect(buffer.nextTake(now: at(50)) == nil, "what did not fit goes at once")
 
@@ -59,7 +59,7 @@ import Testing
         #expect(second.writes.observationCount == 4_000)
         buffer.finish(second, error: nil, trimmed: .init())
         let third = buffer.takeBatch(now: at(100))
-        #expect(third.writes.observationCount == 2_000 && third.mayTakeDevices)
+        #expect(third.writes.observationCount == 2_000 && third.tookEveryObservation)
         buffer.finish(third, error: nil, trimmed: .init())
         #expect(buffer.nextTake(now: at(110)) == at(210), "caught up: the writer sleeps its interval")
     }
@@ -88,7 +88,7 @@ import Testing
         ))
 
         var batch = buffer.takeBatch(now: at(100))
-        #expect(batch.mayTakeDevices && batch.deviceLimit == 64 && !batch.devicesWaiting)
+        #expect(batch.tookEveryObservation && batch.deviceLimit == 64 && !batch.devicesWaiting)
         buffer.addDevices(lab.simulator.takeChanges(), to: &batch)
         #expect(batch.writes.devices.count == 64)
         #expect(buffer.backlog == 100, "taken and waiting, until committed")
@@ -119,7 +119,7 @@ import Testing
 
         var batch = buffer.takeBatch(now: at(0))
         #expect(batch.writes.observationCount == 4_000)
-        #expect(!batch.mayTakeDevices && batch.maySaveDevices)
+        #expect(!batch.tookEveryObservation && batch.maySaveDevices)
         // A quarter of the 100 ms budget at the starting 200 µs a device.
         #expect(batch.deviceLimit == 125)
         buffer.addDevices(lab.simulator.takeChanges(), to: &batch)
@@ -127,13 +127,13 @@ import Testing
         buffer.finish(batch, error: nil, trimmed: .init())
 
         var second = buffer.takeBatch(now: at(50))
-        #expect(!second.mayTakeDevices && second.devicesWaiting)
+        #expect(!second.tookEveryObservation && second.devicesWaiting)
         buffer.addDevices(lab.simulator.takeChanges(), to: &second)
         #expect(second.writes.devices.isEmpty, "the removal still waits")
         buffer.finish(second, error: nil, trimmed: .init())
 
         var last = buffer.takeBatch(now: at(100))
-        #expect(last.writes.observationCount == 2_000 && last.mayTakeDevices)
+        #expect(last.writes.observationCount == 2_000 && last.tookEveryObservation)
         buffer.addDevices(lab.simulator.takeChanges(), to: &last)
         #expect(last.writes.devices.keys.sorted() == ["gone"])
         guard case .removed? = last.writes.devices["gone"] else {
