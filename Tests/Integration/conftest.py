@@ -179,6 +179,33 @@ def derived_scenario(directory: Path, **policy) -> Path:
     return path
 
 
+def background_phones_scenario(path: Path, name: str, phones: int, prefix: str, id_prefix: str) -> Path:
+    """A world of `phones` generated phones with the demo app in the background (tokens
+    `prefix` + 62 hex digits, ids `id_prefix-N`), written at `path`, with the policy of a load:
+    no per-token rate limit, no error budget, no throttling, every stream from the start."""
+    path.write_text(f"""name: {name}
+keys:
+  - keyId: PUSHLAB001
+    teamId: TEAMPUSHLB
+    privateKey: {CERTS}/AuthKey_PUSHLAB001.p8
+apps:
+  - bundleId: com.pushlab.demo
+    teamId: TEAMPUSHLB
+generatedDevices:
+  - count: {phones}
+    bundleId: com.pushlab.demo
+    prefix: {prefix}
+    idPrefix: {id_prefix}
+    state: background
+policy:
+  deviceTokenRateLimit: off
+  errorBudgetPerConnection: off
+  throttleStreamsAfterRejection: false
+  streamsBeforeFirstValidToken: 1000
+""")
+    return path
+
+
 def _finish(server: PushlabServer) -> None:
     """Teardown for a shared server: it must still be alive, and exit 0 on SIGTERM."""
     if not server.alive():

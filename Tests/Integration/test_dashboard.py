@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import tool
-from world import CERTS, REPO, TEAM_ID, TOPIC, provider_token
+from conftest import background_phones_scenario, tool
+from world import CERTS, REPO, TOPIC, provider_token
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -339,27 +339,7 @@ def test_a_burst_of_events(fresh_server, browser, tmp_path):
     batches, keeps the newest 20,000, draws only the rows in view, and its main thread keeps
     answering (a timer's delay stays far below a second)."""
     phones = 600
-    scenario = tmp_path / "burst.yaml"
-    scenario.write_text(f"""name: burst
-keys:
-  - keyId: PUSHLAB001
-    teamId: {TEAM_ID}
-    privateKey: {CERTS}/AuthKey_PUSHLAB001.p8
-apps:
-  - bundleId: {TOPIC}
-    teamId: {TEAM_ID}
-generatedDevices:
-  - count: {phones}
-    bundleId: {TOPIC}
-    prefix: cc
-    idPrefix: burst
-    state: background
-policy:
-  deviceTokenRateLimit: off
-  errorBudgetPerConnection: off
-  throttleStreamsAfterRejection: false
-  streamsBeforeFirstValidToken: 1000
-""")
+    scenario = background_phones_scenario(tmp_path / "burst.yaml", "burst", phones, prefix="cc", id_prefix="burst")
     uris = tmp_path / "uris.txt"
     body = tmp_path / "body.json"
     body.write_text('{"aps":{"alert":{"title":"Burst","body":"one of many"},"sound":"default","badge":1}}')

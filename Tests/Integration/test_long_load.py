@@ -12,8 +12,8 @@ import subprocess
 import time
 import urllib.request
 
-from conftest import tool
-from world import CERTS, REPO, TEAM_ID, TOPIC, provider_token
+from conftest import background_phones_scenario, tool
+from world import REPO, TOPIC, provider_token
 
 PHONES = 400
 SECONDS = 14
@@ -25,27 +25,7 @@ def control(server, path: str) -> dict:
 
 
 def test_a_load_longer_than_a_burst_is_observed_stored_and_saved(fresh_server, tmp_path):
-    scenario = tmp_path / "long.yaml"
-    scenario.write_text(f"""name: long-load
-keys:
-  - keyId: PUSHLAB001
-    teamId: {TEAM_ID}
-    privateKey: {CERTS}/AuthKey_PUSHLAB001.p8
-apps:
-  - bundleId: {TOPIC}
-    teamId: {TEAM_ID}
-generatedDevices:
-  - count: {PHONES}
-    bundleId: {TOPIC}
-    prefix: cd
-    idPrefix: long
-    state: background
-policy:
-  deviceTokenRateLimit: off
-  errorBudgetPerConnection: off
-  throttleStreamsAfterRejection: false
-  streamsBeforeFirstValidToken: 1000
-""")
+    scenario = background_phones_scenario(tmp_path / "long.yaml", "long-load", PHONES, prefix="cd", id_prefix="long")
     db = tmp_path / "long.db"
     # Room for every record: past the history limit the oldest batches would go.
     server = fresh_server("--db", str(db), "--history-limit", "5000000", scenario=scenario)
