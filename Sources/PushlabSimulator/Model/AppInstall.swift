@@ -2,51 +2,63 @@ import PushlabCore
 
 /// One app on one simulated device, with everything the device remembers about it.
 public struct AppInstall: Sendable, Codable, Equatable {
-    public var bundleID: String
+    public var bundleID: String { didSet { revision.advance(if: oldValue != bundleID) } }
     /// How the build was signed: its token works only on the matching APNs host.
-    public var environment: APNsEnvironment
+    public var environment: APNsEnvironment { didSet { revision.advance(if: oldValue != environment) } }
     /// 64 lower-case hex digits; a reinstall replaces it.
-    public var deviceToken: String
-    public var api: NotificationAPI
+    public var deviceToken: String { didSet { revision.advance(if: oldValue != deviceToken) } }
+    public var api: NotificationAPI { didSet { revision.advance(if: oldValue != api) } }
     /// Callbacks the app implements; one it lacks is never observed.
-    public var implements: Set<AppCallback>
-    public var authorization: NotificationAuthorization
+    public var implements: Set<AppCallback> { didSet { revision.advance() } }
+    public var authorization: NotificationAuthorization { didSet { revision.advance(if: oldValue != authorization) } }
     /// Whether `remote-notification` is among its background modes (silent pushes wake it).
-    public var remoteNotificationBackgroundMode: Bool
-    public var categories: [NotificationCategory]
-    public var willPresentOptions: PresentationOptions
+    public var remoteNotificationBackgroundMode: Bool { didSet { revision.advance(if: oldValue != remoteNotificationBackgroundMode) } }
+    public var categories: [NotificationCategory] { didSet { revision.advance() } }
+    public var willPresentOptions: PresentationOptions { didSet { revision.advance(if: oldValue != willPresentOptions) } }
     /// Whether `mutable-content: 1` goes through a Notification Service Extension.
-    public var serviceExtension: Bool
-    public var state: AppState
+    public var serviceExtension: Bool { didSet { revision.advance(if: oldValue != serviceExtension) } }
+    public var state: AppState { didSet { revision.advance(if: oldValue != state) } }
     /// Who ended the app when it is not running.
-    public var terminatedBy: Termination
-    public var badge: Int
+    public var terminatedBy: Termination { didSet { revision.advance(if: oldValue != terminatedBy) } }
+    public var badge: Int { didSet { revision.advance(if: oldValue != badge) } }
     /// Delivered notifications not yet opened or cleared, oldest first.
     public var notificationCenter: [DeliveredNotification]
-    public var pendingLocal: [LocalNotification]
+    public var pendingLocal: [LocalNotification] { didSet { revision.advance() } }
 
     // What APNs and the system hold back for this app.
     /// The one notification APNs stores while the device is offline.
-    public var storedWhileOffline: PendingPush?
+    public var storedWhileOffline: PendingPush? { didSet { revision.advance() } }
     /// The newest background push held over budget or in low power mode.
-    public var heldBackground: PendingPush?
+    public var heldBackground: PendingPush? { didSet { revision.advance() } }
     /// When the budget that holds `heldBackground` lets it through; nil while low power mode holds it.
-    public var heldBackgroundUntil: EpochMilliseconds?
+    public var heldBackgroundUntil: EpochMilliseconds? { didSet { revision.advance(if: oldValue != heldBackgroundUntil) } }
     /// Priority 5 and 1 pushes held back while the device is in low power mode.
-    public var heldLowPriority: [PendingPush]
+    public var heldLowPriority: [PendingPush] { didSet { revision.advance() } }
     /// When background pushes were delivered, for the budget's windows (the last day's).
-    public var backgroundDeliveries: [EpochMilliseconds]
+    public var backgroundDeliveries: [EpochMilliseconds] { didSet { revision.advance() } }
     /// The app has been told its device token since it was (re)installed.
-    public var tokenAnnounced: Bool
+    public var tokenAnnounced: Bool { didSet { revision.advance(if: oldValue != tokenAnnounced) } }
     /// Live Activities (ActivityKit); nil for an app without `NSSupportsLiveActivities`.
-    @OutOfLine public var liveActivities: LiveActivitySupport?
+    @OutOfLine public var liveActivities: LiveActivitySupport? { didSet { revision.advance() } }
     /// PushKit VoIP, location push, Push to Talk, File Provider, widgets, controls, complication.
-    @OutOfLine public var services: PushServices?
+    @OutOfLine public var services: PushServices? { didSet { revision.advance() } }
     /// What the Notification Service Extension does (with `serviceExtension`); nil: it hands the
     /// content back unchanged at once.
-    @OutOfLine public var serviceExtensionBehavior: ServiceExtensionBehavior?
+    @OutOfLine public var serviceExtensionBehavior: ServiceExtensionBehavior? { didSet { revision.advance() } }
     /// The provider's backend the app calls (registration, fetches, replies); nil for none.
-    @OutOfLine public var provider: ProviderBackend?
+    @OutOfLine public var provider: ProviderBackend? { didSet { revision.advance() } }
+
+    /// Moves on with every change to anything but `notificationCenter` (the observers above): a
+    /// session tells from it, without a copy of the install, whether the device has more to save
+    /// than Notification Center entries. Neither saved nor compared.
+    var revision = Revision()
+
+    private enum CodingKeys: String, CodingKey {
+        case bundleID, environment, deviceToken, api, implements, authorization, remoteNotificationBackgroundMode, categories
+        case willPresentOptions, serviceExtension, state, terminatedBy, badge, notificationCenter, pendingLocal, storedWhileOffline
+        case heldBackground, heldBackgroundUntil, heldLowPriority, backgroundDeliveries, tokenAnnounced, liveActivities, services
+        case serviceExtensionBehavior, provider
+    }
 
     public init(
         bundleID: String, environment: APNsEnvironment = .development, deviceToken: String,

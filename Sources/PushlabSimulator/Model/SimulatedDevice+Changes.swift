@@ -1,31 +1,25 @@
 extension SimulatedDevice {
-    /// The device with every app's Notification Center left empty: what a session compares its
-    /// device with at the end (`changedBeyondNotificationCenters(since:)`). Taken before the
-    /// session changes anything; the copy shares nothing the session then writes to, so the
-    /// session's changes stay in place.
-    func withoutNotificationCenters() -> SimulatedDevice {
-        var copy = self
-        for app in copy.apps.indices { copy.apps[app].notificationCenter = [] }
-        return copy
+    /// The stamps of the device and of each app, which move on with any change but a Notification
+    /// Center's: the store keeps the entries row by row from the observations, so a device whose
+    /// only change is its Notification Center (every device, in a load test of alerts) needs no
+    /// new snapshot. A session takes them before it runs and compares them after.
+    struct Revisions: Equatable {
+        private let device: UInt64
+        private let appCount: Int
+        private let firstApp: UInt64
+        /// Empty, with nothing allocated, for the usual phone of one app.
+        private let otherApps: [UInt64]
+
+        init(_ device: SimulatedDevice) {
+            self.device = device.revision.value
+            appCount = device.apps.count
+            firstApp = device.apps.first?.revision.value ?? 0
+            otherApps = device.apps.count > 1 ? device.apps.dropFirst().map(\.revision.value) : []
+        }
     }
 
-    /// Whether anything but the Notification Centers differs from `before`
-    /// (`withoutNotificationCenters()`). The store keeps the entries row by row from the
-    /// observations, so a device whose only change is its Notification Center (every device, in a
-    /// load test of alerts) needs no new snapshot. The entries are set aside for the comparison,
-    /// not copied.
-    mutating func changedBeyondNotificationCenters(since before: SimulatedDevice) -> Bool {
-        guard apps.count == before.apps.count else { return true }
-        if apps.count == 1 {
-            // The usual phone of a load test: no array to set the entries aside in.
-            var center: [DeliveredNotification] = []
-            swap(&center, &apps[0].notificationCenter)
-            defer { swap(&center, &apps[0].notificationCenter) }
-            return self != before
-        }
-        var centers = [[DeliveredNotification]](repeating: [], count: apps.count)
-        for app in apps.indices { swap(&centers[app], &apps[app].notificationCenter) }
-        defer { for app in apps.indices { swap(&centers[app], &apps[app].notificationCenter) } }
-        return self != before
-    }
+    var revisions: Revisions { Revisions(self) }
+
+    /// Put in a device's place while a session has it out (`DeviceSimulator.runSession`).
+    static let vacant = SimulatedDevice(id: "")
 }

@@ -2,20 +2,28 @@ import PushlabCore
 
 /// A simulated iPhone: its switches and the apps on it (reference section 1).
 public struct SimulatedDevice: Sendable, Codable, Equatable {
-    public var id: String
-    public var name: String
-    public var iosVersion: String
+    public var id: String { didSet { revision.advance(if: oldValue != id) } }
+    public var name: String { didSet { revision.advance(if: oldValue != name) } }
+    public var iosVersion: String { didSet { revision.advance(if: oldValue != iosVersion) } }
     /// Reachable by APNs.
-    public var online: Bool
-    public var locked: Bool
-    public var lowPowerMode: Bool
+    public var online: Bool { didSet { revision.advance(if: oldValue != online) } }
+    public var locked: Bool { didSet { revision.advance(if: oldValue != locked) } }
+    public var lowPowerMode: Bool { didSet { revision.advance(if: oldValue != lowPowerMode) } }
     /// A Focus (Do Not Disturb) mode is on: notifications are delivered silently.
-    public var focus: Bool
+    public var focus: Bool { didSet { revision.advance(if: oldValue != focus) } }
     /// Seconds east of UTC, for calendar triggers.
-    public var utcOffsetSeconds: Int
+    public var utcOffsetSeconds: Int { didSet { revision.advance(if: oldValue != utcOffsetSeconds) } }
     public var apps: [AppInstall]
     /// Enrolled in mobile device management; nil for a device that is not.
-    @OutOfLine public var mdm: MDMEnrollment?
+    @OutOfLine public var mdm: MDMEnrollment? { didSet { revision.advance() } }
+
+    /// Moves on with every change to the device's own fields; each app has its own
+    /// (`AppInstall.revision`). Neither saved nor compared.
+    var revision = Revision()
+
+    private enum CodingKeys: String, CodingKey {
+        case id, name, iosVersion, online, locked, lowPowerMode, focus, utcOffsetSeconds, apps, mdm
+    }
 
     public init(id: String, name: String? = nil, iosVersion: String = "17.0", online: Bool = true, locked: Bool = false, lowPowerMode: Bool = false, focus: Bool = false, utcOffsetSeconds: Int = 0, apps: [AppInstall] = [], mdm: MDMEnrollment? = nil) {
         self.id = id

@@ -105,9 +105,9 @@ public final class DeviceSimulator: PushSink, Sendable {
             // reference and its changes (Notification Center, the apps) are made in place
             // rather than copied.
             guard let slot = shard.devices.index(forKey: deviceID) else { return .failure(.unknownDevice(deviceID)) }
-            var device = SimulatedDevice(id: "")
+            var device = SimulatedDevice.vacant
             swap(&device, &shard.devices.values[slot])
-            let before = device.withoutNotificationCenters()
+            let before = device.revisions
             var session = DeviceSession(device: consume device, settings: settings, now: now, nextSequence: { [self] in nextSequence() }, newToken: { [self] in newUniqueToken() })
             defer {
                 tokenChanges = session.tokenChanges
@@ -175,9 +175,9 @@ public final class DeviceSimulator: PushSink, Sendable {
 
     /// Puts the session's device back; it counts as changed for the store only when more than
     /// its Notification Centers changed.
-    private func store(_ session: inout DeviceSession, before: SimulatedDevice, at slot: Dictionary<String, SimulatedDevice>.Index, in shard: inout Shard) {
+    private func store(_ session: inout DeviceSession, before: SimulatedDevice.Revisions, at slot: Dictionary<String, SimulatedDevice>.Index, in shard: inout Shard) {
         let id = session.device.id
-        if session.device.changedBeyondNotificationCenters(since: before) { shard.changed.insert(id) }
+        if session.device.revisions != before { shard.changed.insert(id) }
         shard.devices.values[slot] = session.device
         if let due = session.nextDueTime {
             shard.dueTimes[id] = due
