@@ -113,7 +113,7 @@ final class BatchWriter: Sendable {
                 if let batch, writes.requestCount > 0 { try RequestRows.insert(requests, batch: batch, into: db) }
                 let indexAndRequestSeconds = lap.next()
                 written = try DeviceRows.write(
-                    writes.devices, into: db, contents: &contentIDs, unlessSaved: fingerprints, onEveryCore: devicesOnEveryCore
+                    writes.devices.changes, into: db, contents: &contentIDs, unlessSaved: fingerprints, onEveryCore: devicesOnEveryCore
                 )
                 let deviceSeconds = lap.next()
                 // In the batch's transaction: a crash keeps both or neither.

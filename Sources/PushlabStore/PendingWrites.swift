@@ -12,7 +12,7 @@ struct PendingWrites: Sendable {
     /// without a copy on the event loop.
     private(set) var requestChunks: [[RequestLog.Entry]] = []
     private(set) var requestCount = 0
-    var devices: [String: DeviceChange] = [:]
+    var devices = WaitingDevices()
 
     var observations: FlattenSequence<[[Observation]]> { observationChunks.joined() }
     var requests: FlattenSequence<[[RequestLog.Entry]]> { requestChunks.joined() }
@@ -91,23 +91,10 @@ struct PendingWrites: Sendable {
         return taken
     }
 
-    /// Takes up to `limit` device states out (nil: all of them); without `includingRemovals`,
-    /// removed devices stay.
+    /// Takes up to `limit` device states out (nil: all of them), the longest waiting first;
+    /// without `includingRemovals`, removed devices stay.
     mutating func takeDevices(limit: Int?, includingRemovals: Bool = true) -> [String: DeviceChange] {
-        if includingRemovals, limit.map({ $0 >= devices.count }) ?? true {
-            defer { devices = [:] }
-            return devices
-        }
-        var taken: [String: DeviceChange] = [:]
-        let limit = limit ?? devices.count
-        taken.reserveCapacity(min(limit, devices.count))
-        for (id, change) in devices {
-            if taken.count == limit { break }
-            if case .removed = change, !includingRemovals { continue }
-            taken[id] = change
-        }
-        for id in taken.keys { devices[id] = nil }
-        return taken
+        devices.take(limit: limit, includingRemovals: includingRemovals)
     }
 
     /// A failed batch's items, when keeping them would pass the backlog limit.
@@ -119,8 +106,8 @@ struct PendingWrites: Sendable {
     }
 
     mutating func add(_ changes: DeviceSimulator.Changes) {
-        for device in changes.changed { devices[device.id] = .saved(device) }
-        for id in changes.removed { devices[id] = .removed }
+        for device in changes.changed { devices.set(.saved(device), for: device.id) }
+        for id in changes.removed { devices.set(.removed, for: id) }
     }
 
     /// Puts a batch that failed back in front: its items are older than anything recorded
@@ -130,6 +117,6 @@ struct PendingWrites: Sendable {
         observationCount += older.observationCount
         requestChunks = older.requestChunks + requestChunks
         requestCount += older.requestCount
-        devices.merge(older.devices) { newer, _ in newer }
+        devices.putBack(older.devices)
     }
 }

@@ -277,11 +277,11 @@ final class WriteBuffer: Sendable {
         let taken = state.withLock { state in
             state.pending.add(changes)
             let taken = state.pending.takeDevices(limit: batch.deviceLimit, includingRemovals: batch.tookEveryObservation)
-            state.inFlight.devices = taken
+            state.inFlight.devices = WaitingDevices(taken)
             if !state.pending.devices.isEmpty { state.leftOver = true }
             return taken
         }
-        batch.writes.devices = taken
+        batch.writes.devices = WaitingDevices(taken)
     }
 
     /// When the writer takes its next batch, having finished one at `now`: nil for at once

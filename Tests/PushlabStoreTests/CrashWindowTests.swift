@@ -123,7 +123,7 @@ import Testing
         // A quarter of the 100 ms budget at the starting 200 µs a device.
         #expect(batch.deviceLimit == 125)
         buffer.addDevices(lab.simulator.takeChanges(), to: &batch)
-        #expect(batch.writes.devices.keys.sorted() == ["phone-0", "phone-1"])
+        #expect(batch.writes.devices.changes.keys.sorted() == ["phone-0", "phone-1"])
         buffer.finish(batch, error: nil, trimmed: .init())
 
         var second = buffer.takeBatch(now: at(50))
@@ -135,8 +135,8 @@ import Testing
         var last = buffer.takeBatch(now: at(100))
         #expect(last.writes.observationCount == 2_000 && last.tookEveryObservation)
         buffer.addDevices(lab.simulator.takeChanges(), to: &last)
-        #expect(last.writes.devices.keys.sorted() == ["gone"])
-        guard case .removed? = last.writes.devices["gone"] else {
+        #expect(last.writes.devices.changes.keys.sorted() == ["gone"])
+        guard case .removed? = last.writes.devices.changes["gone"] else {
             Issue.record("the removal is not in the batch")
             return
         }
