@@ -83,4 +83,21 @@ struct NotificationCenterEntryTests {
         #expect(Set(fields.keys) == ["identifier", "isLocal", "collapseID", "content", "deliveredAt", "trigger"])
         #expect(try JSONDecoder().decode(DeliveredNotification.self, from: data) == entry)
     }
+
+    @Test func anEntryTellsItsIdentifierWithoutSpellingIt() {
+        func entry(_ identifier: String, isLocal: Bool = false) -> DeliveredNotification {
+            DeliveredNotification(identifier: identifier, isLocal: isLocal, collapseID: nil, content: NotificationContent(title: "t"), deliveredAt: 1, trigger: "push")
+        }
+        let lower = entry("b0000000-0000-4000-8000-00000000000a")
+        #expect(lower.hasIdentifier("b0000000-0000-4000-8000-00000000000a"))
+        #expect(!lower.hasIdentifier("B0000000-0000-4000-8000-00000000000A"), "the same bits in the other case are another text")
+        #expect(!lower.hasIdentifier("b0000000-0000-4000-8000-00000000000b"))
+        #expect(!lower.hasIdentifier(nil))
+        let digits = entry("10000000-0000-4000-8000-000000000001")
+        #expect(digits.hasIdentifier("10000000-0000-4000-8000-000000000001"))
+        let local = entry("reminder-1", isLocal: true)
+        #expect(local.hasIdentifier("reminder-1"))
+        #expect(!local.hasIdentifier("reminder-2"))
+        #expect(!entry("not-a-uuid").hasIdentifier("not-a-uuid!"))
+    }
 }

@@ -82,6 +82,16 @@ public struct DeliveredNotification: Sendable, Equatable {
         shared.textIdentifier ?? CanonicalUUID(high: idHigh, low: idLow, isLowercase: shared.lowercaseID).text
     }
 
+    /// Whether the identifier is `text`, without making the identifier's text: the store asks
+    /// for every entry it writes, and the answer is almost always yes.
+    public func hasIdentifier(_ text: String?) -> Bool {
+        guard let text else { return false }
+        if let own = shared.textIdentifier { return own == text }
+        guard let uuid = CanonicalUUID(text), uuid.high == idHigh, uuid.low == idLow else { return false }
+        // A UUID of digits only reads the same in either case.
+        return uuid.isLowercase == shared.lowercaseID || identifier == text
+    }
+
     public var isLocal: Bool {
         get { shared.isLocal }
         set { shared = shared.with(isLocal: newValue) }

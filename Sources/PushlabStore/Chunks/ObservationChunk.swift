@@ -82,12 +82,11 @@ enum ObservationChunk {
                 writer.byte(DetailsForm.addedEntry)
                 var flags: UInt8 = 0
                 if entry.isLocal { flags |= EntryFlag.isLocal }
-                let identifier = entry.identifier
-                if identifier != observation.pointee.notificationID { flags |= EntryFlag.ownIdentifier }
+                if !entry.hasIdentifier(observation.pointee.notificationID) { flags |= EntryFlag.ownIdentifier }
                 if entry.deliveredAt != observation.pointee.time { flags |= EntryFlag.ownTime }
                 if entry.collapseID != nil { flags |= EntryFlag.collapseID }
                 writer.byte(flags)
-                if flags & EntryFlag.ownIdentifier != 0 { writer.text(identifier) }
+                if flags & EntryFlag.ownIdentifier != 0 { writer.text(entry.identifier) }
                 if flags & EntryFlag.ownTime != 0 { writer.signed(entry.deliveredAt &- observation.pointee.time) }
                 triggers.write(entry.trigger, to: &writer)
                 if let collapseID = entry.collapseID { collapseIDs.write(collapseID, to: &writer) }
