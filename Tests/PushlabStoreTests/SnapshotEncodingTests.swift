@@ -26,8 +26,29 @@ struct SnapshotEncodingTests {
     @Test func aStreamedSnapshotHoldsWhatFoundationsEncoderWrites() throws {
         let device = try busyDevice()
         let streamed = try JSONSerialization.jsonObject(with: Data(try StreamingJSONEncoder.encode(device))) as? NSDictionary
-        let foundation = try JSONSerialization.jsonObject(with: try JSONEncoder().encode(device)) as? NSDictionary
+        let encoder = JSONEncoder()
+        encoder.userInfo[.omitsDefaults] = true
+        let foundation = try JSONSerialization.jsonObject(with: try encoder.encode(device)) as? NSDictionary
         #expect(streamed != nil && streamed == foundation)
+    }
+
+    @Test func aSnapshotLeavesOutCallbacksThatAreEveryOneOfTheAPIs() throws {
+        func apps(_ bytes: [UInt8]) throws -> [[String: Any]] {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+            return try #require(object["apps"] as? [[String: Any]])
+        }
+        let device = SimulatedDevice(id: "phone-1", apps: [
+            AppInstall(bundleID: "com.example.every", deviceToken: ""),
+            AppInstall(bundleID: "com.example.legacy", deviceToken: "", api: .legacy),
+            AppInstall(bundleID: "com.example.few", deviceToken: "", implements: [.didFinishLaunching, .willPresent]),
+        ])
+        let saved = try apps(StreamingJSONEncoder.encode(device))
+        #expect(saved.map { $0["implements"] == nil } == [true, true, false], "only the default of each API is left out")
+        let loaded = try JSONDecoder().decode(SimulatedDevice.self, from: Data(try StreamingJSONEncoder.encode(device)))
+        #expect(loaded == device)
+        #expect(loaded.apps[1].implements == AppCallback.all(for: .legacy))
+        let listed = try apps(Array(try JSONEncoder().encode(device)))
+        #expect(listed.allSatisfy { $0["implements"] != nil }, "the control API's JSON lists every install's callbacks")
     }
 
     @Test func stringsAreEscapedAndNumbersKeepTheirValue() throws {

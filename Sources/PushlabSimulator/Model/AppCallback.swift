@@ -58,8 +58,19 @@ public enum AppCallback: String, Sendable, Codable, CaseIterable {
     public static let activityKit: Set<AppCallback> = [.pushToStartTokenUpdates, .activityUpdates, .pushTokenUpdates, .activityStateUpdates, .contentUpdates]
 
     /// Every callback of an API (the default `implements`): the app delegate's launch, registration
-    /// and life-cycle callbacks always exist; the notification callbacks are the API's own.
+    /// and life-cycle callbacks always exist; the notification callbacks are the API's own. Made
+    /// once: a million installs share the two sets.
     public static func all(for api: NotificationAPI) -> Set<AppCallback> {
+        switch api {
+        case .legacy: allLegacy
+        case .userNotifications: allUserNotifications
+        }
+    }
+
+    private static let allLegacy = every(for: .legacy)
+    private static let allUserNotifications = every(for: .userNotifications)
+
+    private static func every(for api: NotificationAPI) -> Set<AppCallback> {
         var callbacks: Set<AppCallback> = [
             .didFinishLaunching, .didRegisterForRemoteNotifications, .didFailToRegisterForRemoteNotifications,
             .didReceiveRemoteNotificationFetch, .willEnterForeground, .didBecomeActive, .didEnterBackground,

@@ -53,13 +53,6 @@ public struct AppInstall: Sendable, Codable, Equatable {
     /// than Notification Center entries. Neither saved nor compared.
     var revision = Revision()
 
-    private enum CodingKeys: String, CodingKey {
-        case bundleID, environment, deviceToken, api, implements, authorization, remoteNotificationBackgroundMode, categories
-        case willPresentOptions, serviceExtension, state, terminatedBy, badge, notificationCenter, pendingLocal, storedWhileOffline
-        case heldBackground, heldBackgroundUntil, heldLowPriority, backgroundDeliveries, tokenAnnounced, liveActivities, services
-        case serviceExtensionBehavior, provider
-    }
-
     public init(
         bundleID: String, environment: APNsEnvironment = .development, deviceToken: String,
         api: NotificationAPI = .userNotifications, implements: Set<AppCallback>? = nil,

@@ -3,7 +3,10 @@ struct StreamEncoder: Encoder {
     let stream: JSONByteStream
     let depth: Int
     let codingPath: [any CodingKey]
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    /// Snapshots leave out what decoding restores unasked (`AppInstall.implements`).
+    var userInfo: [CodingUserInfoKey: Any] { Self.snapshotUserInfo }
+
+    private nonisolated(unsafe) static let snapshotUserInfo: [CodingUserInfoKey: Any] = [.omitsDefaults: true]
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         stream.openContainer(isObject: true, depth: depth)
