@@ -173,13 +173,15 @@ public final class DeviceSimulator: PushSink, Sendable {
         }
     }
 
-    /// Puts the session's device back; it counts as changed for the store only when more than
-    /// its Notification Centers changed.
+    /// Puts the session's device back (moved, not copied: the session is done with it, and a
+    /// copy retained every part only for the session to release them); it counts as changed for
+    /// the store only when more than its Notification Centers changed.
     private func store(_ session: inout DeviceSession, before: SimulatedDevice.Revisions, at slot: Dictionary<String, SimulatedDevice>.Index, in shard: inout Shard) {
         let id = session.device.id
         if session.device.revisions != before { shard.changed.insert(id) }
-        shard.devices.values[slot] = session.device
-        if let due = session.nextDueTime {
+        let due = session.nextDueTime
+        swap(&shard.devices.values[slot], &session.device)
+        if let due {
             shard.dueTimes[id] = due
         } else if !shard.dueTimes.isEmpty {
             shard.dueTimes[id] = nil
