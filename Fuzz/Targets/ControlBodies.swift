@@ -37,6 +37,9 @@ struct ControlRequest: Sendable {
     /// Path and query, visible ASCII only (what an HTTP parser hands the router).
     var path: String
     var body: [UInt8]
+    /// Prometheus text and the dashboard's page and files (`GET /`, `/dashboard/…`): the routes
+    /// that answer something other than JSON.
+    var answersText: Bool
 
     static let separator = Array("\n%%\n".utf8)
     static let mostPerInput = 8
@@ -67,6 +70,7 @@ struct ControlRequest: Sendable {
         guard components != ["v1", "events"], components.first != "stand-in" else { return nil }
         self.method = method
         self.path = path
+        answersText = components.isEmpty || components == ["metrics"] || components.first == "dashboard"
         body = Array(bytes[(lineEnd == bytes.endIndex ? lineEnd : lineEnd + 1)...])
     }
 }
@@ -79,8 +83,10 @@ struct ControlAnswer: Sendable {
     func check(for request: ControlRequest) {
         let what = "\(request.method) \(request.path) \(String(decoding: request.body, as: UTF8.self))"
         if status >= 500 { fatalError("\(what) answered \(status): \(String(decoding: body, as: UTF8.self))") }
-        // Prometheus text, not JSON.
-        if request.path.hasPrefix("/metrics"), status == 200 { return }
+        if request.answersText, status == 200 {
+            if body.isEmpty { fatalError("\(what) answered 200 with nothing") }
+            return
+        }
         guard let json = try? JSONParser.parse(body) else {
             fatalError("\(what) answered \(status) with a body that is not JSON: \(String(decoding: body, as: UTF8.self))")
         }
