@@ -13,8 +13,9 @@ import PushlabSimulator
 import Synchronization
 
 /// Requests to the control API, each with its own route and body, through the real router
-/// against a small world made afresh for each input: every answer is JSON, and a refusal is
-/// `{"error": …}` with a 4xx status (a `ControlError`), never a 500 or a crash.
+/// against a small world made afresh for each input: every answer is JSON (but Prometheus
+/// text and the dashboard's page and files), and a refusal is `{"error": …}` with a 4xx
+/// status (a `ControlError`), never a 500 or a crash.
 ///
 /// The bytes are up to eight requests separated by lines `%%`; each is a line `METHOD /path`
 /// and then its body (Fuzz/corpus/control-body has one file per route of docs/CONTROL-API.md).
