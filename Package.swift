@@ -41,7 +41,15 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
-        .target(name: "CMallocTuning"),
+        // jemalloc serves malloc in every program that links CMallocTuning (on Linux): glibc's
+        // arenas, fed on the event loops and emptied on the store's thread, cost a tenth of a
+        // push (docs/PERFORMANCE.md).
+        .systemLibrary(
+            name: "CJemalloc",
+            pkgConfig: "jemalloc",
+            providers: [.apt(["libjemalloc-dev"]), .brew(["jemalloc"])]
+        ),
+        .target(name: "CMallocTuning", dependencies: [.target(name: "CJemalloc", condition: .when(platforms: [.linux]))]),
         .target(name: "PushlabNGHTTP2", dependencies: ["CNGHTTP2"]),
         .target(name: "PushlabOpenSSL", dependencies: ["COpenSSL"]),
         .target(name: "PushlabCore"),
@@ -136,9 +144,9 @@ let package = Package(
             ],
             resources: [.copy("Resources/Certificates")]
         ),
-        .executableTarget(name: "pushlab-device-load", dependencies: ["PushlabCore", "PushlabSimulator"], path: "Benchmarks/DeviceLoad"),
+        .executableTarget(name: "pushlab-device-load", dependencies: ["PushlabCore", "PushlabSimulator", "CMallocTuning"], path: "Benchmarks/DeviceLoad"),
         .executableTarget(
-            name: "pushlab-core-bench", dependencies: ["PushlabCore", "PushlabSimulator", "PushlabScenario", "PushlabStore"],
+            name: "pushlab-core-bench", dependencies: ["PushlabCore", "PushlabSimulator", "PushlabScenario", "PushlabStore", "CMallocTuning"],
             path: "Benchmarks/CorePath"
         ),
         .testTarget(name: "PushlabTestingTests", dependencies: ["PushlabTesting", "PushlabClient"]),

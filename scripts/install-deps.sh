@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   pkg-config libnghttp2-dev libssl-dev   # the C libraries Pushlab links (found through pkg-config)
+  libjemalloc-dev                        # the allocator pushlab and its benchmarks link
   libsqlite3-dev                         # the embedded store
   openssl curl nghttp2-client            # certificates, and the real clients the tests drive
   nghttp2-server                         # nghttpd: the benchmark's reference server

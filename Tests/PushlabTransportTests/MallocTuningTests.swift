@@ -2,11 +2,18 @@
 import CMallocTuning
 import Testing
 
-/// `pushlab serve` keeps glibc from growing each event loop's heap a page (and an `mprotect`) at
-/// a time. The tuning once compiled to nothing (its glibc test came before any libc header)
-/// without anyone noticing; this fails if it does again.
-@Suite("glibc arenas kept warm")
+/// Programs that link CMallocTuning (`pushlab`, the benchmarks, these tests) allocate through
+/// jemalloc; where glibc still serves malloc, its arenas are kept warm instead. The tuning once
+/// compiled to nothing (its glibc test came before any libc header) without anyone noticing;
+/// these fail if either part silently stops working.
+@Suite("malloc")
 struct MallocTuningTests {
+    @Test func jemallocServesEveryMalloc() throws {
+        #expect(pushlab_jemalloc_serves_malloc() == 1)
+        let version = try #require(pushlab_jemalloc_version())
+        #expect(String(cString: version).hasPrefix("5."))
+    }
+
     @Test func glibcTakesBothSettings() {
         #expect(pushlab_keep_malloc_arenas_warm() == 1)
     }
