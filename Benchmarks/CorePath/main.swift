@@ -40,8 +40,12 @@ try store?.reseed(fromScenario: arguments[0])
 _ = store?.connect(observations: simulator, requests: log)
 
 let tokens = world.tokens.map(\.token)
-// 250 bytes, as run.sh sends.
-let payloadFrame = (head: Array(#"{"aps":{"alert":{"title":"Benchmark","body":""#.utf8), tail: Array(#""}}}"#.utf8))
+// The 250 bytes run.sh sends: an alert with a sound and a badge, so that a phone observes what it
+// observes there (delivered, banner, sound, badge, Notification Center) and its badge changes.
+let payloadFrame = (
+    head: Array(#"{"aps":{"alert":{"title":"Pushlab benchmark","body":"Your order #1234 has shipped and will arrive tomorrow."},"sound":"default","badge":1},"custom":""#.utf8),
+    tail: Array(#""}"#.utf8)
+)
 let payload = payloadFrame.head + Array(repeating: UInt8(ascii: "x"), count: 250 - payloadFrame.head.count - payloadFrame.tail.count) + payloadFrame.tail
 let connection = service.makeConnectionHandler(for: ConnectionInfo(id: 1, listenerEnvironment: .development))
 
@@ -90,7 +94,36 @@ let settleCPU = processCPU()
 simulator.settle()
 print("phones simulated (queued): \(ContinuousClock.now - settleStart), CPU \((processCPU() - settleCPU) / 1e9) s")
 print(String(format: "core alone: %.0f ns/request; statuses %@", core - floor, statuses.description))
+// Before the `await`: the code after it may go on on another thread.
+let mainThreadCPU = callingThreadCPU()
 let closeStart = ContinuousClock.now
 let closeCPU = processCPU()
 try await store?.close()
 print("store catch-up at close: \(ContinuousClock.now - closeStart), CPU \((processCPU() - closeCPU) / 1e9) s")
+
+/// Seconds of CPU each of the process's threads used, by thread name (Linux: /proc/self/task).
+func cpuByThread() -> [(name: String, seconds: Double)] {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+    var byName: [String: Double] = [:]
+    for task in tasks {
+        guard let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+              let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
+        else { continue }
+        let name = String(stat[stat.index(after: open)..<close])
+        // After the name: state is field 3, utime 14 and stime 15.
+        let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
+        byName[name, default: 0] += (user + system) / ticks
+    }
+    return byName.map { ($0.key, $0.value) }.sorted { $0.seconds > $1.seconds }
+}
+/// CPU time of the calling thread, in seconds.
+func callingThreadCPU() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+// The store's threads have ended by now: the process's CPU less this thread's is theirs.
+print(String(format: "CPU: the main thread %.2f s, the other threads (the store's) %.2f s", mainThreadCPU, processCPU() / 1e9 - mainThreadCPU))
+print("CPU by thread: " + cpuByThread().filter { $0.seconds >= 0.05 }.map { String(format: "%@ %.2f s", $0.name, $0.seconds) }.joined(separator: ", "))
