@@ -21,8 +21,15 @@ enum BatchIndexRows {
     ) throws -> Int64? {
         var byDevice = KeyedSequences()
         byDevice.reserve(observations.count)
+        // A push's observations come one after another: its device is hashed once.
+        var lastDevice = ""
+        var lastKey = key(lastDevice)
         observations.forEach(in: observations.indices) { observation in
-            byDevice.add(observation.pointee.sequence, key: key(observation.pointee.deviceID))
+            if observation.pointee.deviceID != lastDevice {
+                lastDevice = observation.pointee.deviceID
+                lastKey = key(lastDevice)
+            }
+            byDevice.add(observation.pointee.sequence, key: lastKey)
         }
         var byToken = KeyedSequences()
         byToken.reserve(requests.count)
@@ -44,27 +51,30 @@ enum BatchIndexRows {
     }
 
     /// One row per bucket, in bucket order, so a batch's rows go into the index in its order.
+    /// The pairs are spread over their buckets first and each bucket's few are sorted alone:
+    /// sorting the whole batch's pairs at once cost twice as much. A bucket's sorted pairs are
+    /// the row's blob as they lie in memory.
     private static func insert(_ keyed: KeyedSequences, batch: Int64, into table: String, db: Database) throws {
         guard !keyed.pairs.isEmpty else { return }
         let statement = try db.cachedStatement(sql: "INSERT INTO \(table) (batch, bucket, entries) VALUES (?, ?, ?)")
         var row = RowInserter(statement, in: db)
-        let pairs = keyed.pairs.sorted { (UInt64(bitPattern: $0.key), $0.sequence) < (UInt64(bitPattern: $1.key), $1.sequence) }
-        var entries: [Int64] = []
-        var start = pairs.startIndex
-        while start < pairs.endIndex {
-            let current = bucket(pairs[start].key)
-            entries.removeAll(keepingCapacity: true)
-            var end = start
-            while end < pairs.endIndex, bucket(pairs[end].key) == current {
-                entries.append(pairs[end].key)
-                entries.append(pairs[end].sequence)
-                end += 1
-            }
+        var starts = [Int](repeating: 0, count: 257)
+        for pair in keyed.pairs { starts[Int(bucket(pair.key)) + 1] += 1 }
+        for index in 1...256 { starts[index] += starts[index - 1] }
+        var next = starts
+        var ordered = keyed.pairs
+        for pair in keyed.pairs {
+            let slot = Int(bucket(pair.key))
+            ordered[next[slot]] = pair
+            next[slot] += 1
+        }
+        for current in 0..<256 where starts[current] < starts[current + 1] {
+            let range = starts[current]..<starts[current + 1]
+            ordered[range].sort { (UInt64(bitPattern: $0.key), $0.sequence) < (UInt64(bitPattern: $1.key), $1.sequence) }
             row.bind(batch)
-            row.bind(current)
-            row.bind(integers: entries)
+            row.bind(Int64(current))
+            ordered[range].withUnsafeBytes { row.bind(pairs: $0) }
             try row.step()
-            start = end
         }
     }
 
@@ -141,7 +151,7 @@ enum BatchIndexRows {
     /// FNV-1a: stable across processes, unlike `Hasher`, and cheap for 64-character tokens.
     static func key(_ text: String) -> Int64 {
         var hash = FNV1a()
-        for byte in text.utf8 { hash.add(byte) }
+        hash.add(text)
         return hash.value
     }
 

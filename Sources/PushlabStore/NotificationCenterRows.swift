@@ -95,11 +95,11 @@ enum NotificationCenterRows {
     /// that takes billions of entries in one millisecond.
     static func entryKey(deviceID: String, bundleID: String, identifier: String) -> Int64 {
         var hash = FNV1a()
-        for byte in deviceID.utf8 { hash.add(byte) }
+        hash.add(deviceID)
         hash.add(0)
-        for byte in bundleID.utf8 { hash.add(byte) }
+        hash.add(bundleID)
         hash.add(0)
-        for byte in identifier.utf8 { hash.add(byte) }
+        hash.add(identifier)
         return hash.value
     }
 

@@ -57,6 +57,15 @@ struct RowInserter: ~Copyable {
         #endif
     }
 
+    /// (key, sequence) pairs, as the batch index stores them: two little-endian integers each.
+    mutating func bind(pairs: UnsafeRawBufferPointer) {
+        #if _endian(little)
+        bind(blob: pairs)
+        #else
+        bind(integers: Array(pairs.bindMemory(to: Int64.self)))
+        #endif
+    }
+
     mutating func bind(blob: [UInt8]) {
         blob.withUnsafeBytes { bind(blob: $0) }
     }

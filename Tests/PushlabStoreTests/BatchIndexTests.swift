@@ -55,6 +55,58 @@ struct BatchIndexTests {
         try await store.close()
     }
 
+    /// Keys are written to disk: the hash of a text must stay FNV-1a over its UTF-8 bytes,
+    /// whether the text is small, large or not ASCII.
+    @Test func aKeyIsTheFNV1aHashOfTheTextsUTF8Bytes() {
+        #expect(BatchIndexRows.key("") == Int64(bitPattern: 0xcbf2_9ce4_8422_2325))
+        #expect(BatchIndexRows.key("a") == Int64(bitPattern: 0xaf63_dc4c_8601_ec8c))
+        #expect(BatchIndexRows.key("foobar") == Int64(bitPattern: 0x8594_4171_f739_67e8))
+        for text in ["phone-1", "bench-000042", String(repeating: "0123456789abcdef", count: 4), "téléphone ☎︎", "\u{1F4F1} phone"] {
+            var state: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in Array(text.utf8) { state = (state ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+            #expect(BatchIndexRows.key(text) == Int64(bitPattern: state), "\(text)")
+        }
+    }
+
+    /// A batch of many devices, each with a push's run of observations, spread over the buckets:
+    /// every bucket's row holds its own keys, sorted by key and then sequence, and each device
+    /// finds exactly its own.
+    @Test func aBatchOfManyDevicesIsIndexedBucketByBucketInOrder() async throws {
+        let lab = TestPushlab()
+        let store = try lab.recordingStore(path: ":memory:")
+        let devices = (0..<3000).map { "device-\($0)" }
+        var batch: [Observation] = []
+        var sequence: Int64 = 0
+        for round in 0..<2 {
+            for (index, device) in devices.enumerated() where (index + round) % 3 != 0 {
+                for _ in 0..<3 {
+                    sequence += 1
+                    batch.append(.badge(sequence, device: device))
+                }
+            }
+        }
+        store.record(batch)
+        try await store.flush()
+        let rows = try await store.database.read { db in try Row.fetchAll(db, sql: "SELECT bucket, entries FROM observationBuckets ORDER BY bucket") }
+        var pairCount = 0
+        for row in rows {
+            let bucket: Int64 = row["bucket"]
+            let blob: Data = row["entries"]
+            let values = blob.withUnsafeBytes { Array($0.bindMemory(to: Int64.self)).map(Int64.init(littleEndian:)) }
+            let pairs = stride(from: 0, to: values.count, by: 2).map { (key: UInt64(bitPattern: values[$0]), sequence: values[$0 + 1]) }
+            #expect(pairs.allSatisfy { Int64($0.key >> 56) == bucket })
+            #expect(zip(pairs, pairs.dropFirst()).allSatisfy { ($0.0.key, $0.0.sequence) < ($0.1.key, $0.1.sequence) })
+            pairCount += pairs.count
+        }
+        #expect(pairCount == batch.count)
+        #expect(rows.count > 8, "spread over buckets")
+        for device in ["device-0", "device-1", "device-2", "device-1234", "device-2999"] {
+            let expected = batch.filter { $0.deviceID == device }.map(\.sequence)
+            #expect(try store.observations(deviceID: device, limit: 100).map(\.sequence) == expected)
+        }
+        try await store.close()
+    }
+
     /// Keys are 64-bit hashes: a row another device's key points at is read and dropped.
     @Test func anotherDevicesRowUnderTheSameKeyIsNotReturned() async throws {
         let lab = TestPushlab()

@@ -50,7 +50,8 @@ enum ObservationChunk {
     /// every use, a twelfth of the encoding.
     private struct Encoder {
         var writer: ChunkWriter
-        private var devices = ChunkStringTable(), bundles = ChunkStringTable(), kinds = ChunkStringTable(), details = ChunkStringTable()
+        private var devices = ChunkStringTable(), bundles = ChunkStringTable(), details = ChunkStringTable()
+        private var kinds = KindTable()
         private var triggers = ChunkStringTable(), collapseIDs = ChunkStringTable(), contentTexts = ChunkStringTable()
         private var previousSequence: Int64 = 0
         private var previousTime: Int64 = 0
@@ -76,7 +77,7 @@ enum ObservationChunk {
             devices.write(observation.pointee.deviceID, to: &writer)
             bundles.write(observation.pointee.bundleID, to: &writer)
             write(observation.pointee.notificationID)
-            kinds.write(observation.pointee.kind.rawValue, to: &writer)
+            kinds.write(observation.pointee.kind, to: &writer)
             // The kind first: matching the case copies the event out.
             if observation.pointee.kind == .notificationCenter, case .notificationCenter(.added, nil, let entry?) = observation.pointee.event {
                 writer.byte(DetailsForm.addedEntry)
@@ -133,6 +134,22 @@ enum ObservationChunk {
             writer.byte(uuid.isLowercase ? IDForm.lowerCaseUUID : IDForm.upperCaseUUID)
             writer.word(uuid.high)
             writer.word(uuid.low)
+        }
+    }
+
+    /// The kinds' string table, searched by kind rather than by text: a push's five kinds took
+    /// turns in a string table's four recent slots, and each one missed them and hashed its text.
+    private struct KindTable {
+        private var known: [ObservationKind] = []
+
+        mutating func write(_ kind: ObservationKind, to writer: inout ChunkWriter) {
+            if let index = known.firstIndex(of: kind) {
+                writer.unsigned(UInt64(index))
+                return
+            }
+            writer.unsigned(UInt64(known.count))
+            writer.text(kind.rawValue)
+            known.append(kind)
         }
     }
 
