@@ -120,6 +120,9 @@ import Testing
         let sequences = calls.flatMap { $0.flatMap { $0.map(\.sequence) } }
         #expect(sequences == sequences.sorted())
         #expect(sequences == h.recorded.map(\.sequence), "the default record(batches:) hands each batch to record(_:)")
+        // Each session numbers its observations at once: no number is skipped or given twice.
+        #expect(zip(sequences, sequences.dropFirst()).allSatisfy { $0.1 == $0.0 + 1 })
+        #expect(h.simulator.lastSequence == sequences.last)
     }
 
     /// `count` alerts queued in one read, for a simulator whose sinks include a recording one.

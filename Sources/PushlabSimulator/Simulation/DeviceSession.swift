@@ -12,7 +12,8 @@ struct DeviceSession {
     var tokenChanges: [TokenChange] = []
     /// Requests apps make to their backends, for the simulator to hand to its sender afterwards.
     var providerRequests: [ProviderRequest] = []
-    private let nextSequence: () -> Int64
+    /// Numbers `count` observations: returns the first of `count` new sequence numbers.
+    private let reserveSequences: (Int) -> Int64
     let newToken: () -> String
 
     enum TokenChange {
@@ -21,18 +22,27 @@ struct DeviceSession {
         case unregister(String, at: EpochMilliseconds)
     }
 
-    init(device: SimulatedDevice, settings: SimulatorSettings, now: EpochMilliseconds, nextSequence: @escaping () -> Int64, newToken: @escaping () -> String = { var ids = APNsIDGenerator(); return ids.hex(bytes: 32) }) {
+    init(device: SimulatedDevice, settings: SimulatorSettings, now: EpochMilliseconds, reserveSequences: @escaping (Int) -> Int64, newToken: @escaping () -> String = { var ids = APNsIDGenerator(); return ids.hex(bytes: 32) }) {
         self.device = device
         self.settings = settings
         self.now = now
-        self.nextSequence = nextSequence
+        self.reserveSequences = reserveSequences
         self.newToken = newToken
         // A push is four or five observations: room for them without growing the array twice.
         observations.reserveCapacity(8)
     }
 
-    /// The observations made so far, handed over without a copy; the session keeps none.
+    /// The observations made so far, numbered and handed over without a copy; the session keeps
+    /// none. Numbered here, all at once: a number an observation took one shared counter's
+    /// update, which the event loops' cores passed back and forth five times a push.
     mutating func takeObservations() -> [Observation] {
+        if !observations.isEmpty {
+            var sequence = reserveSequences(observations.count)
+            for index in observations.indices {
+                observations[index].sequence = sequence
+                sequence += 1
+            }
+        }
         var taken: [Observation] = []
         swap(&taken, &observations)
         return taken
@@ -51,7 +61,7 @@ struct DeviceSession {
     /// An observation about no app of the device (an MDM check-in): `bundleID` names the topic.
     mutating func record(bundleID: String, _ notificationID: String?, _ event: ObservationEvent) {
         observations.append(Observation(
-            sequence: nextSequence(), time: now, deviceID: device.id, bundleID: bundleID, notificationID: notificationID, event: event
+            sequence: 0, time: now, deviceID: device.id, bundleID: bundleID, notificationID: notificationID, event: event
         ))
     }
 
