@@ -109,6 +109,42 @@ import Testing
         #expect(h.recorded.delivered.count == 325, "every push delivered once")
     }
 
+    /// While one sender delivers a batch, another past the drain mark goes on answering instead
+    /// of waiting for the lock, and leaves its pushes queued; the next one to find the lock free
+    /// delivers them.
+    @Test func aSenderPastTheDrainMarkGoesOnWhileAnotherDelivers() throws {
+        let h = try SimulatorHarness(queue: 128)
+        let token = try h.token()
+        let simulator = h.simulator
+        let gate = GateSink()
+        simulator.addSink(gate)
+        simulator.drainQueuedDeliveries(true)
+        simulator.accept([h.acceptedAlert(to: token)])
+        let firstDone = DispatchSemaphore(value: 0)
+        Thread {
+            _ = simulator.deliverQueued(limit: 1)
+            firstDone.signal()
+        }.start()
+        #expect(gate.entered.wait(timeout: .now() + 10) == .success, "the first deliverer holds its batch open")
+
+        let pushes = (1...10).map { h.acceptedAlert(to: token, number: UInt64($0)) }
+        let returned = DispatchSemaphore(value: 0)
+        Thread {
+            simulator.accept(pushes)
+            returned.signal()
+        }.start()
+        let wentOn = returned.wait(timeout: .now() + 5) == .success
+        #expect(wentOn, "the second sender did not wait for the first one's batch")
+        #expect(simulator.queuedDeliveries == 10)
+        gate.release.signal()
+        #expect(firstDone.wait(timeout: .now() + 10) == .success)
+        if !wentOn { _ = returned.wait(timeout: .now() + 10) }
+
+        simulator.accept([h.acceptedAlert(to: token, number: 11)])
+        #expect(simulator.queuedDeliveries == 0, "the lock was free: the sender delivered what waited")
+        #expect(h.recorded.delivered.count == 12)
+    }
+
     /// A worker's turn publishes what its pushes observed in one call, in sequence order, with
     /// each device's observations as their own batch; the same as one call per push would.
     @Test func aTurnPublishesItsPushesObservationsAtOnceInOrder() throws {
@@ -241,5 +277,28 @@ private final class BatchRecordingSink: ObservationSink, @unchecked Sendable {
 
     func record(batches: [[Observation]]) {
         lock.withLock { received.append(batches) }
+    }
+}
+
+/// Holds its first `record(batches:)` until released: the deliverer that publishes it keeps its
+/// batch, and the queue's delivery lock, meanwhile.
+private final class GateSink: ObservationSink, @unchecked Sendable {
+    let entered = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var isFirst = true
+
+    func record(_ observations: [Observation]) {
+        record(batches: [observations])
+    }
+
+    func record(batches: [[Observation]]) {
+        let first = lock.withLock {
+            defer { isFirst = false }
+            return isFirst
+        }
+        guard first else { return }
+        entered.signal()
+        release.wait()
     }
 }

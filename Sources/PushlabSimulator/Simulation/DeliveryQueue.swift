@@ -84,26 +84,36 @@ final class DeliveryQueue: Sendable {
         if draining.load(ordering: .relaxed) != on { draining.store(on, ordering: .relaxed) }
     }
 
-    /// Appends `pushes` in order under one lock, waking the worker at most once; true when the
-    /// queue is at capacity (past `drainMark` while draining) and the caller should deliver a
-    /// batch itself before going on (so a sustained overload slows the sender instead of
-    /// growing memory).
-    func append(pushes: [AcceptedPush]) -> Bool {
-        guard !pushes.isEmpty else { return false }
+    /// What a sender owes the queue after appending to it.
+    enum SenderDuty: Equatable {
+        case none
+        /// Past `drainMark` while draining: deliver a batch, unless another sender is delivering
+        /// already (then that one brings the queue down, and this one goes on answering rather
+        /// than spinning on the lock for the length of the other's batch).
+        case deliverUnlessBusy
+        /// At capacity: deliver a batch, waiting for the other sender if need be, so that a
+        /// sustained overload slows the senders instead of growing memory.
+        case deliver
+    }
+
+    /// Appends `pushes` in order under one lock, waking the worker at most once, and says
+    /// whether the caller should deliver a batch itself before going on.
+    func append(pushes: [AcceptedPush]) -> SenderDuty {
+        guard !pushes.isEmpty else { return .none }
         return append(.pushes(pushes))
     }
 
     /// Appends a broadcast, in order with the pushes around it.
-    func append(broadcast: AcceptedBroadcast) -> Bool {
+    func append(broadcast: AcceptedBroadcast) -> SenderDuty {
         append(.broadcast(broadcast))
     }
 
     /// Appends a tick; one pending tick is enough, the later time covering the earlier.
-    func appendRunDue(until time: EpochMilliseconds) -> Bool {
+    func appendRunDue(until time: EpochMilliseconds) -> SenderDuty {
         append(.runDue(until: time))
     }
 
-    private func append(_ entry: Entry) -> Bool {
+    private func append(_ entry: Entry) -> SenderDuty {
         let (wasEmpty, queued) = incoming.withLock { entries -> (Bool, Int) in
             if case .runDue = entry, case .runDue? = entries.last {
                 entries[entries.count - 1] = entry
@@ -118,13 +128,24 @@ final class DeliveryQueue: Sendable {
             return (before == 0, before + added)
         }
         if wasEmpty { wake() }
-        return queued > (isDraining ? drainMark : capacity)
+        if queued > capacity { return .deliver }
+        return isDraining && queued > drainMark ? .deliverUnlessBusy : .none
     }
 
     /// Delivers up to `limit` items in order through `body`, then calls `finish` before the next
     /// deliverer may start (so what it publishes stays in order); returns how many it delivered.
     func deliver(limit: Int, _ body: (Item) -> Void, finish: () -> Void) -> Int {
         taken.withLock { taken in
+            defer { finish() }
+            return deliver(&taken, limit: limit, body)
+        }
+    }
+
+    /// `deliver(limit:)` if no one else is delivering; nil, at once, if someone is. Waiting for
+    /// the lock spun in the kernel for as long as the other's batch took (the lock is a
+    /// priority-inheriting futex): about 5% of an event loop's time under a long load.
+    func deliverUnlessBusy(limit: Int, _ body: (Item) -> Void, finish: () -> Void) -> Int? {
+        taken.withLockIfAvailable { taken in
             defer { finish() }
             return deliver(&taken, limit: limit, body)
         }

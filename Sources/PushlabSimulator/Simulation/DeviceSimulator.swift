@@ -232,7 +232,19 @@ public final class DeviceSimulator: PushSink, Sendable {
             return
         }
         // Draining, twice what came in, so the queue shrinks by one read's pushes each read.
-        if queue.append(pushes: pushes) { _ = deliverQueued(limit: max(64, pushes.count * (queue.isDraining ? 2 : 1))) }
+        deliver(owing: queue.append(pushes: pushes), to: queue, limit: max(64, pushes.count * (queue.isDraining ? 2 : 1)))
+    }
+
+    private func deliver(owing duty: DeliveryQueue.SenderDuty, to queue: DeliveryQueue, limit: Int) {
+        switch duty {
+        case .none:
+            break
+        case .deliverUnlessBusy:
+            var run = ObservationRun()
+            _ = queue.deliverUnlessBusy(limit: limit, { item in deliver(queued: item, into: &run) }, finish: { publish(&run) })
+        case .deliver:
+            _ = deliverQueued(limit: limit)
+        }
     }
 
     /// The device observes a push at the time APNs accepted it, whenever it is delivered.
@@ -273,7 +285,7 @@ public final class DeviceSimulator: PushSink, Sendable {
             deliver(broadcast)
             return
         }
-        if queue.append(broadcast: broadcast) { _ = deliverQueued(limit: 64) }
+        deliver(owing: queue.append(broadcast: broadcast), to: queue, limit: 64)
     }
 
     private func deliver(_ broadcast: AcceptedBroadcast) {
