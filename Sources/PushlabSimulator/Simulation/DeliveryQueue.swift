@@ -89,9 +89,9 @@ final class DeliveryQueue: Sendable {
     /// What a sender owes the queue after appending to it.
     enum SenderDuty: Equatable {
         case none
-        /// Past `drainMark` while draining: deliver a batch, unless another sender is delivering
-        /// already (then that one brings the queue down, and this one goes on answering rather
-        /// than spinning on the lock for the length of the other's batch).
+        /// Past `drainMark` while draining: deliver a batch, or, if another sender is delivering
+        /// already, owe it to that one and go on answering rather than spin on the lock for the
+        /// length of the other's batch (`deliverUnlessBusy`).
         case deliverUnlessBusy
         /// At capacity: deliver a batch, waiting for the other sender if need be, so that a
         /// sustained overload slows the senders instead of growing memory.
