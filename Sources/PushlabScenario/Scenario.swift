@@ -251,9 +251,7 @@ public struct Scenario: Sendable {
     }
 
     private static func fingerprint(of text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return String(hash, radix: 16)
+        String(FNV1a(text).state, radix: 16)
     }
 
     /// Appends `entry`'s devices; `counting` counts those made since `before` among `total`.

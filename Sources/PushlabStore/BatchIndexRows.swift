@@ -150,9 +150,7 @@ enum BatchIndexRows {
 
     /// FNV-1a: stable across processes, unlike `Hasher`, and cheap for 64-character tokens.
     static func key(_ text: String) -> Int64 {
-        var hash = FNV1a()
-        hash.add(text)
-        return hash.value
+        FNV1a(text).value
     }
 
     /// The key of the token's lower-case hex text, without making the text.

@@ -77,7 +77,7 @@ struct ProviderRequestTests {
         let (h, capture) = try Self.harness()
         try h.change(.foreground)
         let request = try #require(capture.all.first)
-        let seen = try h.during {
+        let seen = h.during {
             h.simulator.recordProviderResponse(ProviderResponse(
                 event: .registered, method: "POST", url: request.url, status: 201, milliseconds: 12, excerpt: "ok", failure: nil, message: nil
             ), for: request)

@@ -1,3 +1,4 @@
+import PushlabCore
 import Hummingbird
 
 /// One file of the dashboard (`Embedded/dashboard/`, compiled into the binary by the EmbedFiles
@@ -26,7 +27,7 @@ struct DashboardFile: Sendable {
         self.name = name
         body = ByteBuffer(string: text)
         contentType = Self.contentType(of: name)
-        etag = "\"\(Self.fnv1a(text.utf8))\""
+        etag = "\"\(Self.hexFingerprint(of: text))\""
     }
 
     static func contentType(of name: String) -> String {
@@ -45,13 +46,8 @@ struct DashboardFile: Sendable {
     static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
     /// FNV-1a, 64 bits, in hex: stable across runs (unlike `Hasher`), enough to tell versions apart.
-    private static func fnv1a(_ bytes: String.UTF8View) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        let hex = String(hash, radix: 16)
+    private static func hexFingerprint(of text: String) -> String {
+        let hex = String(FNV1a(text).state, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 }

@@ -87,7 +87,7 @@ final class DeliveryQueue: Sendable {
     }
 
     /// What a sender owes the queue after appending to it.
-    enum SenderDuty: Equatable {
+    enum SenderDuty {
         case none
         /// Past `drainMark` while draining: deliver a batch, or, if another sender is delivering
         /// already, owe it to that one and go on answering rather than spin on the lock for the
@@ -136,30 +136,28 @@ final class DeliveryQueue: Sendable {
 
     /// Delivers up to `limit` items in order through `body`, then calls `finish` before the next
     /// deliverer may start (so what it publishes stays in order); returns how many it delivered.
-    func deliver(limit: Int, _ body: (Item) -> Void, finish: () -> Void) -> Int {
-        taken.withLock { taken in
-            defer { finish() }
-            return deliverOwing(&taken, limit: limit, body)
+    ///
+    /// `unlessBusy`: if someone else is delivering, returns 0 at once and the batch is owed:
+    /// whoever holds the lock delivers it too before letting go. Waiting for the lock spun in the
+    /// kernel for as long as the other's batch took (the lock is a priority-inheriting futex):
+    /// about 5% of an event loop's time under a long load. Owing the batch rather than dropping
+    /// it keeps the phones at the pace of both senders.
+    func deliver(limit: Int, unlessBusy: Bool = false, _ body: (Item) -> Void, finish: () -> Void) -> Int {
+        guard unlessBusy else {
+            return taken.withLock { taken in deliverOwing(&taken, limit: limit, body, finish: finish) }
         }
-    }
-
-    /// `deliver(limit:)` if no one else is delivering; if someone is, nil at once, and the batch
-    /// is owed: whoever holds the lock delivers it too before letting go. Waiting for the lock
-    /// spun in the kernel for as long as the other's batch took (the lock is a
-    /// priority-inheriting futex): about 5% of an event loop's time under a long load. Owing
-    /// the batch rather than dropping it keeps the phones at the pace of both senders.
-    func deliverUnlessBusy(limit: Int, _ body: (Item) -> Void, finish: () -> Void) -> Int? {
-        let delivered = taken.withLockIfAvailable { taken in
-            defer { finish() }
-            return deliverOwing(&taken, limit: limit, body)
+        if let delivered = taken.withLockIfAvailable({ taken in deliverOwing(&taken, limit: limit, body, finish: finish) }) {
+            return delivered
         }
-        if delivered == nil { owed.add(limit, ordering: .relaxed) }
-        return delivered
+        owed.add(limit, ordering: .relaxed)
+        return 0
     }
 
     /// `limit` items, then what senders that found the lock taken owe, until nothing is owed or
-    /// nothing is left. A batch owed just after the last look waits for the next deliverer.
-    private func deliverOwing(_ taken: inout TakenBatch, limit: Int, _ body: (Item) -> Void) -> Int {
+    /// nothing is left, then `finish`. A batch owed just after the last look waits for the next
+    /// deliverer.
+    private func deliverOwing(_ taken: inout TakenBatch, limit: Int, _ body: (Item) -> Void, finish: () -> Void) -> Int {
+        defer { finish() }
         var count = deliver(&taken, limit: limit, body)
         while owed.load(ordering: .relaxed) > 0 {
             let more = owed.exchange(0, ordering: .relaxed)

@@ -70,15 +70,7 @@ public final class DeviceSimulator: PushSink, Sendable {
     private func shard(_ deviceID: String) -> LockedShard<Shard> { shards[shardIndex(deviceID)] }
 
     private func shardIndex(_ deviceID: String) -> Int {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: stable, unlike hashValue
-        // From the text's storage: a byte at a time through `String.UTF8View` cost more.
-        let read: Void? = deviceID.utf8.withContiguousStorageIfAvailable { bytes in
-            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        }
-        if read == nil {
-            for byte in deviceID.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        }
-        return Int(hash % UInt64(shards.count))
+        Int(FNV1a(deviceID).state % UInt64(shards.count))  // stable, unlike hashValue
     }
 
     /// Runs `body` on one device at the current time, after whatever was due before it and every
@@ -240,10 +232,9 @@ public final class DeviceSimulator: PushSink, Sendable {
         case .none:
             break
         case .deliverUnlessBusy:
-            var run = ObservationRun()
-            _ = queue.deliverUnlessBusy(limit: limit, { item in deliver(queued: item, into: &run) }, finish: { publish(&run) })
+            deliver(from: queue, limit: limit, unlessBusy: true)
         case .deliver:
-            _ = deliverQueued(limit: limit)
+            deliver(from: queue, limit: limit, unlessBusy: false)
         }
     }
 
@@ -345,8 +336,13 @@ public final class DeviceSimulator: PushSink, Sendable {
     /// Delivers up to `limit` queued pushes and ticks, oldest first; how many it delivered.
     public func deliverQueued(limit: Int) -> Int {
         guard let queue = deliveryQueue.load() else { return 0 }
+        return deliver(from: queue, limit: limit, unlessBusy: false)
+    }
+
+    @discardableResult
+    private func deliver(from queue: DeliveryQueue, limit: Int, unlessBusy: Bool) -> Int {
         var run = ObservationRun()
-        return queue.deliver(limit: limit, { item in deliver(queued: item, into: &run) }, finish: { publish(&run) })
+        return queue.deliver(limit: limit, unlessBusy: unlessBusy, { item in deliver(queued: item, into: &run) }, finish: { publish(&run) })
     }
 
     /// While a load outlasts a burst (the worker's `BusyHold.isLongLoad`), the senders bring the
