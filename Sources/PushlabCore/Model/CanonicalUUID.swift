@@ -19,30 +19,37 @@ public struct CanonicalUUID: Hashable, Sendable {
     }
 
     /// The bits of 8-4-4-4-12 hex digits and which letter cases they use; nil for other text.
+    /// Read from the text's storage, a digit at a time without a branch per character class:
+    /// the store parses every observation's notification id, one new id a push.
     static func scan(_ text: String) -> (high: UInt64, low: UInt64, hasUpper: Bool, hasLower: Bool)? {
-        var text = text
-        return text.withUTF8 { bytes in
-            guard bytes.count == textLength else { return nil }
-            var high: UInt64 = 0, low: UInt64 = 0
-            var digits = 0
-            var hasUpper = false, hasLower = false
-            for (index, byte) in bytes.enumerated() {
-                if index == 8 || index == 13 || index == 18 || index == 23 {
-                    guard byte == UInt8(ascii: "-") else { return nil }
-                    continue
-                }
-                let nibble: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10; hasLower = true
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte - UInt8(ascii: "A") + 10; hasUpper = true
-                default: return nil
-                }
-                if digits < 16 { high = high << 4 | UInt64(nibble) } else { low = low << 4 | UInt64(nibble) }
-                digits += 1
-            }
-            return (high, low, hasUpper, hasLower)
+        if let scanned = text.utf8.withContiguousStorageIfAvailable({ scan(bytes: $0) }) { return scanned }
+        return Array(text.utf8).withUnsafeBufferPointer { scan(bytes: $0) }
+    }
+
+    private static func scan(bytes: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64, hasUpper: Bool, hasLower: Bool)? {
+        guard bytes.count == textLength,
+              bytes[8] == UInt8(ascii: "-"), bytes[13] == UInt8(ascii: "-"), bytes[18] == UInt8(ascii: "-"), bytes[23] == UInt8(ascii: "-")
+        else { return nil }
+        var high: UInt64 = 0, low: UInt64 = 0
+        var invalid = false
+        var sawUpper = false, sawLower = false
+        var digits = 0
+        for index in 0..<textLength where index != 8 && index != 13 && index != 18 && index != 23 {
+            let byte = bytes[index]
+            let decimal = byte &- UInt8(ascii: "0")
+            let letter = (byte | 0x20) &- UInt8(ascii: "a")
+            let isDecimal = decimal < 10
+            let isLetter = letter < 6
+            invalid = invalid || !(isDecimal || isLetter)
+            // ASCII letters differ from their other case by bit 0x20 alone, set in lower case.
+            sawUpper = sawUpper || (isLetter && byte & 0x20 == 0)
+            sawLower = sawLower || (isLetter && byte & 0x20 != 0)
+            let nibble = UInt64(isDecimal ? decimal : letter &+ 10)
+            if digits < 16 { high = high << 4 | nibble } else { low = low << 4 | nibble }
+            digits += 1
         }
+        guard !invalid else { return nil }
+        return (high, low, sawUpper, sawLower)
     }
 
     public static let textLength = 36
