@@ -80,11 +80,13 @@ func measure(_ label: String, _ count: Int, waitForWriter: Bool, _ body: (Int) -
 }
 
 var statuses = [Int: Int]()
+var firstRejection: APNsResponse?
 _ = connection.handle(request(0))
 let floor = measure("building the request", total, waitForWriter: store != nil) { index in _ = request(index) }
 let core = measure("building and handling it", total, waitForWriter: store != nil) { index in
     let outcome = connection.handle(request(index))
     statuses[outcome.response?.status ?? 0, default: 0] += 1
+    if firstRejection == nil, let response = outcome.response, response.status != 200 { firstRejection = response }
     // One read's worth of requests is published at a time, as the transport does.
     if index % 100 == 99 { connection.flushRecords() }
 }
@@ -94,6 +96,17 @@ let settleCPU = processCPU()
 simulator.settle()
 print("phones simulated (queued): \(ContinuousClock.now - settleStart), CPU \((processCPU() - settleCPU) / 1e9) s")
 print(String(format: "core alone: %.0f ns/request; statuses %@", core - floor, statuses.description))
+if let firstRejection {
+    // An hour-old token turns the whole run into the 403 path: no phones, no store.
+    let rejected = total - statuses[200, default: 0]
+    let reason = firstRejection.reason.map { " \($0.rawValue)" } ?? ""
+    FileHandle.standardError.write(Data("""
+        warning: \(rejected) of \(total) requests were not accepted (the first: \(firstRejection.status)\(reason)): \
+        these figures are not the phones' and the store's. A provider token lasts an hour: mint a new one \
+        with Benchmarks/mint-jwt.sh.
+
+        """.utf8))
+}
 // Before the `await`: the code after it may go on on another thread.
 let mainThreadCPU = callingThreadCPU()
 let closeStart = ContinuousClock.now
