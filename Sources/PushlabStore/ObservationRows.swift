@@ -32,13 +32,7 @@ enum ObservationRows {
     }
 
     static func decode(_ blob: Data) throws(StoreError) -> [StoredObservation] {
-        do {
-            return try blob.withUnsafeBytes { bytes in try ObservationChunk.decode(bytes) }
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError(.unreadable, "a chunk of saved observations cannot be read: \(error)")
-        }
+        try blob.decodedChunk("a chunk of saved observations", ObservationChunk.decode)
     }
 
     /// The observations at `sequences` (ascending) that `include` keeps, in that order; at most

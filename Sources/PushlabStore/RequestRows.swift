@@ -45,13 +45,7 @@ enum RequestRows {
     }
 
     static func decode(_ blob: Data) throws(StoreError) -> [RequestLog.Entry] {
-        do {
-            return try blob.withUnsafeBytes { bytes in try RequestChunk.decode(bytes) }
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError(.unreadable, "a chunk of saved requests cannot be read: \(error)")
-        }
+        try blob.decodedChunk("a chunk of saved requests", RequestChunk.decode)
     }
 
     /// Moves the rows an older Pushlab wrote one per request into chunks (run once, by migration

@@ -100,4 +100,17 @@ struct NotificationCenterEntryTests {
         #expect(!local.hasIdentifier("reminder-2"))
         #expect(!entry("not-a-uuid").hasIdentifier("not-a-uuid!"))
     }
+
+    @Test func anEntryHandsItsIdentifierOverAsTheUUIDItHolds() {
+        func entry(_ identifier: String, isLocal: Bool = false) -> DeliveredNotification {
+            DeliveredNotification(identifier: identifier, isLocal: isLocal, collapseID: nil, content: NotificationContent(title: "t"), deliveredAt: 1, trigger: "push")
+        }
+        for identifier in ["b0000000-0000-4000-8000-00000000000a", "B0000000-0000-4000-8000-00000000000A", "10000000-0000-4000-8000-000000000001"] {
+            let uuid = entry(identifier).canonicalIdentifier
+            #expect(uuid == CanonicalUUID(identifier))
+            #expect(uuid?.text == identifier, "in the case it came in")
+        }
+        #expect(entry("reminder-1", isLocal: true).canonicalIdentifier == nil)
+        #expect(entry("not-a-uuid").canonicalIdentifier == nil)
+    }
 }

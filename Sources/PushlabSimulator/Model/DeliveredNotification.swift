@@ -82,6 +82,12 @@ public struct DeliveredNotification: Sendable, Equatable {
         shared.textIdentifier ?? CanonicalUUID(high: idHigh, low: idLow, isLowercase: shared.lowercaseID).text
     }
 
+    /// The identifier as the canonical UUID it is (nil: it is no canonical UUID), without reading
+    /// its text: a store writes every entry's.
+    public var canonicalIdentifier: CanonicalUUID? {
+        shared.textIdentifier == nil ? CanonicalUUID(high: idHigh, low: idLow, isLowercase: shared.lowercaseID) : nil
+    }
+
     /// Whether the identifier is `text`, without making the identifier's text: the store asks
     /// for every entry it writes, and the answer is almost always yes.
     public func hasIdentifier(_ text: String?) -> Bool {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Appends the pieces a chunk is made of: LEB128 varints (zig-zag for signed values), raw words
 /// and length-prefixed text.
 struct ChunkWriter {
@@ -92,5 +94,19 @@ struct ChunkReader {
 
     func damaged(_ problem: String) -> StoreError {
         StoreError(.unreadable, "\(what) \(problem) (at byte \(offset) of \(bytes.count))")
+    }
+}
+
+extension Data {
+    /// The blob's bytes, read by `decode`: `withUnsafeBytes` throws untyped errors, so any that is
+    /// not a `StoreError` becomes one saying that `what` cannot be read.
+    func decodedChunk<Decoded>(_ what: String, _ decode: (UnsafeRawBufferPointer) throws(StoreError) -> Decoded) throws(StoreError) -> Decoded {
+        do {
+            return try withUnsafeBytes { bytes in try decode(bytes) }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.unreadable, "\(what) cannot be read: \(error)")
+        }
     }
 }

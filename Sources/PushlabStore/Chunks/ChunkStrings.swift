@@ -16,18 +16,22 @@ struct ChunkStringTable {
             if slot > 0 { recent.swapAt(slot, 0) }
             return
         }
-        let index: UInt64
-        if let known = indexes[text] {
-            index = known
-            writer.unsigned(index)
-        } else {
-            index = UInt64(indexes.count)
-            indexes[text] = index
-            writer.unsigned(index)
-            writer.text(text)
-        }
+        // One hash of the text, found or added (a load test's devices are mostly new to a chunk).
+        var isNew = false
+        let index = Self.index(in: &indexes[text], next: UInt64(indexes.count), isNew: &isNew)
+        writer.unsigned(index)
+        if isNew { writer.text(text) }
         if recent.count == Self.recentCount { recent.removeLast() }
         recent.insert((text, index), at: 0)
+    }
+}
+
+extension ChunkStringTable {
+    private static func index(in slot: inout UInt64?, next: UInt64, isNew: inout Bool) -> UInt64 {
+        if let known = slot { return known }
+        slot = next
+        isNew = true
+        return next
     }
 }
 

@@ -18,13 +18,6 @@ enum ObservationChunk {
     /// Bounds the work of a query that needs one observation of a chunk.
     static let maximumCount = 2048
 
-    private enum IDForm {
-        static let none: UInt8 = 0
-        static let upperCaseUUID: UInt8 = 1
-        static let lowerCaseUUID: UInt8 = 2
-        static let text: UInt8 = 3
-    }
-
     private enum DetailsForm {
         static let json: UInt8 = 0
         static let addedEntry: UInt8 = 1
@@ -55,8 +48,7 @@ enum ObservationChunk {
         private var triggers = ChunkStringTable(), collapseIDs = ChunkStringTable(), contentTexts = ChunkStringTable()
         private var previousSequence: Int64 = 0
         private var previousTime: Int64 = 0
-        /// The last notification id and its encoded form: a push's observations repeat it.
-        private var lastID: (text: String, uuid: CanonicalUUID?)?
+        private var notificationIDs = ChunkNotificationIDs()
         /// Each kind's last details: a load test's banners, deliveries and sounds repeat them, and
         /// comparing events whose strings share storage costs less than writing their JSON.
         /// Kept as three arrays: a search through tuples copied each one it looked at.
@@ -76,14 +68,16 @@ enum ObservationChunk {
             (previousSequence, previousTime) = (observation.pointee.sequence, observation.pointee.time)
             devices.write(observation.pointee.deviceID, to: &writer)
             bundles.write(observation.pointee.bundleID, to: &writer)
-            write(observation.pointee.notificationID)
+            let uuid = notificationIDs.write(observation.pointee.notificationID, to: &writer)
             kinds.write(observation.pointee.kind, to: &writer)
             // The kind first: matching the case copies the event out.
             if observation.pointee.kind == .notificationCenter, case .notificationCenter(.added, nil, let entry?) = observation.pointee.event {
                 writer.byte(DetailsForm.addedEntry)
                 var flags: UInt8 = 0
                 if entry.isLocal { flags |= EntryFlag.isLocal }
-                if !entry.hasIdentifier(observation.pointee.notificationID) { flags |= EntryFlag.ownIdentifier }
+                // Compared as UUIDs when both are: the id was just read as one.
+                let sameID = uuid.flatMap { uuid in entry.canonicalIdentifier.map { $0 == uuid } } ?? entry.hasIdentifier(observation.pointee.notificationID)
+                if !sameID { flags |= EntryFlag.ownIdentifier }
                 if entry.deliveredAt != observation.pointee.time { flags |= EntryFlag.ownTime }
                 if entry.collapseID != nil { flags |= EntryFlag.collapseID }
                 writer.byte(flags)
@@ -112,28 +106,6 @@ enum ObservationChunk {
             detailEvents.append(observation.pointee.event)
             detailTexts.append(text)
             return text
-        }
-
-        private mutating func write(_ notificationID: String?) {
-            guard let notificationID else {
-                writer.byte(IDForm.none)
-                return
-            }
-            let uuid: CanonicalUUID?
-            if let lastID, lastID.text == notificationID {
-                uuid = lastID.uuid
-            } else {
-                uuid = CanonicalUUID(notificationID)
-                lastID = (notificationID, uuid)
-            }
-            guard let uuid else {
-                writer.byte(IDForm.text)
-                writer.text(notificationID)
-                return
-            }
-            writer.byte(uuid.isLowercase ? IDForm.lowerCaseUUID : IDForm.upperCaseUUID)
-            writer.word(uuid.high)
-            writer.word(uuid.low)
         }
     }
 
@@ -170,7 +142,7 @@ enum ObservationChunk {
             time &+= try reader.signed()
             let deviceID = try devices.read(from: &reader)
             let bundleID = try bundles.read(from: &reader)
-            let notificationID = try readID(&reader)
+            let notificationID = try ChunkNotificationIDs.read(from: &reader)
             let kindText = try kinds.read(from: &reader)
             guard let kind = ObservationKind(rawValue: kindText) else { throw reader.damaged("holds observation \(sequence) of an unknown kind \(kindText)") }
             let form = try reader.byte()
@@ -198,16 +170,6 @@ enum ObservationChunk {
         }
         guard reader.isAtEnd else { throw reader.damaged("has bytes after its \(count) observations") }
         return stored
-    }
-
-    private static func readID(_ reader: inout ChunkReader) throws(StoreError) -> String? {
-        switch try reader.byte() {
-        case IDForm.none: return nil
-        case IDForm.text: return try reader.text()
-        case let form where form == IDForm.upperCaseUUID || form == IDForm.lowerCaseUUID:
-            return CanonicalUUID(high: try reader.word(), low: try reader.word(), isLowercase: form == IDForm.lowerCaseUUID).text
-        case let form: throw reader.damaged("holds a notification id of an unknown form \(form)")
-        }
     }
 }
 
