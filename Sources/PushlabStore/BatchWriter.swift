@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import GRDB
 import PushlabSimulator
+import Synchronization
 
 /// The one thread that writes. It takes what was recorded when its `CommitSchedule` says (every
 /// `interval`, sooner when the crash window needs it, at once when a flush or a wait for a
@@ -23,7 +24,9 @@ final class BatchWriter: Sendable {
     /// Used by the writer thread only.
     nonisolated(unsafe) private var fingerprints = SnapshotFingerprints()
     nonisolated(unsafe) private var contentTexts = ContentTexts()
-    nonisolated(unsafe) private var contentIDs = ContentIDs()
+    nonisolated(unsafe) private var notificationLog = NotificationLog()
+    /// Set when another connection changed the log (a reseed): the writer reads it again.
+    private let logChangedElsewhere = Atomic(false)
 
     init(
         database: any DatabaseWriter, path: String, buffer: WriteBuffer, devices: any DeviceStates,
@@ -36,6 +39,12 @@ final class BatchWriter: Sendable {
         self.path = path
         self.buffer = buffer
         self.devices = devices
+    }
+
+    /// Reads what compacting the Notification Center log needs (before `start()`: the thread
+    /// owns it after).
+    func readNotificationLog() throws {
+        try database.read { db in try notificationLog.readIfNeeded(in: db) }
     }
 
     func start() {
@@ -60,6 +69,9 @@ final class BatchWriter: Sendable {
     /// Runs the next batch now instead of at the end of the interval.
     func wake() { wakeUp.signal() }
 
+    /// Another connection rewrote the Notification Center log and its contents.
+    func notificationLogChanged() { logChangedElsewhere.store(true, ordering: .releasing) }
+
     private func run() {
         let clock = ContinuousClock()
         var lastSnapshot = clock.now
@@ -80,7 +92,9 @@ final class BatchWriter: Sendable {
                 tookDevices = true
             }
             // On every core only when the writer has caught up: during a load the cores answer.
-            let (error, trimmed, measured) = write(batch.writes, devicesOnEveryCore: batch.tookEveryObservation)
+            // A flush compacts the Notification Center log whole; closing leaves it for the next run.
+            let compactingAll = !batch.waiters.isEmpty && !batch.isLast
+            let (error, trimmed, measured) = write(batch.writes, devicesOnEveryCore: batch.tookEveryObservation, compactingAll: compactingAll)
             if tookDevices { snapshotSpacing = Self.spacing(after: .seconds(measured.deviceSeconds), interval: deviceInterval) }
             buffer.finish(batch, error: error, trimmed: trimmed, measured: measured, now: clock.now)
             if error == nil, !batch.writes.isEmpty { checkpointer?.committed() }
@@ -94,8 +108,11 @@ final class BatchWriter: Sendable {
 
     /// Commits `writes` in one transaction, timing each part (`WriteCosts` sizes the next batch
     /// from it).
-    private func write(_ writes: PendingWrites, devicesOnEveryCore: Bool) -> (StoreError?, HistoryRetention.TrimmedCounts, WriteCosts.Measured) {
+    private func write(
+        _ writes: PendingWrites, devicesOnEveryCore: Bool, compactingAll: Bool
+    ) -> (StoreError?, HistoryRetention.TrimmedCounts, WriteCosts.Measured) {
         guard !writes.isEmpty else { return (nil, .init(), .init()) }
+        if logChangedElsewhere.exchange(false, ordering: .acquiring) { notificationLog.forget() }
         let clock = ContinuousClock()
         let start = clock.now
         do {
@@ -104,7 +121,7 @@ final class BatchWriter: Sendable {
                 var lap = Lap(clock)
                 let observations = writes.observationsInOrder
                 let requests = writes.requestItems
-                try NotificationCenterRows.apply(observations, contents: &contentIDs, into: db)
+                let logged = try notificationLog.append(observations, in: db)
                 let batch = try BatchIndexRows.insert(observations: observations, requests: requests, into: db)
                 if let batch, writes.observationCount > 0 {
                     try ObservationRows.insert(observations, batch: batch, contents: &contentTexts, into: db)
@@ -113,8 +130,10 @@ final class BatchWriter: Sendable {
                 if let batch, writes.requestCount > 0 { try RequestRows.insert(requests, batch: batch, into: db) }
                 let indexAndRequestSeconds = lap.next()
                 written = try DeviceRows.write(
-                    writes.devices.changes, into: db, contents: &contentIDs, unlessSaved: fingerprints, onEveryCore: devicesOnEveryCore
+                    writes.devices.changes, into: db, log: &notificationLog, unlessSaved: fingerprints, onEveryCore: devicesOnEveryCore
                 )
+                // After the devices: a device removed in this batch takes its entries' contents.
+                try notificationLog.compactIfDue(logged: logged, compactingAll: compactingAll, in: db)
                 let deviceSeconds = lap.next()
                 // In the batch's transaction: a crash keeps both or neither.
                 let trimmed = try retention?.trim(in: db) ?? HistoryRetention.TrimmedCounts()
@@ -127,8 +146,9 @@ final class BatchWriter: Sendable {
             fingerprints.record(written)
             return (nil, trimmed, measured)
         } catch {
-            // Content rows this batch added were rolled back, and their ids may be given again.
-            contentIDs = ContentIDs()
+            // Content rows this batch added were rolled back, and their ids may be given again;
+            // what the log holds is read again.
+            notificationLog.forget()
             return (.cannotWrite(path, error), .init(), .init())
         }
     }

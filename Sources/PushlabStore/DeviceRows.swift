@@ -12,7 +12,7 @@ enum DeviceChange: Sendable {
 /// How device snapshots are written to and read back from the `devices` table: one row per
 /// device changed since the store was seeded from its scenario (`MetaRows.deviceRows`), the
 /// `SimulatedDevice` as JSON (so a new field needs no migration) without its Notification Center
-/// entries, which `NotificationCenterRows` keeps. A device removed since is a row whose JSON is
+/// entries, which `NotificationLog` keeps. A device removed since is a row whose JSON is
 /// `null`. A device without a row is as the scenario makes it: a million generated devices
 /// cost the store nothing until they change.
 enum DeviceRows {
@@ -22,7 +22,7 @@ enum DeviceRows {
     /// skipped. Returns what was written, for the caller to record once the batch commits.
     @discardableResult
     static func write(
-        _ changes: [String: DeviceChange], into db: Database, contents: inout ContentIDs, unlessSaved fingerprints: SnapshotFingerprints? = nil,
+        _ changes: [String: DeviceChange], into db: Database, log: inout NotificationLog, unlessSaved fingerprints: SnapshotFingerprints? = nil,
         onEveryCore: Bool = true
     ) throws -> [SnapshotFingerprints.Written] {
         let upsert = try db.cachedStatement(sql: "INSERT INTO devices (id, json) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET json = excluded.json")
@@ -51,7 +51,7 @@ enum DeviceRows {
             removed.append(id)
             written.append(SnapshotFingerprints.removed(id))
         }
-        try NotificationCenterRows.removeDevices(removed, contents: &contents, in: db)
+        try log.removeDevices(removed, in: db)
         return written
     }
 

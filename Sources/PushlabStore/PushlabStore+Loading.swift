@@ -15,7 +15,7 @@ extension PushlabStore {
     public func load(progress: LoadProgress? = nil) throws(StoreError) -> [SimulatedDevice] {
         let (rows, entries, rowsAreChanges) = try StoreDatabase.read(database, path: path) { db in
             (
-                try DeviceRows.all(in: db, progress: progress), try NotificationCenterRows.all(in: db),
+                try DeviceRows.all(in: db, progress: progress), try NotificationLogReplay.all(in: db),
                 try MetaRows.value(of: MetaRows.deviceRows, in: db) == MetaRows.changesSinceScenario
             )
         }
@@ -63,10 +63,11 @@ extension PushlabStore {
         do {
             try database.write { db in
                 try db.execute(sql: "DELETE FROM devices")
-                try NotificationCenterRows.removeAll(in: db)
+                try NotificationLog.removeAll(in: db)
                 try MetaRows.set(MetaRows.seededScenario, to: fingerprint, in: db)
                 try MetaRows.set(MetaRows.deviceRows, to: MetaRows.changesSinceScenario, in: db)
             }
+            writer.notificationLogChanged()
         } catch {
             throw .cannotWrite(path, error)
         }

@@ -29,7 +29,7 @@ public final class PushlabStore: ObservationSink, RecordCommits, Sendable {
     let database: any DatabaseWriter
     let buffer: WriteBuffer
     let devices: any DeviceStates
-    private let writer: BatchWriter
+    let writer: BatchWriter
     /// The newest observation and request the file held when it was opened: numbering goes on
     /// after them.
     public let savedObservationSequence: Int64
@@ -95,6 +95,11 @@ public final class PushlabStore: ObservationSink, RecordCommits, Sendable {
         savedRequestSequence = lastRequest
         let checkpointer = path == StoreDatabase.inMemoryPath ? nil : try WALCheckpointer(path: path)
         writer = BatchWriter(database: database, path: path, buffer: buffer, devices: devices, retention: retention, checkpointer: checkpointer)
+        do {
+            try writer.readNotificationLog()
+        } catch {
+            throw StoreError(.unreadable, "Cannot read the Notification Center log in \(path): \(error)")
+        }
         checkpointer?.start()
         writer.start()
     }
@@ -134,7 +139,9 @@ public final class PushlabStore: ObservationSink, RecordCommits, Sendable {
     public var statistics: StoreStatistics { buffer.statistics }
 
     /// Writes everything recorded so far, and every device changed so far, and returns once it
-    /// is committed. Throws the batch's error if the commit failed, or `.closed` after `close()`.
+    /// is committed, with the Notification Center log compacted of every entry removed (and
+    /// contents no entry uses). Throws the batch's error if the commit failed, or `.closed`
+    /// after `close()`.
     public func flush() async throws(StoreError) {
         let result = await withCheckedContinuation { continuation in
             if buffer.addFlushWaiter(continuation) { writer.wake() }

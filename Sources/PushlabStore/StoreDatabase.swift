@@ -25,9 +25,10 @@ enum StoreDatabase {
                 configuration.prepareDatabase { db in
                     try db.execute(sql: "PRAGMA synchronous = NORMAL")
                     try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
-                    // 64 MB of pages per connection instead of 2 MB: Notification Center rows and
-                    // the index's last pages are rewritten with every batch, and reading them back
-                    // from the file each time was a tenth of the writer's time.
+                    // 64 MB of pages per connection instead of 2 MB: the index's last pages (and,
+                    // before the Notification Center log, its rows) are rewritten with every
+                    // batch, and reading them back from the file each time was a tenth of the
+                    // writer's time.
                     try db.execute(sql: "PRAGMA cache_size = -65536")
                 }
                 database = try DatabasePool(path: path, configuration: configuration)

@@ -26,8 +26,8 @@ final class WriteBuffer: Sendable {
         /// The server is busy: only the requests were taken, observations wait.
         var isHeld = false
         /// Every observation waiting was taken (the writer has caught up): removed devices may
-        /// join too. A removal deletes the device's Notification Center rows, so it goes after
-        /// the observations that add them.
+        /// join too. A removal takes the device's Notification Center entries (a record of the
+        /// log that drops those before it), so it goes after the observations that add them.
         var tookEveryObservation = false
         /// Saved snapshots hold no entries and join any batch the server is not holding: under a
         /// long load observations always wait, and holding the snapshots back for them left

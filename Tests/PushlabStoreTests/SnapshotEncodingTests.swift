@@ -74,9 +74,9 @@ struct SnapshotEncodingTests {
         try StoreSchema.migrator.migrate(database)
         var device = try busyDevice()
         var fingerprints = SnapshotFingerprints()
-        var contents = ContentIDs()
+        var log = NotificationLog()
         func write(_ device: SimulatedDevice) throws -> Int {
-            let written = try database.write { db in try DeviceRows.write([device.id: .saved(device)], into: db, contents: &contents, unlessSaved: fingerprints) }
+            let written = try database.write { db in try DeviceRows.write([device.id: .saved(device)], into: db, log: &log, unlessSaved: fingerprints) }
             fingerprints.record(written)
             return written.count
         }
@@ -98,16 +98,16 @@ struct SnapshotEncodingTests {
         try StoreSchema.migrator.migrate(database)
         var device = try busyDevice()
         var fingerprints = SnapshotFingerprints()
-        var contents = ContentIDs()
-        fingerprints.record(try database.write { db in try DeviceRows.write([device.id: .saved(device)], into: db, contents: &contents, unlessSaved: fingerprints) })
+        var log = NotificationLog()
+        fingerprints.record(try database.write { db in try DeviceRows.write([device.id: .saved(device)], into: db, log: &log, unlessSaved: fingerprints) })
         device.apps[0].badge += 5
         struct Rollback: Error {}
         // The batch wrote the new snapshot, then failed: the writer records nothing of it.
         _ = try? database.write { db -> Void in
-            #expect(try DeviceRows.write([device.id: .saved(device)], into: db, contents: &contents, unlessSaved: fingerprints).count == 1)
+            #expect(try DeviceRows.write([device.id: .saved(device)], into: db, log: &log, unlessSaved: fingerprints).count == 1)
             throw Rollback()
         }
-        let retry = try database.write { db in try DeviceRows.write([device.id: .saved(device)], into: db, contents: &contents, unlessSaved: fingerprints) }
+        let retry = try database.write { db in try DeviceRows.write([device.id: .saved(device)], into: db, log: &log, unlessSaved: fingerprints) }
         #expect(retry.count == 1, "the rolled-back snapshot is written again")
         let saved = try database.read { db in try String.fetchOne(db, sql: "SELECT json FROM devices") }
         #expect(try JSONDecoder().decode(SimulatedDevice.self, from: Data(try #require(saved).utf8)).apps[0].badge == device.apps[0].badge)
