@@ -167,6 +167,9 @@ struct NotificationLogCompactionTests {
             #expect(throws: StoreError.self) { try Array(bytes.prefix(length)).withUnsafeBytes { try NotificationLogChunk.decode($0) } }
         }
         #expect(throws: StoreError.self) { try (bytes + [0]).withUnsafeBytes { try NotificationLogChunk.decode($0) } }
+        var negative = entry
+        negative.contentID = -1
+        #expect(throws: StoreError.self) { try NotificationLogChunk.encode([.added(negative)]).withUnsafeBytes { try NotificationLogChunk.decode($0) } }
     }
 
     private func observation(_ sequence: Int64, _ device: String, _ bundle: String, _ identifier: String, _ event: ObservationEvent) -> Observation {

@@ -65,7 +65,9 @@ enum NotificationLogChunk {
             bundles.write(entry.bundleID, to: &writer)
             if let uuid { identifiers.write(uuid, to: &writer) } else { identifiers.write(entry.identifier, to: &writer) }
             fields.write(entry.fields, to: &writer)
-            writer.unsigned(entry.contentID.map { UInt64($0) } ?? 0)
+            // A negative id (a damaged row moved from an older table) is written as it is, and
+            // read back as damage rather than trapping here.
+            writer.unsigned(entry.contentID.map { UInt64(bitPattern: $0) } ?? 0)
             count += 1
         }
 
