@@ -15,6 +15,7 @@ from aioapns import NotificationRequest, PushType
 
 from conftest import CERTS, REPO, tool, wait_for_binary
 from test_aioapns import _point_at, key_client
+from test_control_api import call
 from world import DEV_TOKEN, PROD_TOKEN, TOPIC, provider_token
 
 CARA_TOKEN = "5f0e0c3a5b41d1bd56a1dcd0ab2bcb3d4c8a1e7f09a2b6c4d8e0f1a3b5c7d9e1"   # app on screen
@@ -133,6 +134,35 @@ def test_observations_survive_kill_9_and_devices_reload_on_restart(fresh_server,
     after = wait_for(again, lambda s: any(o["notificationId"] == second for o in s), "--device", "ann", db=db)
     new = [o for o in after if o["notificationId"] == second]
     assert new and min(o["sequence"] for o in new) > max(o["sequence"] for o in kept)
+
+
+def test_notification_center_comes_back_after_kill_9_and_after_sigterm(fresh_server, tmp_path):
+    """The store's Notification Center log, replayed: what was added and what the user dismissed."""
+    db = tmp_path / "center.db"
+    srv = fresh_server("--db", str(db), scenario=None)
+    ids = []
+    for text in ("one", "two", "three"):
+        status, apns_id = curl_push(srv.dev_port, DEV_TOKEN, {"aps": {"alert": text}})
+        assert status == 200
+        ids.append(apns_id)
+    status, _ = call(srv, "POST", "/v1/devices/ann/interactions", {"type": "dismiss", "bundleId": TOPIC, "apnsId": ids[1]})
+    assert status == 200
+    wait_for(srv, lambda s: any(o["kind"] == "notificationCenter" and o.get("change") == "removed" for o in s), "--device", "ann", db=db)
+    time.sleep(0.3)   # a batch commits every 100 ms
+    srv.proc.send_signal(signal.SIGKILL)
+    srv.proc.wait(10)
+
+    def center(server) -> list[str]:
+        status, device = call(server, "GET", "/v1/devices/ann")
+        assert status == 200
+        return [entry["identifier"] for app in device["apps"] if app["bundleId"] == TOPIC for entry in app["notificationCenter"]]
+
+    again = fresh_server("--db", str(db), scenario=None)
+    assert center(again) == [ids[0], ids[2]], "the entries, without the dismissed one, ids as APNs answered them"
+    again.proc.send_signal(signal.SIGTERM)
+    again.proc.wait(10)
+    third = fresh_server("--db", str(db), scenario=None)
+    assert center(third) == [ids[0], ids[2]]
 
 
 def test_the_store_keeps_the_newest_history_under_its_limit(fresh_server, tmp_path):
