@@ -12,9 +12,9 @@ public struct Observation: Sendable, Equatable {
     public var notificationID: String?
     public var event: ObservationEvent
     /// A Notification Center removal's entry's `deliveredAt`: with the device, app and
-    /// identifier, the key of the entry's row in a store, which finds the row without an index
-    /// by device. Not part of the observation's JSON or of its equality: what a store reads
-    /// back has none.
+    /// identifier, the key by which a store's log matches the removal to the entry it removes
+    /// (another delivery with the same identifier stays). Not part of the observation's JSON or
+    /// of its equality: what a store reads back has none.
     package var removedEntryDeliveredAt: EpochMilliseconds?
 
     public init(sequence: Int64, time: EpochMilliseconds, deviceID: String, bundleID: String, notificationID: String?, event: ObservationEvent) {
