@@ -32,6 +32,17 @@ struct LocalSchedulingTests {
         #expect(error?.kind == .notFound)
     }
 
+    @Test("What fell due before a call that fails is still observed")
+    func dueBeforeAFailedCall() throws {
+        let h = try SimulatorHarness(.testApp(state: .background))
+        try h.schedule(.alert("soon", .timeInterval(seconds: 60, repeats: false)))
+        // The clock moves on with nothing run; the next call on the device runs what is due first.
+        h.clock.advance(milliseconds: 2 * Fixture.minute)
+        #expect(throws: SimulatorError.self) { try h.simulator.cancelLocal("missing", app: Fixture.bundleID, on: h.deviceID) }
+        #expect(try h.pending().isEmpty, "it fired")
+        #expect(h.all.about("soon").delivered.count == 1, "and its observations were published")
+    }
+
     @Test("Present one at once: shown now, without waiting for its trigger, and not listed")
     func presentNow() throws {
         let h = try SimulatorHarness(.testApp(state: .background))

@@ -145,14 +145,16 @@ import Testing
         #expect(h.recorded.delivered.count == 11)
     }
 
-    /// A worker's turn publishes what its pushes observed in one call, in sequence order, with
-    /// each device's observations as their own batch; the same as one call per push would.
+    /// A worker's turn publishes what its pushes observed in one call, in sequence order, as one
+    /// batch (its sessions append to one array); the same as one call per push would.
     @Test func aTurnPublishesItsPushesObservationsAtOnceInOrder() throws {
         let (h, sink) = try queuedAlerts(10, queue: 1_000)
         #expect(h.simulator.deliverQueued(limit: 10) == 10)
         let calls = sink.calls
         #expect(calls.count == 1)
-        #expect(calls.first?.count == 10, "a batch per push")
+        #expect(calls.first?.count == 1, "one batch for the turn")
+        #expect(calls.first?.first?.count == h.recorded.count, "every push's observations in it")
+        #expect((calls.first?.first ?? []).delivered.count == 10, "the ten pushes'")
         let sequences = calls.flatMap { $0.flatMap { $0.map(\.sequence) } }
         #expect(sequences == sequences.sorted())
         #expect(sequences == h.recorded.map(\.sequence), "the default record(batches:) hands each batch to record(_:)")

@@ -1,13 +1,14 @@
 /// Where observations go as they happen: the store, the event stream, tests.
 public protocol ObservationSink: Sendable {
-    /// A batch from one device, in sequence order. Called without the devices' locks held, but
-    /// possibly while queued pushes are being delivered: do not call back into the simulator.
+    /// A batch in sequence order: one device's, or a run of queued pushes' to many devices.
+    /// Called without the devices' locks held, but possibly while queued pushes are being
+    /// delivered: do not call back into the simulator.
     func record(_ observations: [Observation])
 
-    /// Several devices' batches at once, each as `record(_:)` would get it, the whole in sequence
-    /// order: queued deliveries hand over what a run of pushes observed in one call, so that a
-    /// sink takes its lock once per run instead of once per push. By default, one `record(_:)`
-    /// call a batch.
+    /// Several batches at once, each as `record(_:)` would get it, the whole in sequence order:
+    /// queued deliveries hand over what a run of pushes observed in one call, so that a sink
+    /// takes its lock once per run instead of once per push. By default, one `record(_:)` call a
+    /// batch.
     func record(batches: [[Observation]])
 }
 

@@ -9,8 +9,11 @@ import Synchronization
 /// No threads or I/O here: `deliver(limit:)` is called by the adapter's worker, `settle()` by
 /// anything that reads or changes the devices.
 final class DeliveryQueue: Sendable {
-    enum Item: Sendable {
-        case push(AcceptedPush)
+    /// Handed to whoever delivers, for the length of one call: a push is read where it lies in
+    /// its read's array (a copy of it retained every string it holds, and its memory was a
+    /// tenth of an event loop's delivering).
+    enum Item {
+        case push(UnsafePointer<AcceptedPush>)
         case broadcast(AcceptedBroadcast)
         /// Run everything due up to this time (a real-time tick while pushes were waiting).
         case runDue(until: EpochMilliseconds)
@@ -191,9 +194,19 @@ final class DeliveryQueue: Sendable {
             let item: Item
             switch taken.entries[taken.entry] {
             case .pushes(let pushes):
-                item = .push(pushes[taken.offset])
-                taken.offset += 1
-                if taken.offset == pushes.count { finishEntry(&taken) }
+                let start = taken.offset
+                let end = min(pushes.count, start + limit - count)
+                pushes.withUnsafeBufferPointer { pushes in
+                    for index in start..<end {
+                        taken.delivered += 1
+                        outstanding.subtract(1, ordering: .relaxed)
+                        body(.push(pushes.baseAddress! + index))
+                    }
+                }
+                count += end - start
+                taken.offset = end
+                if end == pushes.count { finishEntry(&taken) }
+                continue
             case .broadcast(let broadcast):
                 item = .broadcast(broadcast)
                 finishEntry(&taken)

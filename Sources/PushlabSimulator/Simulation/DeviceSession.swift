@@ -7,7 +7,11 @@ struct DeviceSession {
     let settings: SimulatorSettings
     /// The simulated time of what happens now (a due event's own time when catching up).
     var now: EpochMilliseconds
-    private(set) var observations: [Observation] = []
+    /// What the session observed, after whatever the array held when it was handed in
+    /// (`observingInto`): a run of queued pushes appends every push's observations to one array.
+    private(set) var observations: [Observation]
+    /// Where this session's own observations start in `observations`.
+    private let firstObservation: Int
     /// Tokens the session issued or retired, for the simulator to tell APNs's world afterwards.
     var tokenChanges: [TokenChange] = []
     /// Requests apps make to their backends, for the simulator to hand to its sender afterwards.
@@ -22,23 +26,33 @@ struct DeviceSession {
         case unregister(String, at: EpochMilliseconds)
     }
 
-    init(device: SimulatedDevice, settings: SimulatorSettings, now: EpochMilliseconds, reserveSequences: @escaping (Int) -> Int64, newToken: @escaping () -> String = { var ids = APNsIDGenerator(); return ids.hex(bytes: 32) }) {
+    /// `observingInto`: an array the session's observations are appended to, moved in and
+    /// handed back by `takeObservations` (a push's own array cost an allocation a push, and one
+    /// more free for the store).
+    init(
+        device: SimulatedDevice, settings: SimulatorSettings, now: EpochMilliseconds, observingInto observations: consuming [Observation] = [],
+        reserveSequences: @escaping (Int) -> Int64, newToken: @escaping () -> String = { var ids = APNsIDGenerator(); return ids.hex(bytes: 32) }
+    ) {
         self.device = device
         self.settings = settings
         self.now = now
         self.reserveSequences = reserveSequences
         self.newToken = newToken
+        self.observations = consume observations
+        firstObservation = self.observations.count
         // A push is four or five observations: room for them without growing the array twice.
-        observations.reserveCapacity(8)
+        if self.observations.capacity - firstObservation < 8 { self.observations.reserveCapacity(firstObservation + 8) }
     }
 
-    /// The observations made so far, numbered and handed over without a copy; the session keeps
-    /// none. Numbered here, all at once: a number an observation took one shared counter's
-    /// update, which the event loops' cores passed back and forth five times a push.
+    /// The array handed in, with the observations made since after it, numbered; handed over
+    /// without a copy, the session keeps none. Numbered here, all at once: a number an
+    /// observation took one shared counter's update, which the event loops' cores passed back
+    /// and forth five times a push.
     mutating func takeObservations() -> [Observation] {
-        if !observations.isEmpty {
-            var sequence = reserveSequences(observations.count)
-            for index in observations.indices {
+        let made = observations.count - firstObservation
+        if made > 0 {
+            var sequence = reserveSequences(made)
+            for index in firstObservation..<observations.count {
                 observations[index].sequence = sequence
                 sequence += 1
             }

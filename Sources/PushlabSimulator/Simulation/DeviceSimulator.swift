@@ -86,8 +86,8 @@ public final class DeviceSimulator: PushSink, Sendable {
         return try runSession(deviceID, at: now, observed: &observations, body)
     }
 
-    /// Runs the session and hands its observations to the caller, who publishes them (a run of
-    /// queued pushes publishes once: `ObservationRun`).
+    /// Runs the session and appends its observations to `observed`, for the caller to publish
+    /// (a run of queued pushes publishes once, and its pushes share one array: `ObservationRun`).
     private func runSession<T: Sendable>(
         _ deviceID: String, at now: EpochMilliseconds, observed: inout [Observation], _ body: (inout DeviceSession) throws(SimulatorError) -> T
     ) throws(SimulatorError) -> T {
@@ -97,7 +97,7 @@ public final class DeviceSimulator: PushSink, Sendable {
             apply(tokenChanges, at: now)
             if !providerRequests.isEmpty { send(providerRequests) }
         }
-        let result: Result<(T, [Observation]), SimulatorError> = shard(deviceID).withLock { shard in
+        let result: Result<T, SimulatorError> = shard(deviceID).withLock { shard in
             // Taken out while the session runs (a vacant device in its place, so the slot is found
             // once and the dictionary never rehashes the id), so the session holds the only
             // reference and its changes (Notification Center, the apps) are made in place
@@ -106,31 +106,28 @@ public final class DeviceSimulator: PushSink, Sendable {
             var device = SimulatedDevice.vacant
             swap(&device, &shard.devices.values[slot])
             let before = device.revisions
-            var session = DeviceSession(device: consume device, settings: settings, now: now, reserveSequences: { [self] count in reserveSequences(count) }, newToken: { [self] in newUniqueToken() })
+            var handedIn: [Observation] = []
+            swap(&handedIn, &observed)
+            var session = DeviceSession(
+                device: consume device, settings: settings, now: now, observingInto: consume handedIn,
+                reserveSequences: { [self] count in reserveSequences(count) }, newToken: { [self] in newUniqueToken() }
+            )
             defer {
                 tokenChanges = session.tokenChanges
                 providerRequests = session.providerRequests
+                // The rules check before they change anything: what a failed session observed
+                // is what ran before the failure (due events), and it still happened.
+                observed = session.takeObservations()
+                store(&session, before: before, at: slot, in: &shard)
             }
             session.runDue(until: now)
-            let value: T
             do throws(SimulatorError) {
-                value = try body(&session)
+                return .success(try body(&session))
             } catch {
-                // The rules check before they change anything; what ran before the failure
-                // (due events) still happened.
-                store(&session, before: before, at: slot, in: &shard)
                 return .failure(error)
             }
-            store(&session, before: before, at: slot, in: &shard)
-            return .success((value, session.takeObservations()))
         }
-        switch result {
-        case .success(let (value, observations)):
-            observed = observations
-            return value
-        case .failure(let error):
-            throw error
-        }
+        return try result.get()
     }
 
     // MARK: Provider backends
@@ -216,9 +213,11 @@ public final class DeviceSimulator: PushSink, Sendable {
     public func accept(_ pushes: [AcceptedPush]) {
         guard let queue = deliveryQueue.load() else {
             var run = ObservationRun()
-            for push in pushes {
-                deliver(push, into: &run)
-                if run.isFull { publish(&run) }
+            pushes.withUnsafeBufferPointer { pushes in
+                for index in pushes.indices {
+                    deliver(pushes.baseAddress! + index, into: &run)
+                    if run.isFull { publish(&run) }
+                }
             }
             publish(&run)
             return
@@ -238,34 +237,34 @@ public final class DeviceSimulator: PushSink, Sendable {
         }
     }
 
-    /// The device observes a push at the time APNs accepted it, whenever it is delivered.
-    private func deliver(_ push: AcceptedPush, into run: inout ObservationRun) {
-        guard let deviceID = push.deviceID else { return }
-        let expiresAt = Self.expiry(of: push, storage: settings.storageMilliseconds)
-        let (content, sharedEntry) = payloadContents.read(push)
-        var observed: [Observation] = []
-        defer { run.add(observed) }
-        try? runSession(deviceID, at: push.receivedAt, observed: &observed) { session throws(SimulatorError) in
-            guard let app = session.device.appIndex(token: push.deviceToken) else {
-                if session.device.mdm?.token == push.deviceToken, let content {
+    /// The device observes a push at the time APNs accepted it, whenever it is delivered. Read
+    /// where it lies (`DeliveryQueue.Item`).
+    private func deliver(_ push: UnsafePointer<AcceptedPush>, into run: inout ObservationRun) {
+        guard let deviceID = push.pointee.deviceID else { return }
+        let expiresAt = Self.expiry(of: push.pointee, storage: settings.storageMilliseconds)
+        let (content, sharedEntry) = payloadContents.read(push.pointee)
+        run.makeRoom()
+        try? runSession(deviceID, at: push.pointee.receivedAt, observed: &run.observations) { session throws(SimulatorError) in
+            guard let app = session.device.appIndex(token: push.pointee.deviceToken) else {
+                if session.device.mdm?.token == push.pointee.deviceToken, let content {
                     session.receiveMDM(PendingPush(
-                        apnsID: push.apnsID, receivedAt: push.receivedAt, pushType: push.pushType, priority: push.priority,
-                        expiresAt: expiresAt, collapseID: nil, content: content, token: push.deviceToken
+                        apnsID: push.pointee.apnsID, receivedAt: push.pointee.receivedAt, pushType: push.pointee.pushType, priority: push.pointee.priority,
+                        expiresAt: expiresAt, collapseID: nil, content: content, token: push.pointee.deviceToken
                     ))
                 }
                 return
             }
             guard let content, content.userInfo.isObject else {
-                session.record(app, push.apnsID, .dropped(.unreadablePayload, message: "The payload is not a JSON object; APNs accepted it, the device cannot read it."))
+                session.record(app, push.pointee.apnsID, .dropped(.unreadablePayload, message: "The payload is not a JSON object; APNs accepted it, the device cannot read it."))
                 return
             }
             let pending = PendingPush(
-                apnsID: push.apnsID, receivedAt: push.receivedAt, pushType: push.pushType, priority: push.priority,
-                expiresAt: expiresAt, collapseID: push.collapseID, content: content,
-                token: push.pushType == .alert || push.pushType == .background ? nil : push.deviceToken, sharedEntry: sharedEntry,
-                apnsUUID: push.apnsIDValue.canonical
+                apnsID: push.pointee.apnsID, receivedAt: push.pointee.receivedAt, pushType: push.pointee.pushType, priority: push.pointee.priority,
+                expiresAt: expiresAt, collapseID: push.pointee.collapseID, content: content,
+                token: push.pointee.pushType == .alert || push.pointee.pushType == .background ? nil : push.pointee.deviceToken, sharedEntry: sharedEntry,
+                apnsUUID: push.pointee.apnsIDValue.canonical
             )
-            session.receive(pending, app: app, expiration: push.expiration, deliverable: push.isDeliverable)
+            session.receive(pending, app: app, expiration: push.pointee.expiration, deliverable: push.pointee.isDeliverable)
         }
     }
 
