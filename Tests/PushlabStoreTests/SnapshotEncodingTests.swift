@@ -69,6 +69,23 @@ struct SnapshotEncodingTests {
         #expect(throws: EncodingError.self) { try StreamingJSONEncoder.encode([Double.nan]) }
     }
 
+    @Test func aNumberThatIsNotJSONIsReportedWithItsPath() throws {
+        struct Reading: Encodable { var value: Double }
+        struct Sensor: Encodable { var name = "a"; var readings: [String: Reading] }
+        struct Site: Encodable { var first: Sensor; var second: Sensor }
+        let site = Site(first: Sensor(readings: ["r": Reading(value: 1)]), second: Sensor(readings: ["r": Reading(value: .infinity)]))
+        do {
+            _ = try StreamingJSONEncoder.encode(site)
+            Issue.record("an infinite number was encoded")
+        } catch EncodingError.invalidValue(_, let context) {
+            #expect(context.codingPath.map(\.stringValue) == ["second", "readings", "r", "value"])
+        }
+        let numbers: [Int64] = [0, -7, Int64.min, Int64.max, 1_000_000]
+        #expect(String(decoding: try StreamingJSONEncoder.encode(numbers), as: UTF8.self) == "[0,-7,-9223372036854775808,9223372036854775807,1000000]")
+        #expect(String(decoding: try StreamingJSONEncoder.encode([UInt64.max]), as: UTF8.self) == "[18446744073709551615]")
+        #expect(String(decoding: try StreamingJSONEncoder.encode([true, false]), as: UTF8.self) == "[true,false]")
+    }
+
     @Test func anUnchangedDeviceIsNotWrittenAgainUntilItChanges() throws {
         let database = try DatabaseQueue()
         try StoreSchema.migrator.migrate(database)

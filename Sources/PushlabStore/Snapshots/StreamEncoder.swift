@@ -2,7 +2,7 @@
 struct StreamEncoder: Encoder {
     let stream: JSONByteStream
     let depth: Int
-    let codingPath: [any CodingKey]
+    var codingPath: [any CodingKey] { stream.codingPath(at: depth) }
     /// Snapshots leave out what decoding restores unasked (`AppInstall.implements`).
     var userInfo: [CodingUserInfoKey: Any] { Self.snapshotUserInfo }
 
@@ -10,23 +10,23 @@ struct StreamEncoder: Encoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         stream.openContainer(isObject: true, depth: depth)
-        return KeyedEncodingContainer(StreamKeyedContainer(stream: stream, depth: depth, codingPath: codingPath))
+        return KeyedEncodingContainer(StreamKeyedContainer(stream: stream, depth: depth))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
         stream.openContainer(isObject: false, depth: depth)
-        return StreamUnkeyedContainer(stream: stream, depth: depth, codingPath: codingPath)
+        return StreamUnkeyedContainer(stream: stream, depth: depth)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        StreamSingleValueContainer(stream: stream, depth: depth, codingPath: codingPath)
+        StreamSingleValueContainer(stream: stream, depth: depth)
     }
 }
 
 extension JSONByteStream {
     /// Any value: the standard library's scalars are written as JSON scalars (arrays and sets
     /// of them reach here through the generic entry points), everything else encodes itself.
-    func encodeAny<T: Encodable>(_ value: T, depth: Int, codingPath: [any CodingKey]) throws {
+    func encodeAny<T: Encodable>(_ value: T, depth: Int) throws {
         // Metatype comparisons, not `as?` casts: a cast per field cost more than writing it.
         if T.self == String.self { return string(unsafeBitCast(value, to: String.self)) }
         if T.self == Bool.self { return bool(unsafeBitCast(value, to: Bool.self)) }
@@ -40,18 +40,24 @@ extension JSONByteStream {
         if T.self == UInt32.self { return integer(unsafeBitCast(value, to: UInt32.self)) }
         if T.self == UInt16.self { return integer(unsafeBitCast(value, to: UInt16.self)) }
         if T.self == UInt8.self { return integer(unsafeBitCast(value, to: UInt8.self)) }
-        if T.self == Double.self { return try double(unsafeBitCast(value, to: Double.self), codingPath: codingPath) }
-        if T.self == Float.self { return try double(Double(unsafeBitCast(value, to: Float.self)), codingPath: codingPath) }
-        try encodeValue(value, depth: depth, codingPath: codingPath)
+        if T.self == Double.self { return try double(unsafeBitCast(value, to: Double.self), codingPath: codingPath(at: depth)) }
+        if T.self == Float.self { return try double(Double(unsafeBitCast(value, to: Float.self)), codingPath: codingPath(at: depth)) }
+        try encodeValue(value, depth: depth)
     }
 }
 
 struct StreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let stream: JSONByteStream
     let depth: Int
-    let codingPath: [any CodingKey]
+    var codingPath: [any CodingKey] { stream.codingPath(at: depth) }
 
     private func begin(_ key: Key) { stream.beginElement(in: depth, key: key.stringValue) }
+
+    /// Begins an element whose value writes itself (at `depth + 1`, under `key`).
+    private func enter(_ key: Key) {
+        begin(key)
+        stream.enter(key, below: depth)
+    }
 
     mutating func encodeNil(forKey key: Key) throws { begin(key); stream.null() }
     mutating func encode(_ value: Bool, forKey key: Key) throws { begin(key); stream.bool(value) }
@@ -70,43 +76,48 @@ struct StreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: UInt64, forKey key: Key) throws { begin(key); stream.integer(value) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        begin(key)
-        try stream.encodeAny(value, depth: depth + 1, codingPath: codingPath + [key])
+        enter(key)
+        try stream.encodeAny(value, depth: depth + 1)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        begin(key)
-        return StreamEncoder(stream: stream, depth: depth + 1, codingPath: codingPath + [key]).container(keyedBy: keyType)
+        enter(key)
+        return StreamEncoder(stream: stream, depth: depth + 1).container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        begin(key)
-        return StreamEncoder(stream: stream, depth: depth + 1, codingPath: codingPath + [key]).unkeyedContainer()
+        enter(key)
+        return StreamEncoder(stream: stream, depth: depth + 1).unkeyedContainer()
     }
 
     mutating func superEncoder() -> any Encoder { superEncoder(forKey: Key(stringValue: "super")!) }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
-        begin(key)
-        return StreamEncoder(stream: stream, depth: depth + 1, codingPath: codingPath + [key])
+        enter(key)
+        return StreamEncoder(stream: stream, depth: depth + 1)
     }
 }
 
 struct StreamUnkeyedContainer: UnkeyedEncodingContainer {
     let stream: JSONByteStream
     let depth: Int
-    let codingPath: [any CodingKey]
+    var codingPath: [any CodingKey] { stream.codingPath(at: depth) }
     private(set) var count = 0
 
-    init(stream: JSONByteStream, depth: Int, codingPath: [any CodingKey]) {
+    init(stream: JSONByteStream, depth: Int) {
         self.stream = stream
         self.depth = depth
-        self.codingPath = codingPath
     }
 
     private mutating func begin() {
         stream.beginElement(in: depth, key: nil)
         count += 1
+    }
+
+    /// Begins an element whose value writes itself (at `depth + 1`; an element adds no key).
+    private mutating func enter() {
+        begin()
+        stream.enter(nil, below: depth)
     }
 
     mutating func encodeNil() throws { begin(); stream.null() }
@@ -117,23 +128,23 @@ struct StreamUnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: Int64) throws { begin(); stream.integer(value) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        begin()
-        try stream.encodeAny(value, depth: depth + 1, codingPath: codingPath)
+        enter()
+        try stream.encodeAny(value, depth: depth + 1)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        begin()
-        return StreamEncoder(stream: stream, depth: depth + 1, codingPath: codingPath).container(keyedBy: keyType)
+        enter()
+        return StreamEncoder(stream: stream, depth: depth + 1).container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        begin()
-        return StreamEncoder(stream: stream, depth: depth + 1, codingPath: codingPath).unkeyedContainer()
+        enter()
+        return StreamEncoder(stream: stream, depth: depth + 1).unkeyedContainer()
     }
 
     mutating func superEncoder() -> any Encoder {
-        begin()
-        return StreamEncoder(stream: stream, depth: depth + 1, codingPath: codingPath)
+        enter()
+        return StreamEncoder(stream: stream, depth: depth + 1)
     }
 }
 
@@ -141,7 +152,7 @@ struct StreamUnkeyedContainer: UnkeyedEncodingContainer {
 struct StreamSingleValueContainer: SingleValueEncodingContainer {
     let stream: JSONByteStream
     let depth: Int
-    let codingPath: [any CodingKey]
+    var codingPath: [any CodingKey] { stream.codingPath(at: depth) }
 
     mutating func encodeNil() throws { stream.close(deeperThan: depth); stream.null() }
     mutating func encode(_ value: Bool) throws { stream.close(deeperThan: depth); stream.bool(value) }
@@ -152,6 +163,6 @@ struct StreamSingleValueContainer: SingleValueEncodingContainer {
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         stream.close(deeperThan: depth)
-        try stream.encodeAny(value, depth: depth, codingPath: codingPath)
+        try stream.encodeAny(value, depth: depth)
     }
 }

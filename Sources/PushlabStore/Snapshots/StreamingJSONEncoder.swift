@@ -11,7 +11,7 @@
 enum StreamingJSONEncoder {
     static func encode(_ value: some Encodable) throws -> [UInt8] {
         let stream = JSONByteStream()
-        try stream.encodeValue(value, depth: 0, codingPath: [])
+        try stream.encodeValue(value, depth: 0)
         stream.close(deeperThan: 0)
         return stream.bytes
     }
@@ -24,6 +24,10 @@ final class JSONByteStream {
     @exclusivity(unchecked) private(set) var bytes: [UInt8] = []
     /// Whether each open container is an object (else an array) and has an element yet.
     @exclusivity(unchecked) private var open: [(isObject: Bool, hasElements: Bool)] = []
+    /// The key each value being written was given, by depth (nil for an array's element): a
+    /// value's coding path, made only if asked for. A path built for every nested value was an
+    /// allocation each.
+    @exclusivity(unchecked) private var keys: [(any CodingKey)?] = []
 
     init() {
         bytes.reserveCapacity(2048)
@@ -54,23 +58,59 @@ final class JSONByteStream {
         }
     }
 
+    /// The value about to be written at `depth + 1` goes under `key` (nil: an array's element).
+    func enter(_ key: (any CodingKey)?, below depth: Int) {
+        if keys.count > depth {
+            keys.removeSubrange(depth...)
+        } else {
+            while keys.count < depth { keys.append(nil) }
+        }
+        keys.append(key)
+    }
+
+    /// The coding path of the value being written at `depth`.
+    func codingPath(at depth: Int) -> [any CodingKey] {
+        keys.prefix(depth).compactMap { $0 }
+    }
+
     /// A value at `depth`: its own container (if any) goes at that index.
-    func encodeValue(_ value: some Encodable, depth: Int, codingPath: [any CodingKey]) throws {
+    func encodeValue(_ value: some Encodable, depth: Int) throws {
         let start = bytes.count
-        try value.encode(to: StreamEncoder(stream: self, depth: depth, codingPath: codingPath))
+        try value.encode(to: StreamEncoder(stream: self, depth: depth))
         // A value that wrote nothing is an empty object, as Foundation's encoder has it.
         if bytes.count == start { bytes.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}")]) }
     }
 
-    func null() { bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C]) }
+    private func ascii(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
 
-    func bool(_ value: Bool) { bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8)) }
+    func null() { ascii("null") }
 
-    func integer(_ value: some BinaryInteger) { bytes.append(contentsOf: value.description.utf8) }
+    func bool(_ value: Bool) { value ? ascii("true") : ascii("false") }
 
-    func double(_ value: Double, codingPath: [any CodingKey]) throws {
+    /// Digits written in place: `description` made a string a number.
+    func integer(_ value: some BinaryInteger) {
+        guard let magnitude = UInt64(exactly: value.magnitude) else {
+            bytes.append(contentsOf: value.description.utf8)
+            return
+        }
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var rest = magnitude
+            var first = digits.count
+            repeat {
+                first -= 1
+                digits[first] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[first...]))
+        }
+    }
+
+    func double(_ value: Double, codingPath: @autoclosure () -> [any CodingKey]) throws {
         guard value.isFinite else {
-            throw EncodingError.invalidValue(value, .init(codingPath: codingPath, debugDescription: "\(value) is not a JSON number"))
+            throw EncodingError.invalidValue(value, .init(codingPath: codingPath(), debugDescription: "\(value) is not a JSON number"))
         }
         if value == value.rounded(), abs(value) < 1e15 {
             integer(Int64(value))
@@ -80,13 +120,23 @@ final class JSONByteStream {
     }
 
     func string(_ text: String) {
+        var text = text
+        text.withUTF8 { string(utf8: $0) }
+    }
+
+    private func string(utf8 text: UnsafeBufferPointer<UInt8>) {
         bytes.append(UInt8(ascii: "\""))
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            bytes.append(contentsOf: text.utf8)
+        var plain = true
+        for byte in text where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            plain = false
+            break
+        }
+        if plain {
+            bytes.append(contentsOf: text)
             bytes.append(UInt8(ascii: "\""))
             return
         }
-        for byte in text.utf8 {
+        for byte in text {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
             case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
