@@ -185,6 +185,20 @@ import Testing
         #expect(observations.reduce(0, +) == h.recorded.count)
     }
 
+    /// A run makes room for what can join it: a full run's for a worker's turn, a push's for one
+    /// push delivered at once (an array of 576 observations a push would be 78 KB).
+    @Test func aRunMakesRoomForThePushesThatCanJoinIt() {
+        var single = ObservationRun(pushes: 1)
+        single.makeRoom()
+        #expect(single.observations.capacity >= 8 && single.observations.capacity < ObservationRun.limit)
+        var turn = ObservationRun()
+        turn.makeRoom()
+        #expect(turn.observations.capacity >= ObservationRun.limit + 64)
+        var unbounded = ObservationRun(pushes: .max)
+        unbounded.makeRoom()
+        #expect(unbounded.observations.capacity >= ObservationRun.limit + 64)
+    }
+
     @Test func theAnswersOfOneReadAreHandedOverAtOnce() throws {
         let h = try SimulatorHarness(queue: 10)
         let token = try h.token()

@@ -7,16 +7,24 @@
 struct ObservationRun {
     /// Appended to by each session of the run, in order.
     var observations: [Observation] = []
+    /// The room `makeRoom` makes: a full run and the push that ends it, or less when the run is
+    /// known to be short (one read's pushes delivered at once).
+    private let room: Int
 
     /// About as many observations as a delivery worker's turn of 64 pushes makes.
     static let limit = 512
 
+    /// `pushes`: at most how many pushes join the run, when that is known.
+    init(pushes: Int? = nil) {
+        room = min(Self.limit + 64, max(8, min(pushes ?? Self.limit, Self.limit) * 8))
+    }
+
     var isFull: Bool { observations.count >= Self.limit }
 
-    /// Room for a full run and the push that ends it, so that the array does not grow push by
-    /// push; called before each push joins.
+    /// Room for the run, so that the array does not grow push by push; called before each push
+    /// joins.
     mutating func makeRoom() {
-        if observations.capacity == 0 { observations.reserveCapacity(Self.limit + 64) }
+        if observations.capacity == 0 { observations.reserveCapacity(room) }
     }
 
     /// The observations so far, as one batch, leaving the run empty; nil when there are none.

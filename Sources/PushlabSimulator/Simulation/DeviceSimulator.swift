@@ -212,7 +212,7 @@ public final class DeviceSimulator: PushSink, Sendable {
     /// One hand-over (one lock, at most one wake-up) for all the pushes of one read.
     public func accept(_ pushes: [AcceptedPush]) {
         guard let queue = deliveryQueue.load() else {
-            var run = ObservationRun()
+            var run = ObservationRun(pushes: pushes.count)
             pushes.withUnsafeBufferPointer { pushes in
                 for index in pushes.indices {
                     deliver(pushes.baseAddress! + index, into: &run)
@@ -340,7 +340,7 @@ public final class DeviceSimulator: PushSink, Sendable {
 
     @discardableResult
     private func deliver(from queue: DeliveryQueue, limit: Int, unlessBusy: Bool) -> Int {
-        var run = ObservationRun()
+        var run = ObservationRun(pushes: limit)
         return queue.deliver(limit: limit, unlessBusy: unlessBusy, { item in deliver(queued: item, into: &run) }, finish: { publish(&run) })
     }
 
