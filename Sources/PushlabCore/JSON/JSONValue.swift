@@ -156,6 +156,12 @@ public struct JSONWriter {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     private mutating func string(_ text: String) {
+        Self.appendString(text, to: &bytes)
+    }
+
+    /// `text` as a JSON string literal, appended to `bytes` (the store's snapshot encoder writes
+    /// its strings with it too).
+    public static func appendString(_ text: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         // Most text needs no escaping: copy it whole, through its contiguous UTF-8 (the
         // generic `utf8.contains(where:)` was a large part of the store writer's time).
@@ -177,7 +183,7 @@ public struct JSONWriter {
             case UInt8(ascii: "\r"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
             case UInt8(ascii: "\t"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
             case 0..<0x20:
-                bytes += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0xF)]]
+                bytes += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]]
             default:
                 bytes.append(byte)  // UTF-8 multi-byte sequences pass through whole
             }

@@ -1,3 +1,5 @@
+import PushlabCore
+
 /// Encodes an `Encodable` value straight into JSON bytes, field by field, with no tree in between.
 ///
 /// Foundation's `JSONEncoder` builds a dictionary per keyed container before it writes a byte;
@@ -119,36 +121,6 @@ final class JSONByteStream {
         }
     }
 
-    func string(_ text: String) {
-        var text = text
-        text.withUTF8 { string(utf8: $0) }
-    }
-
-    private func string(utf8 text: UnsafeBufferPointer<UInt8>) {
-        bytes.append(UInt8(ascii: "\""))
-        var plain = true
-        for byte in text where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-            plain = false
-            break
-        }
-        if plain {
-            bytes.append(contentsOf: text)
-            bytes.append(UInt8(ascii: "\""))
-            return
-        }
-        for byte in text {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
+    /// Escaped as the observations' JSON is (`JSONWriter`).
+    func string(_ text: String) { JSONWriter.appendString(text, to: &bytes) }
 }
