@@ -16,7 +16,8 @@ struct ObservationRun {
 
     /// `pushes`: at most how many pushes join the run, when that is known.
     init(pushes: Int? = nil) {
-        room = min(Self.limit + 64, max(8, min(pushes ?? Self.limit, Self.limit) * 8))
+        let joining = min(pushes ?? Self.limit, Self.limit)
+        room = min(Self.limit + 64, max(1, joining) * 8)
     }
 
     var isFull: Bool { observations.count >= Self.limit }
