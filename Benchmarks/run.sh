@@ -543,17 +543,23 @@ awk '/^\|---/ { next }
 if ((ROUNDS > 1)); then echo; echo "round-to-round spread (1 - min/max req/s): $SPREAD"; fi
 
 # --devices: what the simulator did with the load. Every accepted push must have reached its
-# phone (a "delivered" observation each), and the catch-up times give the rate pushlab sustains
-# when every push is simulated and stored, for a load longer than the queue holds.
+# phone (a "delivered" observation each), the store must have shed nothing unwritten (under the
+# default history limit), and the catch-up times give the rate pushlab sustains when every push
+# is simulated and stored, for a load longer than the queue holds.
 SIMULATED=""
 if ((DEVICES > 0)); then
     metrics=$(curl -s --max-time 10 "http://127.0.0.1:$PUSHLAB_CONTROL_PORT/metrics" || true)
     accepted=$(awk '/^pushlab_apns_accepted_total[ {]/ { s += $NF } END { printf "%d", s }' <<<"$metrics")
     delivered=$(awk '/^pushlab_observations_total\{.*kind="delivered"/ { s += $NF } END { printf "%d", s }' <<<"$metrics")
-    SIMULATED="$accepted pushes accepted, $delivered delivered to simulated phones"
+    shed=$(awk '/^pushlab_store_shed_items / { printf "%d", $NF }' <<<"$metrics")
+    SIMULATED="$accepted pushes accepted, $delivered delivered to simulated phones, ${shed:-?} records shed by the store"
     if ((accepted == 0 || accepted != delivered)); then
         SIMULATED+=" (MISMATCH)"
         echo "not every accepted push reached the simulator"
+        VERDICT="target ${TARGET}: FAIL"
+    fi
+    if [[ ${shed:-x} != 0 ]]; then
+        echo "the store shed records it could not write in time (or did not say how many)"
         VERDICT="target ${TARGET}: FAIL"
     fi
     echo "simulator: $SIMULATED"

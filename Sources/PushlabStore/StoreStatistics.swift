@@ -16,6 +16,9 @@ public struct StoreStatistics: Sendable, Equatable {
     public var trimmedObservations = 0
     /// Saved requests deleted as older than the store's history limit.
     public var trimmedRequests = 0
+    /// Observations and requests shed before they were written, because more than the history
+    /// limit (and its slack) waited: the store could not keep pace. Counted as trimmed too.
+    public var shedItems = 0
     public var lastError: StoreError?
     /// The longest a request can have waited to be committed, over every batch: from the take
     /// before its batch to the end of its commit. What a `kill -9` could have lost, measured.

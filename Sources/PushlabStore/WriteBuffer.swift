@@ -147,11 +147,13 @@ final class WriteBuffer: Sendable {
         if retention.isExceeded(by: state.pending.observationCount) {
             let taken = state.pending.shedObservations(keeping: retention.limit)
             state.statistics.trimmedObservations += taken.count
+            state.statistics.shedItems += taken.count
             shed.observations = taken.chunks
         }
         if retention.isExceeded(by: state.pending.requestCount) {
             let taken = state.pending.shedRequests(keeping: retention.limit)
             state.statistics.trimmedRequests += taken.count
+            state.statistics.shedItems += taken.count
             shed.requests = taken.chunks
         }
         return shed

@@ -89,6 +89,7 @@ struct HistoryRetentionTests {
         }
         #expect(buffer.unwritten.requests.map(\.sequence) == Array(4...9))
         #expect(buffer.statistics.trimmedObservations == 4 && buffer.statistics.trimmedRequests == 3)
+        #expect(buffer.statistics.shedItems == 7)
         #expect(buffer.statistics.droppedItems == 0)
     }
 
@@ -102,6 +103,7 @@ struct HistoryRetentionTests {
         buffer.finish(batch, error: StoreError(.cannotWrite, "disk full"), trimmed: .init())
         #expect(buffer.unwritten.observations.map(\.sequence) == Array(5...12))
         #expect(buffer.statistics.trimmedObservations == 4 && buffer.statistics.droppedItems == 0)
+        #expect(buffer.statistics.shedItems == 4)
         #expect(buffer.statistics.failedBatches == 1)
     }
 
@@ -113,7 +115,7 @@ struct HistoryRetentionTests {
             try await store.flush()
         }
         #expect(try store.observations(limit: 100).count == 20)
-        #expect(store.statistics.trimmedObservations == 0)
+        #expect(store.statistics.trimmedObservations == 0 && store.statistics.shedItems == 0)
         try await store.close()
     }
 

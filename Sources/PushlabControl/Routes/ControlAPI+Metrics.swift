@@ -26,6 +26,10 @@ extension ControlAPI {
                 .init(name: "store_trimmed_observations", help: "Saved observations deleted as older than the store's history limit", value: statistics.trimmedObservations),
                 .init(name: "store_trimmed_requests", help: "Saved requests deleted as older than the store's history limit", value: statistics.trimmedRequests),
                 .init(
+                    name: "store_shed_items", help: "Observations and requests shed unwritten because more than the history limit waited (also counted as trimmed)",
+                    value: statistics.shedItems
+                ),
+                .init(
                     name: "store_longest_request_wait_milliseconds", help: "The longest a request's record can have waited to be committed (the crash window, measured)",
                     value: Int(statistics.longestRequestWait / .milliseconds(1))
                 ),
