@@ -51,8 +51,9 @@ final class DeliveryWorker: Sendable {
             // 19 holding the queue's lock would only make them wait for it. Not even after one
             // quiet look: a dip in the intake (the store saving snapshots) let it take the lock,
             // the stalled event loops made the intake look quieter still, and the long load ended
-            // with the queue filling. A load that stops ends the long load after its gap.
-            if wait || longLoad {
+            // with the queue filling. A load that stops ends the long load after its gap. A held
+            // queue waits for the store to write what waits (`holdQueuedDeliveries`).
+            if wait || longLoad || simulator.queuedDeliveriesHeld {
                 _ = wakeUp.wait(timeout: .now() + .milliseconds(Self.holdPause))
                 continue
             }

@@ -54,7 +54,7 @@ public final class PushlabStore: ObservationSink, RecordCommits, Sendable {
     ///     limit bounds memory instead.
     ///   - busyRate: while more than this many observations and requests a second are recorded
     ///     (a load test), the writer holds the observations off, so the CPU goes to answering:
-    ///     until half the backlog limit waits, a flush asks, or `longestHold` has passed, after
+    ///     until half the backlog or history limit waits, a flush asks, or `longestHold` has passed, after
     ///     which it writes them until the load stops (`BusyHold`; queries see what waits). The
     ///     requests are never held. Nil: never.
     ///   - crashWindow: every request is committed within this time of being recorded
@@ -109,7 +109,8 @@ public final class PushlabStore: ObservationSink, RecordCommits, Sendable {
 
     /// Records `observations`' batches and `requests`' entries from now on, numbering both on
     /// after what the file holds (a new observation must not reuse the sequence, the primary
-    /// key, of a saved one).
+    /// key, of a saved one). While as many wait as the store may hold without dropping or
+    /// shedding any, the simulator's queued deliveries are held (`holdQueuedDeliveries`).
     public func connect(observations: DeviceSimulator, requests: RequestLog) -> @Sendable () -> Void {
         observations.resumeSequence(after: savedObservationSequence)
         requests.resumeSequence(after: savedRequestSequence)
@@ -117,7 +118,9 @@ public final class PushlabStore: ObservationSink, RecordCommits, Sendable {
         let observer = requests.observe { [buffer, writer] entries in
             if buffer.append(entries) { writer.wake() }
         }
-        return {
+        buffer.onBackedUp { observations.holdQueuedDeliveries($0) }
+        return { [buffer] in
+            buffer.onBackedUp(nil)
             observations.removeSink(sink)
             requests.removeObserver(observer)
         }

@@ -71,6 +71,9 @@ final class WriteBuffer: Sendable {
         /// The writer sleeps longer than the window allows a request to wait: the first one
         /// recorded wakes it.
         var requestWakesWriter = false
+        /// At least `holdMark` observations and requests wait: told to `onBackedUp`.
+        var isBackedUp = false
+        var onBackedUp: (@Sendable (Bool) -> Void)?
 
         var backlog: Int { pending.count + inFlight.count }
     }
@@ -79,9 +82,14 @@ final class WriteBuffer: Sendable {
     let largeBatchSize: Int
     let backlogLimit: Int
     let retention: HistoryRetention?
+    /// With this many observations and requests waiting, the writer stops holding off, and
+    /// whoever makes them is asked to wait (`onBackedUp`): half the backlog limit, or of the history
+    /// limit, well short of where items would be dropped or shed. Under a history limit too small
+    /// for a load, shedding what the limit would delete anyway costs less than slowing the phones.
+    let holdMark: Int
 
     /// `hold`: while the server is busy, the writer holds the observations off and the CPU goes
-    /// to answering; the store catches up in the pauses, or when half its backlog limit waits, a
+    /// to answering; the store catches up in the pauses, or when `holdMark` items wait, a
     /// flush asks, or the hold has lasted long enough. Nil: every look takes what fits.
     ///
     /// `schedule`: how often the writer looks, and the window within which every request is
@@ -97,7 +105,29 @@ final class WriteBuffer: Sendable {
         self.largeBatchSize = max(1, largeBatchSize)
         self.backlogLimit = max(1, backlogLimit)
         self.retention = retention
+        let limit = min(self.backlogLimit, retention?.limit ?? .max)
+        holdMark = retention == nil ? max(1, limit / 2) : max(Self.smallestHoldMark, limit / 2)
         state = Mutex(State(hold: hold, schedule: schedule))
+    }
+
+    static let smallestHoldMark = 65_536
+
+    /// Calls `tell` with true when `holdMark` items wait and with false once they no longer do,
+    /// under the buffer's lock (so in order): it must only set a flag. Nil stops telling; the
+    /// one it replaces is told false, so that nothing stays held by a store no longer listening.
+    func onBackedUp(_ tell: (@Sendable (Bool) -> Void)?) {
+        state.withLock { state in
+            state.onBackedUp?(false)
+            state.onBackedUp = tell
+            tell?(state.isBackedUp)
+        }
+    }
+
+    private func checkBackedUp(_ state: inout State) {
+        let backedUp = state.pending.observationCount + state.pending.requestCount >= holdMark
+        guard backedUp != state.isBackedUp else { return }
+        state.isBackedUp = backedUp
+        state.onBackedUp?(backedUp)
     }
 
     // MARK: Recording (any thread)
@@ -122,6 +152,7 @@ final class WriteBuffer: Sendable {
             state.recorded += count
             let wake = wakes && state.requestWakesWriter
             if wake { state.requestWakesWriter = false }
+            defer { checkBackedUp(&state) }
             guard retention == nil else {
                 append(&state.pending, batches)
                 return (wake, shedPastTheHistoryLimit(&state))
@@ -232,8 +263,7 @@ final class WriteBuffer: Sendable {
         state.withLock { state in
             let intake = state.recorded - state.recordedAtLastLook
             state.recordedAtLastLook = state.recorded
-            // Half: past the limit items would be lost, so the writer starts with room to spare.
-            let filling = state.pending.count >= backlogLimit / 2
+            let filling = state.pending.observationCount + state.pending.requestCount >= holdMark
             let flushing = !state.waiters.isEmpty || state.isClosing
             let held = !flushing && state.hold?.shouldWait(arrived: Int64(state.recorded), filling: filling, now: now) == true
             state.writerSleeps = false
@@ -248,6 +278,7 @@ final class WriteBuffer: Sendable {
             let observationLimit: Int? = flushing ? nil : held ? 0
                 : WriteCosts.fitting(budget, spent: requestSeconds, perItem: state.costs.perObservation, minimum: 1)
             let writes = state.pending.takeBatch(observationLimit: observationLimit)
+            checkBackedUp(&state)
             let observationsLeft = state.pending.observationCount > 0
             let spent = requestSeconds + Double(writes.observationCount) * state.costs.perObservation
             state.leftOver = !held && observationsLeft
@@ -323,6 +354,7 @@ final class WriteBuffer: Sendable {
                 }
                 state.pending.putBack(retry)
                 shed = shedPastTheHistoryLimit(&state)
+                checkBackedUp(&state)
             } else if !batch.writes.isEmpty {
                 let size = batch.writes.count
                 state.statistics.batchesWritten += 1

@@ -109,6 +109,31 @@ import Testing
         #expect(h.recorded.delivered.count == 325, "every push delivered once")
     }
 
+    /// A sink that cannot keep up holds the queue: a draining sender no longer brings it down,
+    /// but the queue still delivers at capacity, a read still settles it, and letting go lets
+    /// the next sender drain it again.
+    @Test func aHeldQueueIsNotDrainedButStillBoundedAndSettled() throws {
+        let h = try SimulatorHarness(queue: 640)
+        let token = try h.token()
+        h.simulator.drainQueuedDeliveries(true)
+        h.simulator.holdQueuedDeliveries(true)
+        #expect(h.simulator.queuedDeliveriesHeld)
+        h.simulator.accept((0..<600).map { _ in h.acceptedAlert(to: token) })
+        #expect(h.simulator.queuedDeliveries == 600, "past the drain mark of 10, but held")
+        h.simulator.accept((0..<100).map { _ in h.acceptedAlert(to: token) })
+        #expect(h.simulator.queuedDeliveries == 600, "past capacity the sender delivers its read's worth, held or not")
+        #expect(h.recorded.delivered.count == 100)
+
+        h.simulator.holdQueuedDeliveries(false)
+        h.simulator.accept((0..<50).map { _ in h.acceptedAlert(to: token) })
+        #expect(h.simulator.queuedDeliveries == 550, "draining again: twice the read is delivered")
+
+        h.simulator.holdQueuedDeliveries(true)
+        h.simulator.settle()
+        #expect(h.simulator.queuedDeliveries == 0)
+        #expect(h.recorded.delivered.count == 750, "every push delivered once")
+    }
+
     /// While one sender delivers a batch, another past the drain mark goes on answering instead
     /// of waiting for the lock, and owes its batch; the next deliverer delivers it.
     @Test func aSenderPastTheDrainMarkGoesOnWhileAnotherDelivers() throws {

@@ -1,12 +1,13 @@
 import PushlabCore
 import PushlabPacing
 import PushlabSimulator
+import Synchronization
 @testable import PushlabStore
 import Testing
 
 /// While a load test records faster than the busy rate, the writer holds the observations off and
-/// the CPU goes to answering; it catches up when the load stops, when half the backlog limit
-/// waits, when a flush asks, or when it has held off long enough. Driven through `takeBatch` with
+/// the CPU goes to answering; it catches up when the load stops, when the hold mark (half the
+/// backlog or history limit) waits, when a flush asks, or when it has held off long enough. Driven through `takeBatch` with
 /// explicit times, one look a second at 10 items a second.
 @Suite struct WriterHoldingTests {
     private let start = ContinuousClock.now
@@ -38,6 +39,49 @@ import Testing
         let buffer = buffer()
         record(3, into: buffer)
         #expect(buffer.takeBatch(now: second(1)).writes.observationCount == 3)
+    }
+
+    /// What makes the records (the phones) is asked to wait from the hold mark on, and let go
+    /// once the writer takes what waits.
+    @Test func theHoldMarkHoldsWhatMakesTheRecords() {
+        let buffer = buffer()
+        let told = Told()
+        buffer.onBackedUp { told.append($0) }
+        record(49, into: buffer)
+        #expect(told.values == [false])
+        record(1, into: buffer, from: 50)
+        #expect(told.values == [false, true])
+        record(10, into: buffer, from: 51)
+        #expect(told.values == [false, true], "told once")
+        let batch = buffer.takeBatch(now: second(1))
+        #expect(batch.writes.observationCount == 60, "the mark ends the writer's hold too")
+        #expect(told.values == [false, true, false])
+        buffer.finish(batch, error: nil, trimmed: .init())
+        record(50, into: buffer, from: 61)
+        buffer.onBackedUp(nil)
+        #expect(told.values == [false, true, false, true, false], "a store that stops telling lets go")
+    }
+
+    /// A connected store holds the simulator's queued deliveries while it is backed up.
+    @Test func aBackedUpStoreHoldsTheSimulatorsQueue() async throws {
+        let lab = TestPushlab()
+        lab.simulator.queueDeliveries(capacity: 1_000) {}
+        let store = try lab.recordingStore(path: ":memory:", flushInterval: .seconds(3600), backlogLimit: 100)
+        store.record((1...49).map { .badge($0) })
+        #expect(!lab.simulator.queuedDeliveriesHeld)
+        store.record([.badge(50)])
+        #expect(lab.simulator.queuedDeliveriesHeld)
+        try await store.flush()
+        #expect(!lab.simulator.queuedDeliveriesHeld)
+        try await store.close()
+    }
+
+    /// Half the history limit, so that nothing waits long enough to be shed; but at least 65,536:
+    /// under a limit that small, shedding what it would delete anyway is cheaper than waiting.
+    @Test(arguments: [(nil, 2_000_000, 1_000_000), (1_000_000, 2_000_000, 500_000), (4_000_000, 2_000_000, 1_000_000), (1_000, 2_000_000, 65_536), (nil, 100, 50)])
+    func theHoldMarkIsHalfTheSmallerLimit(historyLimit: Int?, backlogLimit: Int, mark: Int) {
+        let buffer = WriteBuffer(largeBatchSize: 1_000, backlogLimit: backlogLimit, retention: historyLimit.map(HistoryRetention.init))
+        #expect(buffer.holdMark == mark)
     }
 
     @Test func halfTheBacklogLimitEndsTheHold() {
@@ -84,4 +128,11 @@ import Testing
         record(40, into: buffer)
         #expect(buffer.takeBatch(now: start).writes.observationCount == 40)
     }
+}
+
+/// What `onBackedUp` was told, in order.
+private final class Told: Sendable {
+    private let told = Mutex<[Bool]>([])
+    func append(_ value: Bool) { told.withLock { $0.append(value) } }
+    var values: [Bool] { told.withLock { $0 } }
 }

@@ -53,6 +53,7 @@ final class DeliveryQueue: Sendable {
     /// While draining (a long load, not a burst), the mark past which the sender delivers.
     let drainMark: Int
     private let draining = Atomic<Bool>(false)
+    private let held = Atomic<Bool>(false)
     /// Entries handed over and not yet taken by whoever delivers.
     private let incoming = Mutex<[Entry]>([])
     private let taken = Mutex(TakenBatch())
@@ -87,6 +88,16 @@ final class DeliveryQueue: Sendable {
     /// left when the load stops. Off again when the load stops.
     func setDraining(_ on: Bool) {
         if draining.load(ordering: .relaxed) != on { draining.store(on, ordering: .relaxed) }
+    }
+
+    /// Whether a sink asked for deliveries to wait (`setHeld`).
+    var isHeld: Bool { held.load(ordering: .relaxed) }
+
+    /// A sink that cannot keep up (the store, with as much waiting as it may hold) holds the
+    /// deliveries that only keep the queue short: the worker's and the draining senders'. What
+    /// the queue must deliver at capacity, and whatever a reader settles, still goes.
+    func setHeld(_ on: Bool) {
+        if held.load(ordering: .relaxed) != on { held.store(on, ordering: .relaxed) }
     }
 
     /// What a sender owes the queue after appending to it.
@@ -134,7 +145,7 @@ final class DeliveryQueue: Sendable {
         }
         if wasEmpty { wake() }
         if queued > capacity { return .deliver }
-        return isDraining && queued > drainMark ? .deliverUnlessBusy : .none
+        return isDraining && !isHeld && queued > drainMark ? .deliverUnlessBusy : .none
     }
 
     /// Delivers up to `limit` items in order through `body`, then calls `finish` before the next

@@ -222,8 +222,9 @@ public final class DeviceSimulator: PushSink, Sendable {
             publish(&run)
             return
         }
-        // Draining, twice what came in, so the queue shrinks by one read's pushes each read.
-        deliver(owing: queue.append(pushes: pushes), to: queue, limit: max(64, pushes.count * (queue.isDraining ? 2 : 1)))
+        // Draining, twice what came in, so the queue shrinks by one read's pushes each read;
+        // held, a full queue only stays where it is.
+        deliver(owing: queue.append(pushes: pushes), to: queue, limit: max(64, pushes.count * (queue.isDraining && !queue.isHeld ? 2 : 1)))
     }
 
     private func deliver(owing duty: DeliveryQueue.SenderDuty, to queue: DeliveryQueue, limit: Int) {
@@ -350,6 +351,16 @@ public final class DeviceSimulator: PushSink, Sendable {
     public func drainQueuedDeliveries(_ on: Bool) {
         deliveryQueue.load()?.setDraining(on)
     }
+
+    /// While on, queued pushes wait for a reader or for the queue's capacity: a sink that
+    /// cannot keep up (the store, with as much waiting as it may hold) holds the phones back
+    /// rather than lose what they observe. Off lets the worker and the draining senders go on.
+    public func holdQueuedDeliveries(_ on: Bool) {
+        deliveryQueue.load()?.setHeld(on)
+    }
+
+    /// A sink holds the queued pushes (`holdQueuedDeliveries`).
+    public var queuedDeliveriesHeld: Bool { deliveryQueue.load()?.isHeld ?? false }
 
     /// Pushes accepted and not yet delivered.
     public var queuedDeliveries: Int { deliveryQueue.load()?.count ?? 0 }
