@@ -54,9 +54,9 @@ public final class PushlabStore: ObservationSink, RecordCommits, Sendable {
     ///     limit bounds memory instead.
     ///   - busyRate: while more than this many observations and requests a second are recorded
     ///     (a load test), the writer holds the observations off, so the CPU goes to answering:
-    ///     until half the backlog or history limit waits, a flush asks, or `longestHold` has passed, after
-    ///     which it writes them until the load stops (`BusyHold`; queries see what waits). The
-    ///     requests are never held. Nil: never.
+    ///     until half the backlog or history limit waits, a flush asks, or `longestHold` has
+    ///     passed, after which it writes them until the load stops (`BusyHold`; queries see what
+    ///     waits). The requests are never held. Nil: never.
     ///   - crashWindow: every request is committed within this time of being recorded
     ///     (`CommitSchedule`); at least 10 ms.
     ///   - durable: for `/v1/health`: the server waits for `afterCommit` before it answers.

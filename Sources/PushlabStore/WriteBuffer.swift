@@ -83,9 +83,10 @@ final class WriteBuffer: Sendable {
     let backlogLimit: Int
     let retention: HistoryRetention?
     /// With this many observations and requests waiting, the writer stops holding off, and
-    /// whoever makes them is asked to wait (`onBackedUp`): half the backlog limit, or of the history
-    /// limit, well short of where items would be dropped or shed. Under a history limit too small
-    /// for a load, shedding what the limit would delete anyway costs less than slowing the phones.
+    /// whoever makes them is asked to wait (`onBackedUp`): half the backlog limit, or of the
+    /// history limit, well short of where items would be dropped or shed. At least 65,536: under a
+    /// history limit below about 60,000 (shed past 1.1 times the limit), shedding what the limit
+    /// would delete anyway costs less than slowing the phones.
     let holdMark: Int
 
     /// `hold`: while the server is busy, the writer holds the observations off and the CPU goes
