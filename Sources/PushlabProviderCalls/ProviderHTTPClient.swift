@@ -28,6 +28,9 @@ public final class ProviderHTTPClient: ProviderRequestSender {
         self.simulator = simulator
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
+        // A backend that refuses the connection fails the request at once, as URLSession does
+        // (NSURLErrorCannotConnectToHost); retried, it failed only at the 10 s connect timeout.
+        configuration.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 

@@ -136,6 +136,8 @@ def test_a_dead_backend_costs_only_its_own_observation(fresh_server):
     wait_until(lambda: control(srv, "GET", "/v1/observations?kind=providerRequest")["observations"])
     [failed] = control(srv, "GET", "/v1/observations?kind=providerRequest")["observations"]
     assert failed["failure"] == "refused" and "status" not in failed
+    # Not retried until the 10 s connect timeout, as URLSession does not retry either.
+    assert failed["milliseconds"] < 5000, failed
     assert control(srv, "GET", "/v1/health")["status"] == "ok"
 
 
