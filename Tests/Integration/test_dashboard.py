@@ -106,6 +106,20 @@ def click(driver, selector: str):
     wait_for(driver, attempt, f"clickable {selector}")
 
 
+def click_until(driver, selector: str, shows: str):
+    """Clicks until `shows` is there, and returns it: a redraw between finding the element and
+    the click (events arrive while the page is busy) can swallow a click."""
+    def attempt(d):
+        shown = css(d, shows)
+        if shown:
+            return shown[0]
+        found = css(d, selector)
+        if found:
+            found[0].click()
+        return False
+    return wait_for(driver, attempt, f"{shows} after clicking {selector}")
+
+
 def timeline_rows(driver, kind: str) -> list[str]:
     return driver.execute_script("return [...document.querySelectorAll(arguments[0])].map((row) => row.textContent)", f".row[data-kind='{kind}']")
 
@@ -231,8 +245,8 @@ def test_an_action_with_text_input(fresh_server, browser):
     driver = browser
     open_dashboard(driver, server)
     apns_id = send_from_form(driver, "ann", template="Actions")
-    click(driver, f".phone-card[data-device='ann'] .banner[data-apns-id='{apns_id}'] .action[data-action='REPLY']")
-    field = one(driver, ".phone-card[data-device='ann'] .banner .action-text")
+    field = click_until(driver, f".phone-card[data-device='ann'] .banner[data-apns-id='{apns_id}'] .action[data-action='REPLY']",
+                        ".phone-card[data-device='ann'] .banner .action-text")
     field.send_keys("On my way")
     click(driver, ".phone-card[data-device='ann'] .banner .action-send")
     wait_for(driver, lambda d: any("On my way" in t for t in timeline_rows(d, "callback")), "the typed text in the timeline")
