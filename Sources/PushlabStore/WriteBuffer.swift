@@ -264,7 +264,8 @@ final class WriteBuffer: Sendable {
         state.withLock { state in
             let intake = state.recorded - state.recordedAtLastLook
             state.recordedAtLastLook = state.recorded
-            let filling = state.pending.observationCount + state.pending.requestCount >= holdMark
+            // Kept up to date by every change to what waits (`checkBackedUp`).
+            let filling = state.isBackedUp
             let flushing = !state.waiters.isEmpty || state.isClosing
             let held = !flushing && state.hold?.shouldWait(arrived: Int64(state.recorded), filling: filling, now: now) == true
             state.writerSleeps = false

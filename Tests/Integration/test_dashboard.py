@@ -95,15 +95,17 @@ def text_of(driver, selector: str) -> str:
     return wait_for(driver, lambda d: d.execute_script("return document.querySelector(arguments[0])?.textContent", selector), selector)
 
 
+def click_first(driver, selector: str) -> bool:
+    """Clicks the first element `selector` finds; false when there is none yet."""
+    found = css(driver, selector)
+    if found:
+        found[0].click()
+    return bool(found)
+
+
 def click(driver, selector: str):
     """Clicks the element once it is there (elements are redrawn as events arrive)."""
-    def attempt(d):
-        found = css(d, selector)
-        if not found:
-            return False
-        found[0].click()
-        return True
-    wait_for(driver, attempt, f"clickable {selector}")
+    wait_for(driver, lambda d: click_first(d, selector), f"clickable {selector}")
 
 
 def click_until(driver, selector: str, shows: str):
@@ -113,9 +115,7 @@ def click_until(driver, selector: str, shows: str):
         shown = css(d, shows)
         if shown:
             return shown[0]
-        found = css(d, selector)
-        if found:
-            found[0].click()
+        click_first(d, selector)
         return False
     return wait_for(driver, attempt, f"{shows} after clicking {selector}")
 
