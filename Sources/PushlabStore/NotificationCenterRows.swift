@@ -66,7 +66,7 @@ enum NotificationCenterRows {
         }
         while let row = try rows.next() {
             encoder.add(LoggedEntry(
-                sequence: row[0], deliveredAt: row[1], deviceID: row[2], bundleID: row[3], identifier: row[4], fields: row[5], contentID: row[6]
+                sequence: row[0], deliveredAt: row[1], deviceID: row[2], bundleID: row[3], id: APNsID(row[4] as String), fields: row[5], contentID: row[6]
             ))
             if encoder.count == NotificationLogChunk.maximumCount { try write() }
         }

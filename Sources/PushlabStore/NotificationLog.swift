@@ -67,18 +67,18 @@ struct NotificationLog {
         var logged = 0
         try observations.forEach(in: observations.indices) { observation in
             guard observation.pointee.kind == .notificationCenter,
-                  case .notificationCenter(let change, _, let entry) = observation.pointee.event, let identifier = observation.pointee.notificationID
+                  case .notificationCenter(let change, _, let entry) = observation.pointee.event, let id = observation.pointee.notificationIDValue
             else { return }
             let deviceID = observation.pointee.deviceID, bundleID = observation.pointee.bundleID
             switch (change, entry) {
             case (.added, let entry?):
-                // The entry holds its identifier as a UUID already (the session made it from this one).
                 blob.encoder.add(LoggedEntry(
                     sequence: observation.pointee.sequence, deliveredAt: entry.deliveredAt, deviceID: deviceID, bundleID: bundleID,
-                    identifier: identifier, fields: NotificationCenterRows.storedFields(of: entry), contentID: try contents.use(entry, in: db)
-                ), uuid: entry.canonicalIdentifier)
+                    id: id, fields: NotificationCenterRows.storedFields(of: entry), contentID: try contents.use(entry, in: db)
+                ))
                 addedCount += 1
             case (.removed, _):
+                let identifier = id.text
                 let deliveredAt = observation.pointee.removedEntryDeliveredAt
                 blob.encoder.remove(deviceID: deviceID, bundleID: bundleID, identifier: identifier, deliveredAt: deliveredAt)
                 let key = NotificationCenterRows.entryKey(deviceID: deviceID, bundleID: bundleID, identifier: identifier)

@@ -68,4 +68,32 @@ struct CanonicalUUIDTests {
             #expect(Self.same(text))
         }
     }
+
+    /// Two ids are equal exactly when their texts are: a UUID of digits only made "lower case"
+    /// (the generator's choice) is the same id as its text read back.
+    @Test func idsWithTheSameTextAreEqual() {
+        let digitsOnly = CanonicalUUID(high: 0x1234_5678_9012_3456, low: 0x8901_2345_6789_0123, isLowercase: true)
+        #expect(!digitsOnly.isLowercase)
+        #expect(CanonicalUUID(digitsOnly.text) == digitsOnly)
+        #expect(APNsID(digitsOnly) == APNsID(digitsOnly.text))
+        // One letter digit anywhere, in either word, keeps the case asked for.
+        for shift in stride(from: 0, to: 64, by: 4) {
+            let high = CanonicalUUID(high: 0xA << UInt64(shift), low: 0, isLowercase: true)
+            let low = CanonicalUUID(high: 0, low: 0xF << UInt64(shift), isLowercase: true)
+            #expect(high.isLowercase && low.isLowercase, "nibble at bit \(shift)")
+            #expect(CanonicalUUID(high.text) == high && CanonicalUUID(low.text) == low)
+            #expect(!CanonicalUUID(high: 0x9 << UInt64(shift), low: 0x8 << UInt64(shift), isLowercase: true).isLowercase)
+        }
+    }
+
+    /// An id keeps the text it came as, whatever its form.
+    @Test func anAPNsIDReadsBackAsItsText() {
+        for text in [Self.sample, Self.sample.lowercased(), "8E1B6B5E-0C6B-4A53-9C8E-4b6b1e2d3f40", "reminder-7", ""] {
+            let id = APNsID(text)
+            #expect(id.text == text)
+            #expect((id.canonical != nil) == (CanonicalUUID(text) != nil), "\(text)")
+            #expect(id == APNsID(text))
+        }
+        #expect(APNsID(Self.sample) != APNsID(Self.sample.lowercased()))
+    }
 }

@@ -101,6 +101,27 @@ struct NotificationCenterEntryTests {
         #expect(!entry("not-a-uuid").hasIdentifier("not-a-uuid!"))
     }
 
+    /// The same answers for an id as an observation carries it, and the id it hands over is
+    /// the one its text reads as.
+    @Test func anEntryComparesAndHandsOverItsIdentifierAsAValue() {
+        func entry(_ identifier: String, isLocal: Bool = false) -> DeliveredNotification {
+            DeliveredNotification(identifier: identifier, isLocal: isLocal, collapseID: nil, content: NotificationContent(title: "t"), deliveredAt: 1, trigger: "push")
+        }
+        let texts = [
+            "b0000000-0000-4000-8000-00000000000a", "B0000000-0000-4000-8000-00000000000A", "10000000-0000-4000-8000-000000000001",
+            "reminder-1", "B0000000-0000-4000-8000-00000000000a",
+        ]
+        for text in texts {
+            for isLocal in [false, true] {
+                let shown = entry(text, isLocal: isLocal)
+                #expect(shown.notificationIDValue == APNsID(text), "\(text), local: \(isLocal)")
+                for other in texts {
+                    #expect(shown.hasIdentifier(APNsID(other)) == (other == text), "\(text) against \(other), local: \(isLocal)")
+                }
+            }
+        }
+    }
+
     @Test func anEntryHandsItsIdentifierOverAsTheUUIDItHolds() {
         func entry(_ identifier: String, isLocal: Bool = false) -> DeliveredNotification {
             DeliveredNotification(identifier: identifier, isLocal: isLocal, collapseID: nil, content: NotificationContent(title: "t"), deliveredAt: 1, trigger: "push")

@@ -156,7 +156,7 @@ struct NotificationLogCompactionTests {
 
     @Test func aDamagedBlobIsReportedNotReadPastItsEnd() throws {
         let entry = LoggedEntry(
-            sequence: 3, deliveredAt: 1_000, deviceID: "phone-1", bundleID: bundles[0], identifier: identifiers[0], fields: "", contentID: 4
+            sequence: 3, deliveredAt: 1_000, deviceID: "phone-1", bundleID: bundles[0], id: APNsID(identifiers[0]), fields: "", contentID: 4
         )
         let bytes = NotificationLogChunk.encode([
             .added(entry), .removed(deviceID: "phone-1", bundleID: bundles[0], identifier: identifiers[0], deliveredAt: 1_000),

@@ -85,6 +85,35 @@ struct ObservationStoreTests {
         try await store.close()
     }
 
+    /// Notification ids of every form come back as their text: a push's id in either case, one
+    /// of digits only, mixed case (no canonical form), a local identifier, none.
+    @Test func notificationIDsOfEveryFormComeBackAsTheirText() async throws {
+        let folder = try TemporaryDirectory()
+        let store = try TestPushlab().recordingStore(path: folder.path("store.db"))
+        let sample = "8E1B6B5E-0C6B-4A53-9C8E-4B6B1E2D3F40"
+        let ids: [APNsID?] = [
+            APNsID(CanonicalUUID(high: 0x8E1B_6B5E_0C6B_4A53, low: 0x9C8E_4B6B_1E2D_3F40, isLowercase: false)),
+            APNsID(sample.lowercased()),
+            APNsID(CanonicalUUID(high: 0x1234_5678_9012_3456, low: 0x8901_2345_6789_0123, isLowercase: true)),
+            APNsID("8E1B6B5E-0C6B-4A53-9C8E-4b6b1e2d3f40"),
+            APNsID("reminder-7"),
+            nil,
+        ]
+        let observations = ids.enumerated().map { index, id in
+            Observation(
+                sequence: Int64(index + 1), time: 1_767_225_600_000, deviceID: "phone", bundleID: TestPushlab.app, notificationIDValue: id,
+                event: .badge(index)
+            )
+        }
+        store.record(observations)
+        try await store.flush()
+        let read = try store.observations(limit: 100)
+        #expect(read == observations)
+        #expect(read.map(\.notificationID) == ids.map { $0?.text })
+        #expect(read[2].notificationID == "12345678-9012-3456-8901-234567890123")
+        try await store.close()
+    }
+
     @Test func everyKindComesBackExactlyAsTheSimulatorRecordedIt() async throws {
         let folder = try TemporaryDirectory()
         let lab = TestPushlab()

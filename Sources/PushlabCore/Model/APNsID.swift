@@ -1,13 +1,19 @@
 /// An `apns-id` as the hot path carries it: a canonical UUID as 128 bits (what Pushlab makes and
-/// what well-behaved providers send), or, rarely, text kept as the request sent it. Answers and
-/// log entries hold it without making a 36-byte string per request.
+/// what well-behaved providers send), or, rarely, text kept as the request sent it. Answers, log
+/// entries and observations hold it without making a 36-byte string per request; an observation
+/// of a local notification holds the notification's identifier, any text, the same way.
 public struct APNsID: Sendable, Hashable, CustomStringConvertible {
-    private let uuid: CanonicalUUID?
-    private let other: String?
+    /// One case or the other, never both: 17 bytes, where two optionals took 40 in every
+    /// observation, answer and log entry.
+    private enum Storage: Sendable, Hashable {
+        case uuid(CanonicalUUID)
+        case other(String)
+    }
+
+    private let storage: Storage
 
     public init(_ text: String) {
-        uuid = CanonicalUUID(text)
-        other = uuid == nil ? text : nil
+        storage = CanonicalUUID(text).map(Storage.uuid) ?? .other(text)
     }
 
     /// A provider's `apns-id` if APNs takes it (8-4-4-4-12 hex digits; with `lowerCaseOnly`, no
@@ -22,27 +28,35 @@ public struct APNsID: Sendable, Hashable, CustomStringConvertible {
     }
 
     public init(_ uuid: CanonicalUUID) {
-        self.uuid = uuid
-        other = nil
+        storage = .uuid(uuid)
     }
 
     /// Set when the id is a canonical UUID in one case.
-    public var canonical: CanonicalUUID? { uuid }
+    public var canonical: CanonicalUUID? {
+        if case .uuid(let uuid) = storage { return uuid }
+        return nil
+    }
 
-    public var text: String { uuid?.text ?? other ?? "" }
+    public var text: String {
+        switch storage {
+        case .uuid(let uuid): uuid.text
+        case .other(let text): text
+        }
+    }
 
     public var description: String { text }
 
     /// The id's text as bytes, formatted on the stack.
     public func withUTF8<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        guard let uuid else {
-            var text = other ?? ""
-            return try text.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
+        let uuid: CanonicalUUID
+        switch storage {
+        case .uuid(let canonical): uuid = canonical
+        case .other(var text): return try text.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
         }
         // 40 bytes in five words: a fixed-size value stays on the stack, where a temporary
         // allocation in a generic context may not.
-        var storage: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
-        return try withUnsafeMutableBytes(of: &storage) { raw in
+        var words: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+        return try withUnsafeMutableBytes(of: &words) { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
             uuid.write(into: bytes)
             return try body(UnsafeRawBufferPointer(rebasing: raw[0..<CanonicalUUID.textLength]))

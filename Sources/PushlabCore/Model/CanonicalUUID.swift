@@ -5,10 +5,20 @@ public struct CanonicalUUID: Hashable, Sendable {
     public let low: UInt64
     public let isLowercase: Bool
 
+    /// A UUID of digits only is upper case whatever `isLowercase` says: its text is the same in
+    /// both, and two ids with the same text must be equal.
     public init(high: UInt64, low: UInt64, isLowercase: Bool) {
         self.high = high
         self.low = low
-        self.isLowercase = isLowercase
+        self.isLowercase = isLowercase && (Self.hasLetterDigit(high) || Self.hasLetterDigit(low))
+    }
+
+    /// Whether any of the word's sixteen hex digits is 10 or more (a, b, …, f).
+    private static func hasLetterDigit(_ word: UInt64) -> Bool {
+        // A nibble is 10 or more when its top bit is set with either of the two below it.
+        let top = (word >> 3) & 0x1111_1111_1111_1111
+        let either = ((word >> 2) | (word >> 1)) & 0x1111_1111_1111_1111
+        return top & either != 0
     }
 
     /// Nil unless `text` is 32 hex digits in the canonical groups, letters all of one case (a

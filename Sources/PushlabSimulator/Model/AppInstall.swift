@@ -98,7 +98,8 @@ public struct AppInstall: Sendable, Codable, Equatable {
 /// A remote notification APNs or the device is holding, with what delivery needs. A class:
 /// most apps hold none, and an optional reference costs an install 8 bytes instead of ~200.
 public final class PendingPush: Sendable, Codable, Equatable {
-    public let apnsID: String
+    /// The apns-id as APNs read it: each record of the push carries it without a string.
+    public let apnsIDValue: APNsID
     public let receivedAt: EpochMilliseconds
     public let pushType: APNsPushType
     public let priority: Int
@@ -111,9 +112,8 @@ public final class PendingPush: Sendable, Codable, Equatable {
     /// What its Notification Center entry shares with every other push of the same payload
     /// (`PayloadContents`); nil: the entry gets a part of its own. Not saved.
     let sharedEntry: DeliveredNotification.Shared?
-    /// `apnsID` as APNs read it, when it is a canonical UUID: the entry takes it as it is
-    /// instead of parsing the text again. Not saved.
-    let apnsUUID: CanonicalUUID?
+
+    public var apnsID: String { apnsIDValue.text }
 
     private enum CodingKeys: String, CodingKey {
         case apnsID, receivedAt, pushType, priority, expiresAt, collapseID, content, token
@@ -121,18 +121,17 @@ public final class PendingPush: Sendable, Codable, Equatable {
 
     public convenience init(apnsID: String, receivedAt: EpochMilliseconds, pushType: APNsPushType, priority: Int, expiresAt: EpochMilliseconds, collapseID: String?, content: NotificationContent, token: String? = nil) {
         self.init(
-            apnsID: apnsID, receivedAt: receivedAt, pushType: pushType, priority: priority, expiresAt: expiresAt, collapseID: collapseID,
-            content: content, token: token, sharedEntry: nil, apnsUUID: nil
+            apnsID: APNsID(apnsID), receivedAt: receivedAt, pushType: pushType, priority: priority, expiresAt: expiresAt, collapseID: collapseID,
+            content: content, token: token, sharedEntry: nil
         )
     }
 
     init(
-        apnsID: String, receivedAt: EpochMilliseconds, pushType: APNsPushType, priority: Int, expiresAt: EpochMilliseconds, collapseID: String?,
-        content: NotificationContent, token: String?, sharedEntry: DeliveredNotification.Shared?, apnsUUID: CanonicalUUID?
+        apnsID: APNsID, receivedAt: EpochMilliseconds, pushType: APNsPushType, priority: Int, expiresAt: EpochMilliseconds, collapseID: String?,
+        content: NotificationContent, token: String?, sharedEntry: DeliveredNotification.Shared?
     ) {
         self.sharedEntry = sharedEntry
-        self.apnsUUID = apnsUUID
-        self.apnsID = apnsID
+        self.apnsIDValue = apnsID
         self.receivedAt = receivedAt
         self.pushType = pushType
         self.priority = priority
@@ -144,7 +143,7 @@ public final class PendingPush: Sendable, Codable, Equatable {
 
     public required init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        apnsID = try container.decode(String.self, forKey: .apnsID)
+        apnsIDValue = APNsID(try container.decode(String.self, forKey: .apnsID))
         receivedAt = try container.decode(EpochMilliseconds.self, forKey: .receivedAt)
         pushType = try container.decode(APNsPushType.self, forKey: .pushType)
         priority = try container.decode(Int.self, forKey: .priority)
@@ -153,11 +152,22 @@ public final class PendingPush: Sendable, Codable, Equatable {
         content = try container.decode(NotificationContent.self, forKey: .content)
         token = try container.decodeIfPresent(String.self, forKey: .token)
         sharedEntry = nil
-        apnsUUID = nil
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(apnsID, forKey: .apnsID)
+        try container.encode(receivedAt, forKey: .receivedAt)
+        try container.encode(pushType, forKey: .pushType)
+        try container.encode(priority, forKey: .priority)
+        try container.encode(expiresAt, forKey: .expiresAt)
+        try container.encodeIfPresent(collapseID, forKey: .collapseID)
+        try container.encode(content, forKey: .content)
+        try container.encodeIfPresent(token, forKey: .token)
     }
 
     public static func == (lhs: PendingPush, rhs: PendingPush) -> Bool {
-        lhs.apnsID == rhs.apnsID && lhs.receivedAt == rhs.receivedAt && lhs.pushType == rhs.pushType
+        lhs.apnsIDValue == rhs.apnsIDValue && lhs.receivedAt == rhs.receivedAt && lhs.pushType == rhs.pushType
             && lhs.priority == rhs.priority && lhs.expiresAt == rhs.expiresAt && lhs.collapseID == rhs.collapseID
             && lhs.content == rhs.content && lhs.token == rhs.token
     }

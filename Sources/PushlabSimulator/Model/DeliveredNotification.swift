@@ -88,6 +88,18 @@ public struct DeliveredNotification: Sendable, Equatable {
         shared.textIdentifier == nil ? CanonicalUUID(high: idHigh, low: idLow, isLowercase: shared.lowercaseID) : nil
     }
 
+    /// The identifier as an observation carries it.
+    public var notificationIDValue: APNsID {
+        canonicalIdentifier.map(APNsID.init) ?? APNsID(identifier)
+    }
+
+    /// Whether the identifier is `id`, compared as UUIDs when both are.
+    public func hasIdentifier(_ id: APNsID) -> Bool {
+        guard let uuid = id.canonical else { return hasIdentifier(id.text) }
+        if let own = canonicalIdentifier { return own == uuid }
+        return shared.textIdentifier == uuid.text
+    }
+
     /// Whether the identifier is `text`, without making the identifier's text: the store asks
     /// for every entry it writes, and the answer is almost always yes.
     public func hasIdentifier(_ text: String?) -> Bool {

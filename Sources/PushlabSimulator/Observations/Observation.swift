@@ -9,7 +9,13 @@ public struct Observation: Sendable, Equatable {
     public var deviceID: String
     public var bundleID: String
     /// The apns-id, or the local notification's identifier; nil for app-state changes.
-    public var notificationID: String?
+    public var notificationID: String? {
+        get { notificationIDValue?.text }
+        set { notificationIDValue = newValue.map(APNsID.init) }
+    }
+    /// `notificationID` as the push carried it: an apns-id stays 128 bits from the request to the
+    /// store, which wrote each push's records from a string it had to scan back into a UUID.
+    public var notificationIDValue: APNsID?
     public var event: ObservationEvent
     /// A Notification Center removal's entry's `deliveredAt`: with the device, app and
     /// identifier, the key by which a store's log matches the removal to the entry it removes
@@ -18,11 +24,15 @@ public struct Observation: Sendable, Equatable {
     package var removedEntryDeliveredAt: EpochMilliseconds?
 
     public init(sequence: Int64, time: EpochMilliseconds, deviceID: String, bundleID: String, notificationID: String?, event: ObservationEvent) {
+        self.init(sequence: sequence, time: time, deviceID: deviceID, bundleID: bundleID, notificationIDValue: notificationID.map(APNsID.init), event: event)
+    }
+
+    public init(sequence: Int64, time: EpochMilliseconds, deviceID: String, bundleID: String, notificationIDValue: APNsID?, event: ObservationEvent) {
         self.sequence = sequence
         self.time = time
         self.deviceID = deviceID
         self.bundleID = bundleID
-        self.notificationID = notificationID
+        self.notificationIDValue = notificationIDValue
         self.event = event
     }
 
@@ -33,7 +43,7 @@ public struct Observation: Sendable, Equatable {
     /// Every field but `removedEntryDeliveredAt`.
     public static func == (left: Observation, right: Observation) -> Bool {
         left.sequence == right.sequence && left.time == right.time && left.deviceID == right.deviceID
-            && left.bundleID == right.bundleID && left.notificationID == right.notificationID && left.event == right.event
+            && left.bundleID == right.bundleID && left.notificationIDValue == right.notificationIDValue && left.event == right.event
     }
 }
 

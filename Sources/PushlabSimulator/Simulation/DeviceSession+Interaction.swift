@@ -81,13 +81,13 @@ extension DeviceSession {
             // A launch from the notification hands it over in the launch options only (note 003).
             if wasRunning {
                 if entry.isLocal {
-                    call(app, .didReceiveLocalNotification, entry.identifier, info)
-                } else if !call(app, .didReceiveRemoteNotificationFetch, entry.identifier, info) {
-                    call(app, .didReceiveRemoteNotification, entry.identifier, info)
+                    call(app, .didReceiveLocalNotification, entry.notificationIDValue, info)
+                } else if !call(app, .didReceiveRemoteNotificationFetch, entry.notificationIDValue, info) {
+                    call(app, .didReceiveRemoteNotification, entry.notificationIDValue, info)
                 }
             }
         case .userNotifications:
-            call(app, .didReceiveResponse, entry.identifier, CallbackArguments(
+            call(app, .didReceiveResponse, entry.notificationIDValue, CallbackArguments(
                 userInfo: userInfo, actionIdentifier: CallbackKey.defaultActionIdentifier, trigger: trigger(of: entry)
             ))
         }
@@ -133,12 +133,12 @@ extension DeviceSession {
             // From iOS 9 the withResponseInfo: variant is preferred when the app has it.
             if device.hasResponseInfoCallbacks, device.apps[app].implements.contains(withResponse) {
                 let responseInfo: JSONValue = .object(text.map { [(CallbackKey.typedTextKey, .string($0))] } ?? [])
-                call(app, withResponse, entry.identifier, CallbackArguments(userInfo: userInfo, actionIdentifier: action.identifier, typedText: text, responseInfo: responseInfo))
+                call(app, withResponse, entry.notificationIDValue, CallbackArguments(userInfo: userInfo, actionIdentifier: action.identifier, typedText: text, responseInfo: responseInfo))
             } else {
-                call(app, plain, entry.identifier, CallbackArguments(userInfo: userInfo, actionIdentifier: action.identifier))
+                call(app, plain, entry.notificationIDValue, CallbackArguments(userInfo: userInfo, actionIdentifier: action.identifier))
             }
         case .userNotifications:
-            call(app, .didReceiveResponse, entry.identifier, CallbackArguments(
+            call(app, .didReceiveResponse, entry.notificationIDValue, CallbackArguments(
                 userInfo: userInfo, actionIdentifier: action.identifier, typedText: text, trigger: trigger(of: entry)
             ))
         }
@@ -151,7 +151,7 @@ extension DeviceSession {
               device.apps[app].category(entry.content.category)?.customDismissAction == true,
               device.apps[app].implements.contains(.didReceiveResponse) else { return }
         wakeInBackground(app, launchOptions: .object([]))
-        call(app, .didReceiveResponse, entry.identifier, CallbackArguments(
+        call(app, .didReceiveResponse, entry.notificationIDValue, CallbackArguments(
             userInfo: entry.content.userInfo, actionIdentifier: CallbackKey.dismissActionIdentifier, trigger: trigger(of: entry)
         ))
     }

@@ -7,7 +7,7 @@ extension DeviceSession {
     /// A `liveactivity` push that reached the device for `app`.
     mutating func receiveLiveActivity(_ push: PendingPush, app: Int) {
         guard let support = device.apps[app].liveActivities else {
-            ignore(app, push.apnsID, nil, .notSupported, "The app does not declare NSSupportsLiveActivities: iOS has no Live Activity to give the push to.")
+            ignore(app, push.apnsIDValue, nil, .notSupported, "The app does not declare NSSupportsLiveActivities: iOS has no Live Activity to give the push to.")
             return
         }
         let aps = push.content.userInfo["aps"] ?? .object([])
@@ -17,7 +17,7 @@ extension DeviceSession {
         } else if let activity = support.activityIndex(token: token) {
             apply(push, aps: aps, app: app, activity: activity, countsAgainstBudget: true)
         } else {
-            ignore(app, push.apnsID, nil, .notAnActivityToken, "The token is not a push-to-start token or a Live Activity's push token (it is the app's device token, or the activity is gone).")
+            ignore(app, push.apnsIDValue, nil, .notAnActivityToken, "The token is not a push-to-start token or a Live Activity's push token (it is the app's device token, or the activity is gone).")
         }
     }
 
@@ -37,33 +37,33 @@ extension DeviceSession {
     private mutating func startByPush(_ push: PendingPush, aps: JSONValue, app: Int) {
         let event = aps["event"]?.stringValue
         guard event == "start" else {
-            ignore(app, push.apnsID, nil, .notStartEvent, "A push-to-start token only takes event \"start\", not \(event.map { "\"\($0)\"" } ?? "a push without event"): updates and ends go to the activity's own token or channel.")
+            ignore(app, push.apnsIDValue, nil, .notStartEvent, "A push-to-start token only takes event \"start\", not \(event.map { "\"\($0)\"" } ?? "a push without event"): updates and ends go to the activity's own token or channel.")
             return
         }
         let support = device.apps[app].liveActivities!
         guard support.enabled else {
-            ignore(app, push.apnsID, nil, .disabledByUser, "The user turned Live Activities off for the app in Settings: push-to-start does nothing.")
+            ignore(app, push.apnsIDValue, nil, .disabledByUser, "The user turned Live Activities off for the app in Settings: push-to-start does nothing.")
             return
         }
         if device.apps[app].state == .notRunning, device.apps[app].terminatedBy == .user {
-            ignore(app, push.apnsID, nil, .appForceQuit, "The user force-quit the app: iOS does not start its Live Activities by push until the app is opened again.")
+            ignore(app, push.apnsIDValue, nil, .appForceQuit, "The user force-quit the app: iOS does not start its Live Activities by push until the app is opened again.")
             return
         }
         guard aps["alert"] != nil, let type = aps["attributes-type"]?.stringValue, let attributes = aps["attributes"], attributes.isObject,
               let content = aps["content-state"], content.isObject else {
-            ignore(app, push.apnsID, nil, .missingStartFields, "A start needs alert, attributes-type, attributes and content-state in aps.")
+            ignore(app, push.apnsIDValue, nil, .missingStartFields, "A start needs alert, attributes-type, attributes and content-state in aps.")
             return
         }
         guard support.attributesTypes.isEmpty || support.attributesTypes.contains(type) else {
-            ignore(app, push.apnsID, nil, .unknownAttributesType, "attributes-type \(type) is none of the app's ActivityAttributes types (\(support.attributesTypes.joined(separator: ", "))).")
+            ignore(app, push.apnsIDValue, nil, .unknownAttributesType, "attributes-type \(type) is none of the app's ActivityAttributes types (\(support.attributesTypes.joined(separator: ", "))).")
             return
         }
         guard support.activities.filter(\.isLive).count < settings.liveActivitiesPerApp else {
-            ignore(app, push.apnsID, nil, .tooManyActivities, "The app already has \(settings.liveActivitiesPerApp) Live Activities (targetMaximumExceeded).")
+            ignore(app, push.apnsIDValue, nil, .tooManyActivities, "The app already has \(settings.liveActivitiesPerApp) Live Activities (targetMaximumExceeded).")
             return
         }
         guard SlidingWindow(limit: settings.pushToStartPerHour, length: SlidingWindow.hour).admit(&device.apps[app].liveActivities!.startDeliveries, now: now) else {
-            ignore(app, push.apnsID, nil, .pushToStartBudget, "Push-to-start budget exceeded (\(settings.pushToStartPerHour) an hour): iOS does not start the activity.")
+            ignore(app, push.apnsIDValue, nil, .pushToStartBudget, "Push-to-start budget exceeded (\(settings.pushToStartPerHour) an hour): iOS does not start the activity.")
             return
         }
         var activity = LiveActivity(
@@ -74,8 +74,8 @@ extension DeviceSession {
         if let stale = activity.staleDate, stale <= now { activity.state = .stale }
         if aps["input-push-token"]?.numberValue == 1 { activity.pushToken = issueActivityToken(app) }
         if let channel = aps["input-push-channel"]?.stringValue { activity.channelID = channel }
-        begin(activity, app: app, notificationID: push.apnsID, launchInBackground: true)
-        if let alert = aps["alert"] { presentActivityAlert(alert, app: app, notificationID: push.apnsID) }
+        begin(activity, app: app, notificationID: push.apnsIDValue, launchInBackground: true)
+        if let alert = aps["alert"] { presentActivityAlert(alert, app: app, notificationID: push.apnsIDValue) }
     }
 
     /// The app's own `Activity.request`: the same rules as a push start, thrown as errors.
@@ -105,7 +105,7 @@ extension DeviceSession {
         return started
     }
 
-    private mutating func begin(_ activity: LiveActivity, app: Int, notificationID: String?, launchInBackground: Bool) {
+    private mutating func begin(_ activity: LiveActivity, app: Int, notificationID: APNsID?, launchInBackground: Bool) {
         device.apps[app].liveActivities!.activities.append(activity)
         record(app, notificationID, .liveActivity(LiveActivityChange(.started, activityID: activity.id, state: .active, contentState: activity.contentState)))
         // ActivityKit gives a push-started activity background time to hand its token over.
@@ -124,32 +124,32 @@ extension DeviceSession {
     private mutating func apply(_ push: PendingPush, aps: JSONValue, app: Int, activity index: Int, countsAgainstBudget: Bool) {
         let activity = device.apps[app].liveActivities!.activities[index]
         guard activity.isLive else {
-            ignore(app, push.apnsID, activity.id, .activityEnded, "The Live Activity has ended: iOS ignores pushes that arrive after that.")
+            ignore(app, push.apnsIDValue, activity.id, .activityEnded, "The Live Activity has ended: iOS ignores pushes that arrive after that.")
             return
         }
         let event = aps["event"]?.stringValue
         switch event {
         case "update", "end": break
         case "start":
-            ignore(app, push.apnsID, activity.id, .startToActivityToken, "event \"start\" goes to the app's push-to-start token; an activity's token only takes update and end.")
+            ignore(app, push.apnsIDValue, activity.id, .startToActivityToken, "event \"start\" goes to the app's push-to-start token; an activity's token only takes update and end.")
             return
         default:
-            ignore(app, push.apnsID, activity.id, .unknownEvent, "aps.event must be start, update or end, not \(event.map { "\"\($0)\"" } ?? "absent").")
+            ignore(app, push.apnsIDValue, activity.id, .unknownEvent, "aps.event must be start, update or end, not \(event.map { "\"\($0)\"" } ?? "absent").")
             return
         }
         let timestamp = Self.milliseconds(aps["timestamp"])
         // Apple engineers report that an end is applied whatever its timestamp.
         if event == "update", let timestamp, let shown = activity.contentTimestamp, timestamp <= shown {
-            ignore(app, push.apnsID, activity.id, .olderTimestamp, "timestamp \(timestamp / 1000) is not newer than the content shown (\(shown / 1000)): iOS keeps the newer content.")
+            ignore(app, push.apnsIDValue, activity.id, .olderTimestamp, "timestamp \(timestamp / 1000) is not newer than the content shown (\(shown / 1000)): iOS keeps the newer content.")
             return
         }
         let content = aps["content-state"]
         if event == "update", content?.isObject != true {
-            ignore(app, push.apnsID, activity.id, .missingContentState, "An update needs content-state in aps.")
+            ignore(app, push.apnsIDValue, activity.id, .missingContentState, "An update needs content-state in aps.")
             return
         }
         if countsAgainstBudget, push.priority >= 10, !admitUpdate(app) {
-            record(app, push.apnsID, .liveActivity(LiveActivityChange(
+            record(app, push.apnsIDValue, .liveActivity(LiveActivityChange(
                 .throttled, activityID: activity.id, state: activity.state, reason: .budgetExhausted,
                 message: "Over the hourly budget of priority-10 ActivityKit pushes (\(updateBudget(app))): iOS drops the update silently; priority 5 does not count."
             )))
@@ -165,13 +165,13 @@ extension DeviceSession {
         if changed.state == .active, let stale = changed.staleDate, stale <= now { changed.state = .stale }
         device.apps[app].liveActivities!.activities[index] = changed
         if event == "end" {
-            end(app, activity: index, reason: .endEvent, dismissal: aps["dismissal-date"].map { Self.milliseconds($0) ?? now }, notificationID: push.apnsID)
+            end(app, activity: index, reason: .endEvent, dismissal: aps["dismissal-date"].map { Self.milliseconds($0) ?? now }, notificationID: push.apnsIDValue)
         } else {
-            record(app, push.apnsID, .liveActivity(LiveActivityChange(.updated, activityID: changed.id, state: changed.state, contentState: changed.contentState)))
-            if changed.state != activity.state { call(app, .activityStateUpdates, push.apnsID, arguments(changed)) }
-            call(app, .contentUpdates, push.apnsID, arguments(changed))
+            record(app, push.apnsIDValue, .liveActivity(LiveActivityChange(.updated, activityID: changed.id, state: changed.state, contentState: changed.contentState)))
+            if changed.state != activity.state { call(app, .activityStateUpdates, push.apnsIDValue, arguments(changed)) }
+            call(app, .contentUpdates, push.apnsIDValue, arguments(changed))
         }
-        if let alert = aps["alert"] { presentActivityAlert(alert, app: app, notificationID: push.apnsID) }
+        if let alert = aps["alert"] { presentActivityAlert(alert, app: app, notificationID: push.apnsIDValue) }
     }
 
     /// The app's own `activity.update(_:)`: not budgeted, not timestamp-checked unless given.
@@ -207,7 +207,7 @@ extension DeviceSession {
 
     /// Ends an activity; it stays on the Lock Screen until `dismissal` (capped at the linger time),
     /// or the linger time when nil; a dismissal at or before now removes it at once.
-    private mutating func end(_ app: Int, activity index: Int, reason: LiveActivityReason, dismissal: EpochMilliseconds?, notificationID: String?) {
+    private mutating func end(_ app: Int, activity index: Int, reason: LiveActivityReason, dismissal: EpochMilliseconds?, notificationID: APNsID?) {
         var activity = device.apps[app].liveActivities!.activities[index]
         activity.state = .ended
         activity.endedAt = now
@@ -285,7 +285,7 @@ extension DeviceSession {
         }
         if !device.online, let stored = device.apps[app].liveActivities?.storedBroadcasts {
             for broadcast in stored where broadcast.push.expiresAt <= now {
-                record(app, broadcast.push.apnsID, .discarded(.expired, replacedBy: nil))
+                record(app, broadcast.push.apnsIDValue, .discarded(.expired, replacedBy: nil))
             }
             device.apps[app].liveActivities!.storedBroadcasts.removeAll { $0.push.expiresAt <= now }
         }
@@ -298,15 +298,15 @@ extension DeviceSession {
     mutating func storeBroadcast(_ push: PendingPush, channel: BroadcastChannel, app: Int) {
         guard channel.storagePolicy == .mostRecent, push.expiresAt > now else {
             let deliverOnce = channel.storagePolicy == .noStorage || push.expiresAt == push.receivedAt
-            record(app, push.apnsID, .discarded(deliverOnce ? .deliverOnce : .expired, replacedBy: nil))
+            record(app, push.apnsIDValue, .discarded(deliverOnce ? .deliverOnce : .expired, replacedBy: nil))
             return
         }
         guard device.apps[app].liveActivities != nil else { return }
         let older = device.apps[app].liveActivities!.storedBroadcasts.first { $0.channelID == channel.id }
-        if let older { record(app, older.push.apnsID, .discarded(.replaced, replacedBy: push.apnsID)) }
+        if let older { record(app, older.push.apnsIDValue, .discarded(.replaced, replacedBy: push.apnsID)) }
         device.apps[app].liveActivities!.storedBroadcasts.removeAll { $0.channelID == channel.id }
         device.apps[app].liveActivities!.storedBroadcasts.append(StoredBroadcast(channelID: channel.id, push: push))
-        record(app, push.apnsID, .stored(expiresAt: push.expiresAt, replacing: older?.push.apnsID))
+        record(app, push.apnsIDValue, .stored(expiresAt: push.expiresAt, replacing: older?.push.apnsID))
     }
 
     /// Back online: the stored broadcasts arrive.
@@ -315,9 +315,9 @@ extension DeviceSession {
         device.apps[app].liveActivities!.storedBroadcasts = []
         for broadcast in stored {
             if broadcast.push.expiresAt <= now {
-                record(app, broadcast.push.apnsID, .discarded(.expired, replacedBy: nil))
+                record(app, broadcast.push.apnsIDValue, .discarded(.expired, replacedBy: nil))
             } else {
-                record(app, broadcast.push.apnsID, .delivered(pushType: "liveactivity", priority: broadcast.push.priority))
+                record(app, broadcast.push.apnsIDValue, .delivered(pushType: "liveactivity", priority: broadcast.push.priority))
                 receiveBroadcast(broadcast.push, channelID: broadcast.channelID, app: app)
             }
         }
@@ -325,7 +325,7 @@ extension DeviceSession {
 
     // MARK: Helpers
 
-    private mutating func ignore(_ app: Int, _ notificationID: String?, _ activityID: String?, _ reason: LiveActivityReason, _ message: String) {
+    private mutating func ignore(_ app: Int, _ notificationID: APNsID?, _ activityID: String?, _ reason: LiveActivityReason, _ message: String) {
         let state = activityID.flatMap { id in device.apps[app].liveActivities?.activities.first { $0.id == id }?.state }
         record(app, notificationID, .liveActivity(LiveActivityChange(.ignored, activityID: activityID, state: state, reason: reason, message: message)))
     }
@@ -333,7 +333,7 @@ extension DeviceSession {
     /// An alert in a start, update or end lights the screen, shows the activity expanded (a
     /// banner without a Dynamic Island) and plays its sound. Not a notification: it does not go
     /// to Notification Center and needs no notification authorization.
-    private mutating func presentActivityAlert(_ alert: JSONValue, app: Int, notificationID: String?) {
+    private mutating func presentActivityAlert(_ alert: JSONValue, app: Int, notificationID: APNsID?) {
         let title = Self.alertText(alert["title"])
         let body = Self.alertText(alert["body"]) ?? alert.stringValue
         if title != nil || body != nil {

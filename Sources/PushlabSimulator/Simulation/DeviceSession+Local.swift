@@ -53,7 +53,7 @@ extension DeviceSession {
     }
 
     private mutating func fire(_ notification: LocalNotification, app: Int) {
-        record(app, notification.identifier, .delivered(pushType: "local", priority: 10))
+        record(app, APNsID(notification.identifier), .delivered(pushType: "local", priority: 10))
         _ = present(NotificationToShow(local: notification), app: app)
     }
 
@@ -62,7 +62,7 @@ extension DeviceSession {
         let authorization = device.apps[app].authorization
         guard notification.content.hasAlert, !authorization.mayListInNotificationCenter else { return nil }
         let message = "Attempting to schedule a local notification \(notification.identifier) with an alert but haven't received permission from the user to display alerts"
-        record(app, notification.identifier, .dropped(.notAuthorized, message: message))
+        record(app, APNsID(notification.identifier), .dropped(.notAuthorized, message: message))
         return .refused(consoleMessage: message)
     }
 }

@@ -4,10 +4,11 @@ import PushlabCore
 /// make it call, and the request each one becomes.
 extension DeviceSession {
     /// After `callback` ran: the request the app makes for it, if its backend has one.
-    mutating func noteProviderEvent(_ app: Int, _ callback: AppCallback, _ notificationID: String?, _ arguments: CallbackArguments) {
+    mutating func noteProviderEvent(_ app: Int, _ callback: AppCallback, _ id: APNsID?, _ arguments: CallbackArguments) {
         guard let backend = device.apps[app].provider, let event = Self.providerEvent(for: callback),
               let template = backend.template(for: event) else { return }
         let install = device.apps[app]
+        let notificationID = id?.text
         var fields: [String: JSONValue] = [
             "deviceToken": .string(install.deviceToken), "bundleId": .string(install.bundleID), "deviceId": .string(device.id),
             "environment": .string(install.environment.rawValue), "event": .string(event.rawValue),

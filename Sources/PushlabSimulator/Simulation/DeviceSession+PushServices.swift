@@ -15,16 +15,16 @@ extension DeviceSession {
         case .location:
             guard let location = services?.location, push.token == location.token else { return notSetUp(push, app: app, "a Location Push Service Extension", kind: .location) }
             guard location.entitlement else {
-                return record(app, push.apnsID, .dropped(.missingEntitlement, message: "The app lacks the com.apple.developer.location.push entitlement: the location push extension is never launched."))
+                return record(app, push.apnsIDValue, .dropped(.missingEntitlement, message: "The app lacks the com.apple.developer.location.push entitlement: the location push extension is never launched."))
             }
             guard location.authorization == .always else {
-                return record(app, push.apnsID, .dropped(.locationNotAlwaysAuthorized, message: "Location authorization is \(location.authorization.rawValue): a Location Push Service Extension runs only with Always authorization."))
+                return record(app, push.apnsIDValue, .dropped(.locationNotAlwaysAuthorized, message: "Location authorization is \(location.authorization.rawValue): a Location Push Service Extension runs only with Always authorization."))
             }
-            call(app, .didReceiveLocationPushPayload, push.apnsID, CallbackArguments(userInfo: payload))
+            call(app, .didReceiveLocationPushPayload, push.apnsIDValue, CallbackArguments(userInfo: payload))
         case .pushtotalk:
             guard let talk = services?.pushToTalk, push.token == talk.token else { return notSetUp(push, app: app, "a Push to Talk channel manager", kind: .pushToTalk) }
             guard talk.inChannel else {
-                return record(app, push.apnsID, .dropped(.notInChannel, message: "The user is in no Push to Talk channel: the ephemeral push token is inactive until they join one."))
+                return record(app, push.apnsIDValue, .dropped(.notInChannel, message: "The user is in no Push to Talk channel: the ephemeral push token is inactive until they join one."))
             }
             receivePushToTalk(push, talk: talk, app: app)
         case .fileprovider:
@@ -33,32 +33,32 @@ extension DeviceSession {
                 ?? "NSFileProviderWorkingSetContainerItemIdentifier"
             var details: [(key: String, value: JSONValue)] = [("container", .string(container))]
             if let domain = payload["domain"]?.stringValue { details.append(("domain", .string(domain))) }
-            record(app, push.apnsID, .system(SystemEvent(.enumeratorSignalled, message: "signalEnumerator(for: \(container))", details: .object(details))))
-            call(app, .fileProviderEnumerateChanges, push.apnsID, CallbackArguments(userInfo: payload))
+            record(app, push.apnsIDValue, .system(SystemEvent(.enumeratorSignalled, message: "signalEnumerator(for: \(container))", details: .object(details))))
+            call(app, .fileProviderEnumerateChanges, push.apnsIDValue, CallbackArguments(userInfo: payload))
         case .widgets:
             guard var widgets = services?.widgets, push.token == widgets.token else { return notSetUp(push, app: app, "widgets configured for WidgetKit push (iOS 26)", kind: .widgets) }
             let admitted = SlidingWindow(limit: settings.widgetReloadsPerDay, length: SlidingWindow.day).admit(&widgets.reloads, now: now)
             device.apps[app].services!.widgets = widgets
             guard admitted else {
-                return record(app, push.apnsID, .dropped(.widgetReloadBudget, message: "The widget used its reload budget (\(settings.widgetReloadsPerDay) in 24 hours): WidgetKit does not reload it."))
+                return record(app, push.apnsIDValue, .dropped(.widgetReloadBudget, message: "The widget used its reload budget (\(settings.widgetReloadsPerDay) in 24 hours): WidgetKit does not reload it."))
             }
-            record(app, push.apnsID, .system(SystemEvent(.widgetsReloaded, message: "WidgetKit reloads the app's widget timelines.", details: .object([("reloadsToday", .number(Double(widgets.reloads.count)))]))))
+            record(app, push.apnsIDValue, .system(SystemEvent(.widgetsReloaded, message: "WidgetKit reloads the app's widget timelines.", details: .object([("reloadsToday", .number(Double(widgets.reloads.count)))]))))
         case .controls:
             guard let controls = services?.controls, push.token == controls.token else { return notSetUp(push, app: app, "controls configured for push (ControlPushHandler, iOS 18)", kind: .controls) }
-            record(app, push.apnsID, .system(SystemEvent(.controlsReloaded, message: "The system reloads the control.")))
+            record(app, push.apnsIDValue, .system(SystemEvent(.controlsReloaded, message: "The system reloads the control.")))
         case .complication:
             guard var watch = services?.complication, push.token == watch.token else { return notSetUp(push, app: app, "a watchOS complication (PushKit complication type)", kind: .complication) }
             guard watch.onActiveWatchFace else {
-                return record(app, push.apnsID, .dropped(.complicationNotOnWatchFace, message: "The complication is not on the watch's active face: watchOS does not deliver the push."))
+                return record(app, push.apnsIDValue, .dropped(.complicationNotOnWatchFace, message: "The complication is not on the watch's active face: watchOS does not deliver the push."))
             }
             let admitted = SlidingWindow(limit: settings.complicationPushesPerDay, length: SlidingWindow.day).admit(&watch.deliveries, now: now)
             device.apps[app].services!.complication = watch
             guard admitted else {
-                return record(app, push.apnsID, .dropped(.complicationBudget, message: "Over \(settings.complicationPushesPerDay) complication pushes today: watchOS does not deliver more."))
+                return record(app, push.apnsIDValue, .dropped(.complicationBudget, message: "Over \(settings.complicationPushesPerDay) complication pushes today: watchOS does not deliver more."))
             }
-            record(app, push.apnsID, .system(SystemEvent(.complicationUpdated, message: "The paired watch updates the complication.", details: .object([("pushesToday", .number(Double(watch.deliveries.count)))]))))
+            record(app, push.apnsIDValue, .system(SystemEvent(.complicationUpdated, message: "The paired watch updates the complication.", details: .object([("pushesToday", .number(Double(watch.deliveries.count)))]))))
         default:
-            record(app, push.apnsID, .dropped(.serviceNotSetUp, message: "An \(push.pushType.rawValue) push goes to a device's MDM token, not to an app."))
+            record(app, push.apnsIDValue, .dropped(.serviceNotSetUp, message: "An \(push.pushType.rawValue) push goes to a device's MDM token, not to an app."))
         }
     }
 
@@ -67,31 +67,31 @@ extension DeviceSession {
     private mutating func receiveVoIP(_ push: PendingPush, voip: VoIPService, app: Int) {
         let bundleID = device.apps[app].bundleID
         guard !voip.deliveryStopped else {
-            record(app, push.apnsID, .dropped(.voipDeliveryStopped, message: "Application \(bundleID) will not be launched because it failed to report an incoming call too many times (or repeatedly crashed.)"))
+            record(app, push.apnsIDValue, .dropped(.voipDeliveryStopped, message: "Application \(bundleID) will not be launched because it failed to report an incoming call too many times (or repeatedly crashed.)"))
             return
         }
         // PushKit launches the app whatever its state, force-quit included.
         wakeInBackground(app, launchOptions: .object([]))
-        call(app, .pushRegistryDidReceiveIncomingPush, push.apnsID, CallbackArguments(userInfo: push.content.userInfo))
+        call(app, .pushRegistryDidReceiveIncomingPush, push.apnsIDValue, CallbackArguments(userInfo: push.content.userInfo))
         switch voip.reportsCall {
         case .immediately:
             let caller = Self.caller(in: push.content.userInfo, key: voip.callerKey)
             let presentation = device.locked ? "fullScreen" : "banner"
-            record(app, push.apnsID, .system(SystemEvent(
+            record(app, push.apnsIDValue, .system(SystemEvent(
                 .incomingCall, message: "Incoming call from \(caller ?? "an unknown caller")",
                 details: .object([("caller", caller.map(JSONValue.string) ?? .null), ("presentation", .string(presentation))])
             )))
         case .late, .never:
             var failed = voip
             failed.failedReports += 1
-            record(app, push.apnsID, .system(SystemEvent(
+            record(app, push.apnsIDValue, .system(SystemEvent(
                 .appTerminated, message: "Killing app because it never posted an incoming call to the system after receiving a PushKit VoIP push.",
                 details: .object([("reportsCall", .string(voip.reportsCall.rawValue)), ("failedReports", .number(Double(failed.failedReports)))])
             )))
             terminate(app, by: .system)
             if settings.voipFailuresBeforeStop > 0, failed.failedReports >= settings.voipFailuresBeforeStop {
                 failed.deliveryStopped = true
-                record(app, push.apnsID, .system(SystemEvent(
+                record(app, push.apnsIDValue, .system(SystemEvent(
                     .voipDeliveryStopped, message: "Application \(bundleID) will not be launched because it failed to report an incoming call too many times (or repeatedly crashed.)"
                 )))
             }
@@ -114,18 +114,18 @@ extension DeviceSession {
 
     private mutating func receivePushToTalk(_ push: PendingPush, talk: PushToTalkService, app: Int) {
         wakeInBackground(app, launchOptions: .object([]))
-        call(app, .pushToTalkIncomingPush, push.apnsID, CallbackArguments(userInfo: push.content.userInfo))
+        call(app, .pushToTalkIncomingPush, push.apnsIDValue, CallbackArguments(userInfo: push.content.userInfo))
         switch talk.result {
         case .activeRemoteParticipant:
             let speaker = push.content.userInfo["activeSpeaker"]?.stringValue ?? push.content.userInfo["speaker"]?.stringValue
-            record(app, push.apnsID, .system(SystemEvent(
+            record(app, push.apnsIDValue, .system(SystemEvent(
                 .pushToTalkAudio, message: "The system shows \(speaker ?? "the remote participant") speaking and activates the audio session.",
                 details: .object([("speaker", speaker.map(JSONValue.string) ?? .null)])
             )))
         case .leaveChannel:
             device.apps[app].services!.pushToTalk!.inChannel = false
-            call(app, .pushToTalkDidLeaveChannel, push.apnsID)
-            record(app, push.apnsID, .system(SystemEvent(.pushToTalkLeftChannel, message: "The app returned leaveChannel: the user leaves the channel and its token stops receiving pushes.")))
+            call(app, .pushToTalkDidLeaveChannel, push.apnsIDValue)
+            record(app, push.apnsIDValue, .system(SystemEvent(.pushToTalkLeftChannel, message: "The app returned leaveChannel: the user leaves the channel and its token stops receiving pushes.")))
         }
     }
 
@@ -137,19 +137,19 @@ extension DeviceSession {
         guard device.online else {
             if push.expiresAt <= now {
                 let reason: DiscardReason = push.expiresAt == push.receivedAt ? .deliverOnce : .expired
-                return record(bundleID: mdm.topic, push.apnsID, .discarded(reason, replacedBy: nil))
+                return record(bundleID: mdm.topic, push.apnsIDValue, .discarded(reason, replacedBy: nil))
             }
-            if let older = mdm.storedWhileOffline { record(bundleID: mdm.topic, older.apnsID, .discarded(.replaced, replacedBy: push.apnsID)) }
+            if let older = mdm.storedWhileOffline { record(bundleID: mdm.topic, older.apnsIDValue, .discarded(.replaced, replacedBy: push.apnsID)) }
             device.mdm!.storedWhileOffline = push
-            return record(bundleID: mdm.topic, push.apnsID, .stored(expiresAt: push.expiresAt, replacing: mdm.storedWhileOffline?.apnsID))
+            return record(bundleID: mdm.topic, push.apnsIDValue, .stored(expiresAt: push.expiresAt, replacing: mdm.storedWhileOffline?.apnsID))
         }
-        record(bundleID: mdm.topic, push.apnsID, .delivered(pushType: push.pushType.rawValue, priority: push.priority))
+        record(bundleID: mdm.topic, push.apnsIDValue, .delivered(pushType: push.pushType.rawValue, priority: push.priority))
         let magic = push.content.userInfo["mdm"]?.stringValue
         guard magic == mdm.pushMagic else {
-            record(bundleID: mdm.topic, push.apnsID, .dropped(.pushMagicMismatch, message: "The push's mdm value \(magic.map { "\"\($0)\"" } ?? "is missing"): the device's PushMagic is \"\(mdm.pushMagic)\"; the MDM agent ignores it."))
+            record(bundleID: mdm.topic, push.apnsIDValue, .dropped(.pushMagicMismatch, message: "The push's mdm value \(magic.map { "\"\($0)\"" } ?? "is missing"): the device's PushMagic is \"\(mdm.pushMagic)\"; the MDM agent ignores it."))
             return
         }
-        record(bundleID: mdm.topic, push.apnsID, .system(SystemEvent(.mdmCheckIn, message: "The device connects to its MDM server and asks for commands.")))
+        record(bundleID: mdm.topic, push.apnsIDValue, .system(SystemEvent(.mdmCheckIn, message: "The device connects to its MDM server and asks for commands.")))
     }
 
     /// Back online: the MDM push APNs held arrives, unless it expired.
@@ -157,7 +157,7 @@ extension DeviceSession {
         guard let stored = device.mdm?.storedWhileOffline else { return }
         device.mdm!.storedWhileOffline = nil
         if stored.expiresAt <= now {
-            record(bundleID: device.mdm!.topic, stored.apnsID, .discarded(.expired, replacedBy: nil))
+            record(bundleID: device.mdm!.topic, stored.apnsIDValue, .discarded(.expired, replacedBy: nil))
         } else {
             receiveMDM(stored)
         }
@@ -183,6 +183,6 @@ extension DeviceSession {
         let why = device.apps[app].services?.tokens.contains { $0.kind == kind } == true
             ? "The push went to another token of the app, not its \(kind.rawValue) token."
             : "The app has no \(part)."
-        record(app, push.apnsID, .dropped(.serviceNotSetUp, message: why))
+        record(app, push.apnsIDValue, .dropped(.serviceNotSetUp, message: why))
     }
 }

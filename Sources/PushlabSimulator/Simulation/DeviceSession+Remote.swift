@@ -5,7 +5,7 @@ extension DeviceSession {
     /// A push APNs accepted for `app`'s token.
     mutating func receive(_ push: PendingPush, app: Int, expiration: Int64?, deliverable: Bool) {
         guard deliverable else {
-            record(app, push.apnsID, .dropped(.backgroundPriority10, message: "A background push must be sent with apns-priority 5; APNs accepted it and the device never receives it."))
+            record(app, push.apnsIDValue, .dropped(.backgroundPriority10, message: "A background push must be sent with apns-priority 5; APNs accepted it and the device never receives it."))
             return
         }
         guard device.online else {
@@ -18,19 +18,19 @@ extension DeviceSession {
     /// APNs holds one notification per app for an offline device; a newer one replaces it.
     private mutating func store(_ push: PendingPush, app: Int, expiration: Int64?) {
         if expiration == 0 {
-            record(app, push.apnsID, .discarded(.deliverOnce, replacedBy: nil))
+            record(app, push.apnsIDValue, .discarded(.deliverOnce, replacedBy: nil))
             return
         }
         if push.expiresAt <= now {
-            record(app, push.apnsID, .discarded(.expired, replacedBy: nil))
+            record(app, push.apnsIDValue, .discarded(.expired, replacedBy: nil))
             return
         }
         let replaced = device.apps[app].storedWhileOffline
         if let replaced {
-            record(app, replaced.apnsID, .discarded(.replaced, replacedBy: push.apnsID))
+            record(app, replaced.apnsIDValue, .discarded(.replaced, replacedBy: push.apnsID))
         }
         device.apps[app].storedWhileOffline = push
-        record(app, push.apnsID, .stored(expiresAt: push.expiresAt, replacing: replaced?.apnsID))
+        record(app, push.apnsIDValue, .stored(expiresAt: push.expiresAt, replacing: replaced?.apnsID))
     }
 
     /// The device came online: APNs delivers what it stored, unless it expired.
@@ -41,7 +41,7 @@ extension DeviceSession {
             guard let stored = device.apps[app].storedWhileOffline else { continue }
             device.apps[app].storedWhileOffline = nil
             if stored.expiresAt <= now {
-                record(app, stored.apnsID, .discarded(.expired, replacedBy: nil))
+                record(app, stored.apnsIDValue, .discarded(.expired, replacedBy: nil))
             } else {
                 deliver(stored, app: app)
             }
@@ -52,10 +52,10 @@ extension DeviceSession {
         if device.lowPowerMode, push.priority < 10, push.pushType == .alert || push.pushType == .liveactivity {
             // APNs may delay and group priority 5 and 1 pushes for a device saving power.
             device.apps[app].heldLowPriority.append(push)
-            record(app, push.apnsID, .throttled(.lowPowerMode, until: nil))
+            record(app, push.apnsIDValue, .throttled(.lowPowerMode, until: nil))
             return
         }
-        record(app, push.apnsID, .delivered(pushType: push.pushType.rawValue, priority: push.priority))
+        record(app, push.apnsIDValue, .delivered(pushType: push.pushType.rawValue, priority: push.priority))
         switch push.pushType {
         case .alert, .background:
             arrive(push, app: app)
@@ -100,15 +100,15 @@ extension DeviceSession {
         switch device.apps[app].api {
         case .legacy:
             if notification.isLocal {
-                call(app, .didReceiveLocalNotification, notification.identifier, info)
-            } else if call(app, .didReceiveRemoteNotificationFetch, notification.identifier, info) {
+                call(app, .didReceiveLocalNotification, notification.id, info)
+            } else if call(app, .didReceiveRemoteNotificationFetch, notification.id, info) {
                 return true
             } else {
-                call(app, .didReceiveRemoteNotification, notification.identifier, info)
+                call(app, .didReceiveRemoteNotification, notification.id, info)
             }
         case .userNotifications:
             // Without the delegate method the system shows nothing in the foreground.
-            if call(app, .willPresent, notification.identifier, info) {
+            if call(app, .willPresent, notification.id, info) {
                 show(notification, app: app, options: device.apps[app].willPresentOptions)
             }
         }
@@ -125,14 +125,14 @@ extension DeviceSession {
             wanted = true
             if authorization.mayShowBanner, !muted {
                 let actions = device.apps[app].category(content.category)?.actions.map(\.identifier) ?? []
-                record(app, notification.identifier, .banner(title: content.title, subtitle: content.subtitle, body: content.body, actions: actions))
+                record(app, notification.id, .banner(title: content.title, subtitle: content.subtitle, body: content.body, actions: actions))
                 shown = true
             }
         }
         if options.contains(.sound), let sound = content.sound {
             wanted = true
             if authorization.mayPlaySound, !muted {
-                record(app, notification.identifier, .sound(sound))
+                record(app, notification.id, .sound(sound))
                 shown = true
             }
         }
@@ -140,7 +140,7 @@ extension DeviceSession {
             wanted = true
             if authorization.maySetBadge {
                 device.apps[app].badge = max(0, badge)
-                record(app, notification.identifier, .badge(max(0, badge)))
+                record(app, notification.id, .badge(max(0, badge)))
                 shown = true
             }
         }
@@ -152,7 +152,7 @@ extension DeviceSession {
             }
         }
         if wanted, !shown, !muted {
-            record(app, notification.identifier, .dropped(.notAuthorized, message: "Notification authorization is \(authorization.status.rawValue) (alert \(authorization.alert ? "on" : "off"), sound \(authorization.sound ? "on" : "off"), badge \(authorization.badge ? "on" : "off")): nothing is shown."))
+            record(app, notification.id, .dropped(.notAuthorized, message: "Notification authorization is \(authorization.status.rawValue) (alert \(authorization.alert ? "on" : "off"), sound \(authorization.sound ? "on" : "off"), badge \(authorization.badge ? "on" : "off")): nothing is shown."))
         }
     }
 
@@ -166,7 +166,7 @@ extension DeviceSession {
             recordRemoval(app, replaced, reason: .collapsed)
         }
         let entry = notification.sharedEntry.flatMap { shared in
-            notification.apnsUUID.map { DeliveredNotification(uuid: $0, deliveredAt: now, shared: shared) }
+            notification.id.canonical.map { DeliveredNotification(uuid: $0, deliveredAt: now, shared: shared) }
                 ?? DeliveredNotification(apnsID: notification.identifier, deliveredAt: now, shared: shared)
         }
             ?? DeliveredNotification(
@@ -179,7 +179,7 @@ extension DeviceSession {
             device.apps[app].notificationCenter.reserveCapacity(min(settings.notificationCenterLimit + 1, 129))
         }
         device.apps[app].notificationCenter.append(entry)
-        record(app, notification.identifier, .notificationCenter(.added, reason: nil, entry: entry))
+        record(app, notification.id, .notificationCenter(.added, reason: nil, entry: entry))
         if device.apps[app].notificationCenter.count > settings.notificationCenterLimit {
             let oldest = device.apps[app].notificationCenter.removeFirst()
             recordRemoval(app, oldest, reason: .limit)
@@ -193,11 +193,11 @@ extension DeviceSession {
         let state = device.apps[app].state
         // On screen there is nothing to wake: the callback runs whatever the background modes.
         guard device.apps[app].remoteNotificationBackgroundMode || state.isOnScreen else {
-            record(app, push.apnsID, .dropped(.noBackgroundMode, message: "The app lacks the remote-notification background mode (UIBackgroundModes)."))
+            record(app, push.apnsIDValue, .dropped(.noBackgroundMode, message: "The app lacks the remote-notification background mode (UIBackgroundModes)."))
             return
         }
         if state == .notRunning, device.apps[app].terminatedBy == .user {
-            record(app, push.apnsID, .dropped(.forceQuit, message: "The user force-quit the app; iOS does not launch it for background pushes until the user opens it again."))
+            record(app, push.apnsIDValue, .dropped(.forceQuit, message: "The user force-quit the app; iOS does not launch it for background pushes until the user opens it again."))
             return
         }
         if push.pushType == .background, !state.isOnScreen {
@@ -216,17 +216,17 @@ extension DeviceSession {
         guard !alreadyCalled else { return }
         let info = CallbackArguments(userInfo: push.content.userInfo)
         wakeInBackground(app, launchOptions: Self.launchOptions(CallbackKey.remoteNotificationLaunchKey, push.content.userInfo))
-        call(app, .didReceiveRemoteNotificationFetch, push.apnsID, info)
+        call(app, .didReceiveRemoteNotificationFetch, push.apnsIDValue, info)
     }
 
     /// The device keeps only the newest held background push.
     private mutating func hold(_ push: PendingPush, app: Int, reason: ThrottleReason, until: EpochMilliseconds?) {
         if let older = device.apps[app].heldBackground {
-            record(app, older.apnsID, .discarded(.replaced, replacedBy: push.apnsID))
+            record(app, older.apnsIDValue, .discarded(.replaced, replacedBy: push.apnsID))
         }
         device.apps[app].heldBackground = push
         device.apps[app].heldBackgroundUntil = until
-        record(app, push.apnsID, .throttled(reason, until: until))
+        record(app, push.apnsIDValue, .throttled(reason, until: until))
     }
 
     /// When budget may have returned (or low power mode ended): delivers the held push if it can.
@@ -241,7 +241,7 @@ extension DeviceSession {
         device.apps[app].heldBackground = nil
         device.apps[app].heldBackgroundUntil = nil
         if held.expiresAt <= now {
-            record(app, held.apnsID, .discarded(.expired, replacedBy: nil))
+            record(app, held.apnsIDValue, .discarded(.expired, replacedBy: nil))
             return
         }
         wake(held, app: app, alreadyCalled: false)
@@ -254,7 +254,7 @@ extension DeviceSession {
             device.apps[app].heldLowPriority = []
             for push in held {
                 if push.expiresAt <= now {
-                    record(app, push.apnsID, .discarded(.expired, replacedBy: nil))
+                    record(app, push.apnsIDValue, .discarded(.expired, replacedBy: nil))
                 } else {
                     deliver(push, app: app)
                 }
@@ -273,7 +273,8 @@ extension DeviceSession {
 
 /// A notification about to be shown, remote or local.
 struct NotificationToShow {
-    var identifier: String
+    /// The apns-id as APNs read it, or the local request's identifier.
+    var id: APNsID
     var isLocal: Bool
     var collapseID: String?
     /// A content changed (by a service extension) no longer shares its payload's entry part.
@@ -282,23 +283,22 @@ struct NotificationToShow {
     }
     /// The Notification Center entry part shared by every push of this payload, if any.
     var sharedEntry: DeliveredNotification.Shared?
-    /// The remote notification's apns-id as APNs read it, if a canonical UUID.
-    var apnsUUID: CanonicalUUID?
     /// `push`, or the local trigger's kind, as `UNNotificationRequest.trigger` tells the app.
     var trigger: String
 
+    var identifier: String { id.text }
+
     init(remote push: PendingPush) {
-        identifier = push.apnsID
+        id = push.apnsIDValue
         isLocal = false
         collapseID = push.collapseID
         content = push.content
         trigger = "push"
         sharedEntry = push.sharedEntry
-        apnsUUID = push.apnsUUID
     }
 
     init(local notification: LocalNotification) {
-        identifier = notification.identifier
+        id = APNsID(notification.identifier)
         isLocal = true
         collapseID = nil
         content = notification.content

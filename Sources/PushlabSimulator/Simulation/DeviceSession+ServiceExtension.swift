@@ -6,7 +6,7 @@ extension DeviceSession {
     /// best attempt when time runs out, or the original after a crash or a memory kill.
     mutating func runServiceExtension(_ push: PendingPush, app: Int) -> NotificationContent {
         let original = push.content
-        call(app, .serviceExtension, push.apnsID, CallbackArguments(userInfo: original.userInfo))
+        call(app, .serviceExtension, push.apnsIDValue, CallbackArguments(userInfo: original.userInfo))
         let behavior = device.apps[app].serviceExtensionBehavior ?? ServiceExtensionBehavior()
         var modified = original
         if let title = behavior.title { modified.title = title }
@@ -30,7 +30,7 @@ extension DeviceSession {
             details.insert(("outcome", .string("finished")), at: 0)
             message = "The extension called its content handler: its content is shown."
         case .finishes:
-            call(app, .serviceExtensionTimeWillExpire, push.apnsID)
+            call(app, .serviceExtensionTimeWillExpire, push.apnsIDValue)
             shown = behavior.deliversBestAttempt ? modified : original
             details.insert(("outcome", .string("timedOut")), at: 0)
             message = behavior.deliversBestAttempt
@@ -48,9 +48,9 @@ extension DeviceSession {
             details.append(("title", shown.title.map(JSONValue.string) ?? .null))
             details.append(("body", shown.body.map(JSONValue.string) ?? .null))
         }
-        record(app, push.apnsID, .system(SystemEvent(.serviceExtension, message: message, details: .object(details))))
+        record(app, push.apnsIDValue, .system(SystemEvent(.serviceExtension, message: message, details: .object(details))))
         if let sender = behavior.communicationSender, label != "original" {
-            record(app, push.apnsID, .system(SystemEvent(
+            record(app, push.apnsIDValue, .system(SystemEvent(
                 .communicationNotification, message: "The extension donated an INSendMessageIntent from \(sender): shown as a message from them.",
                 details: .object([("sender", .string(sender))])
             )))

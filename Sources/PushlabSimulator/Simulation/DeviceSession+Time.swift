@@ -46,14 +46,14 @@ extension DeviceSession {
             case .expireStored(let app):
                 if let stored = device.apps[app].storedWhileOffline {
                     device.apps[app].storedWhileOffline = nil
-                    record(app, stored.apnsID, .discarded(.expired, replacedBy: nil))
+                    record(app, stored.apnsIDValue, .discarded(.expired, replacedBy: nil))
                 }
             case .activities(let app):
                 runDueActivities(app)
             case .expireStoredMDM:
                 if let stored = device.mdm?.storedWhileOffline {
                     device.mdm!.storedWhileOffline = nil
-                    record(bundleID: device.mdm!.topic, stored.apnsID, .discarded(.expired, replacedBy: nil))
+                    record(bundleID: device.mdm!.topic, stored.apnsIDValue, .discarded(.expired, replacedBy: nil))
                 }
             }
         }

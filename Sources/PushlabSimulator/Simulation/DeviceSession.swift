@@ -62,26 +62,26 @@ struct DeviceSession {
         return taken
     }
 
-    mutating func record(_ app: Int, _ notificationID: String?, _ event: ObservationEvent) {
+    mutating func record(_ app: Int, _ notificationID: APNsID?, _ event: ObservationEvent) {
         record(bundleID: device.apps[app].bundleID, notificationID, event)
     }
 
     /// `entry` left the app's Notification Center.
     mutating func recordRemoval(_ app: Int, _ entry: DeliveredNotification, reason: RemovalReason) {
-        record(app, entry.identifier, .notificationCenter(.removed, reason: reason))
+        record(app, entry.notificationIDValue, .notificationCenter(.removed, reason: reason))
         observations[observations.count - 1].removedEntryDeliveredAt = entry.deliveredAt
     }
 
     /// An observation about no app of the device (an MDM check-in): `bundleID` names the topic.
-    mutating func record(bundleID: String, _ notificationID: String?, _ event: ObservationEvent) {
+    mutating func record(bundleID: String, _ notificationID: APNsID?, _ event: ObservationEvent) {
         observations.append(Observation(
-            sequence: 0, time: now, deviceID: device.id, bundleID: bundleID, notificationID: notificationID, event: event
+            sequence: 0, time: now, deviceID: device.id, bundleID: bundleID, notificationIDValue: notificationID, event: event
         ))
     }
 
     /// Records a callback if the app implements it; returns whether it did.
     @discardableResult
-    mutating func call(_ app: Int, _ callback: AppCallback, _ notificationID: String? = nil, _ arguments: CallbackArguments = CallbackArguments()) -> Bool {
+    mutating func call(_ app: Int, _ callback: AppCallback, _ notificationID: APNsID? = nil, _ arguments: CallbackArguments = CallbackArguments()) -> Bool {
         guard AppCallback.extensionEntryPoints.contains(callback) || device.apps[app].implements.contains(callback) else { return false }
         // ActivityKit's sequences yield only to an app that runs.
         if AppCallback.activityKit.contains(callback), device.apps[app].state == .notRunning { return false }

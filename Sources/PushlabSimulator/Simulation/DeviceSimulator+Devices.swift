@@ -330,9 +330,9 @@ extension DeviceSession {
         var held: [PendingPush] = device.apps[app].heldLowPriority
         if let stored = device.apps[app].storedWhileOffline { held.append(stored) }
         if let background = device.apps[app].heldBackground { held.append(background) }
-        for push in held { record(app, push.apnsID, .discarded(.appUninstalled, replacedBy: nil)) }
+        for push in held { record(app, push.apnsIDValue, .discarded(.appUninstalled, replacedBy: nil)) }
         for broadcast in device.apps[app].liveActivities?.storedBroadcasts ?? [] {
-            record(app, broadcast.push.apnsID, .discarded(.appUninstalled, replacedBy: nil))
+            record(app, broadcast.push.apnsIDValue, .discarded(.appUninstalled, replacedBy: nil))
         }
         dismissAllActivities(app)
         for entry in device.apps[app].notificationCenter {

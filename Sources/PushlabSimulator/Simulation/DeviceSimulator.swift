@@ -154,7 +154,7 @@ public final class DeviceSimulator: PushSink, Sendable {
     /// Records what became of a provider request, on its device, at the clock's time now.
     public func recordProviderResponse(_ response: ProviderResponse, for request: ProviderRequest) {
         try? runSession(request.deviceID, at: clock.now()) { session throws(SimulatorError) in
-            session.record(bundleID: request.bundleID, request.notificationID, .providerRequest(response))
+            session.record(bundleID: request.bundleID, request.notificationID.map(APNsID.init), .providerRequest(response))
         }
     }
 
@@ -249,21 +249,20 @@ public final class DeviceSimulator: PushSink, Sendable {
             guard let app = session.device.appIndex(token: push.pointee.deviceToken) else {
                 if session.device.mdm?.token == push.pointee.deviceToken, let content {
                     session.receiveMDM(PendingPush(
-                        apnsID: push.pointee.apnsID, receivedAt: push.pointee.receivedAt, pushType: push.pointee.pushType, priority: push.pointee.priority,
-                        expiresAt: expiresAt, collapseID: nil, content: content, token: push.pointee.deviceToken
+                        apnsID: push.pointee.apnsIDValue, receivedAt: push.pointee.receivedAt, pushType: push.pointee.pushType, priority: push.pointee.priority,
+                        expiresAt: expiresAt, collapseID: nil, content: content, token: push.pointee.deviceToken, sharedEntry: nil
                     ))
                 }
                 return
             }
             guard let content, content.userInfo.isObject else {
-                session.record(app, push.pointee.apnsID, .dropped(.unreadablePayload, message: "The payload is not a JSON object; APNs accepted it, the device cannot read it."))
+                session.record(app, push.pointee.apnsIDValue, .dropped(.unreadablePayload, message: "The payload is not a JSON object; APNs accepted it, the device cannot read it."))
                 return
             }
             let pending = PendingPush(
-                apnsID: push.pointee.apnsID, receivedAt: push.pointee.receivedAt, pushType: push.pointee.pushType, priority: push.pointee.priority,
+                apnsID: push.pointee.apnsIDValue, receivedAt: push.pointee.receivedAt, pushType: push.pointee.pushType, priority: push.pointee.priority,
                 expiresAt: expiresAt, collapseID: push.pointee.collapseID, content: content,
-                token: push.pointee.pushType == .alert || push.pointee.pushType == .background ? nil : push.pointee.deviceToken, sharedEntry: sharedEntry,
-                apnsUUID: push.pointee.apnsIDValue.canonical
+                token: push.pointee.pushType == .alert || push.pointee.pushType == .background ? nil : push.pointee.deviceToken, sharedEntry: sharedEntry
             )
             session.receive(pending, app: app, expiration: push.pointee.expiration, deliverable: push.pointee.isDeliverable)
         }
@@ -305,7 +304,7 @@ public final class DeviceSimulator: PushSink, Sendable {
             try? runSession(deviceID, at: broadcast.receivedAt) { session throws(SimulatorError) in
                 guard let app = session.device.apps.firstIndex(where: { $0.bundleID == channel.bundleID && $0.environment == channel.environment }) else { return }
                 if session.device.online {
-                    session.record(app, push.apnsID, .delivered(pushType: "liveactivity", priority: push.priority))
+                    session.record(app, push.apnsIDValue, .delivered(pushType: "liveactivity", priority: push.priority))
                     session.receiveBroadcast(push, channelID: channel.id, app: app)
                 } else {
                     session.storeBroadcast(push, channel: channel, app: app)

@@ -1,8 +1,8 @@
 import PushlabCore
 
 /// A notification id in a chunk: a form byte (none, a canonical UUID in upper or lower case as
-/// two words, or text) and its value. The writer remembers the last id: a push's records repeat it.
-struct ChunkNotificationIDs {
+/// two words, or text) and its value.
+enum ChunkNotificationIDs {
     private enum Form {
         static let none: UInt8 = 0
         static let upperCaseUUID: UInt8 = 1
@@ -10,44 +10,42 @@ struct ChunkNotificationIDs {
         static let text: UInt8 = 3
     }
 
-    private var last: (text: String, uuid: CanonicalUUID?)?
-
-    /// Returns the id as a UUID, if it is one.
-    @discardableResult
-    mutating func write(_ notificationID: String?, to writer: inout ChunkWriter) -> CanonicalUUID? {
-        guard let notificationID else {
+    /// An id as an observation carries it: a push's as its two words, never as text.
+    static func write(_ id: APNsID?, to writer: inout ChunkWriter) {
+        guard let id else {
             writer.byte(Form.none)
-            return nil
+            return
         }
-        let uuid: CanonicalUUID?
-        if let last, last.text == notificationID {
-            uuid = last.uuid
+        if let uuid = id.canonical {
+            write(uuid, to: &writer)
         } else {
-            uuid = CanonicalUUID(notificationID)
-            last = (notificationID, uuid)
-        }
-        guard let uuid else {
             writer.byte(Form.text)
-            writer.text(notificationID)
-            return nil
+            writer.text(id.text)
         }
-        write(uuid, to: &writer)
-        return uuid
+    }
+
+    /// An id as text (a removal's, from the log): written as a UUID when it is one.
+    static func write(_ text: String, to writer: inout ChunkWriter) {
+        write(APNsID(text), to: &writer)
     }
 
     /// An id already read as a UUID.
-    func write(_ uuid: CanonicalUUID, to writer: inout ChunkWriter) {
+    static func write(_ uuid: CanonicalUUID, to writer: inout ChunkWriter) {
         writer.byte(uuid.isLowercase ? Form.lowerCaseUUID : Form.upperCaseUUID)
         writer.word(uuid.high)
         writer.word(uuid.low)
     }
 
     static func read(from reader: inout ChunkReader) throws(StoreError) -> String? {
+        try readValue(from: &reader)?.text
+    }
+
+    static func readValue(from reader: inout ChunkReader) throws(StoreError) -> APNsID? {
         switch try reader.byte() {
         case Form.none: return nil
-        case Form.text: return try reader.text()
+        case Form.text: return APNsID(try reader.text())
         case let form where form == Form.upperCaseUUID || form == Form.lowerCaseUUID:
-            return CanonicalUUID(high: try reader.word(), low: try reader.word(), isLowercase: form == Form.lowerCaseUUID).text
+            return APNsID(CanonicalUUID(high: try reader.word(), low: try reader.word(), isLowercase: form == Form.lowerCaseUUID))
         case let form: throw reader.damaged("holds a notification id of an unknown form \(form)")
         }
     }

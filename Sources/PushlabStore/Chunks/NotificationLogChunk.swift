@@ -19,9 +19,12 @@ struct LoggedEntry: Equatable {
     var deliveredAt: Int64
     var deviceID: String
     var bundleID: String
-    var identifier: String
+    /// The identifier as the observation carried it: a push's stays a UUID.
+    var id: APNsID
     var fields: String
     var contentID: Int64?
+
+    var identifier: String { id.text }
 }
 
 /// Notification Center changes as one blob: a load test's entries, each a SQLite row before,
@@ -49,21 +52,19 @@ enum NotificationLogChunk {
         private(set) var writer = ChunkWriter(capacity: 0)
         private(set) var count = 0
         private var devices = ChunkStringTable(), bundles = ChunkStringTable(), fields = ChunkStringTable()
-        private var identifiers = ChunkNotificationIDs()
         private var previousSequence: Int64 = 0
         private var previousTime: Int64 = 0
 
         init() {}
 
-        /// `uuid`: the identifier as a UUID, if the caller has it read already.
-        mutating func add(_ entry: LoggedEntry, uuid: CanonicalUUID? = nil) {
+        mutating func add(_ entry: LoggedEntry) {
             writer.byte(Form.added)
             writer.signed(entry.sequence &- previousSequence)
             previousSequence = entry.sequence
             time(entry.deliveredAt)
             devices.write(entry.deviceID, to: &writer)
             bundles.write(entry.bundleID, to: &writer)
-            if let uuid { identifiers.write(uuid, to: &writer) } else { identifiers.write(entry.identifier, to: &writer) }
+            ChunkNotificationIDs.write(entry.id, to: &writer)
             fields.write(entry.fields, to: &writer)
             // A negative id (a damaged row moved from an older table) is written as it is, and
             // read back as damage rather than trapping here.
@@ -76,7 +77,7 @@ enum NotificationLogChunk {
             if let deliveredAt { time(deliveredAt) }
             devices.write(deviceID, to: &writer)
             bundles.write(bundleID, to: &writer)
-            identifiers.write(identifier, to: &writer)
+            ChunkNotificationIDs.write(identifier, to: &writer)
             count += 1
         }
 
@@ -125,8 +126,8 @@ enum NotificationLogChunk {
         records.reserveCapacity(count)
         var sequence: Int64 = 0
         var time: Int64 = 0
-        func identifier(_ reader: inout ChunkReader) throws(StoreError) -> String {
-            guard let identifier = try ChunkNotificationIDs.read(from: &reader) else { throw reader.damaged("holds an entry without an identifier") }
+        func identifier(_ reader: inout ChunkReader) throws(StoreError) -> APNsID {
+            guard let identifier = try ChunkNotificationIDs.readValue(from: &reader) else { throw reader.damaged("holds an entry without an identifier") }
             return identifier
         }
         for _ in 0..<count {
@@ -141,7 +142,7 @@ enum NotificationLogChunk {
                 let contentID = try reader.unsigned()
                 guard contentID <= UInt64(Int64.max) else { throw reader.damaged("holds a content id past 64 bits") }
                 records.append(.added(LoggedEntry(
-                    sequence: sequence, deliveredAt: time, deviceID: deviceID, bundleID: bundleID, identifier: id, fields: text,
+                    sequence: sequence, deliveredAt: time, deviceID: deviceID, bundleID: bundleID, id: id, fields: text,
                     contentID: contentID == 0 ? nil : Int64(contentID)
                 )))
             case let form where form == Form.removed || form == Form.removedEveryTime:
@@ -152,7 +153,7 @@ enum NotificationLogChunk {
                 }
                 let deviceID = try devices.read(from: &reader)
                 let bundleID = try bundles.read(from: &reader)
-                records.append(.removed(deviceID: deviceID, bundleID: bundleID, identifier: try identifier(&reader), deliveredAt: deliveredAt))
+                records.append(.removed(deviceID: deviceID, bundleID: bundleID, identifier: try identifier(&reader).text, deliveredAt: deliveredAt))
             case Form.deviceRemoved:
                 records.append(.deviceRemoved(deviceID: try devices.read(from: &reader)))
             case let form:

@@ -48,7 +48,6 @@ enum ObservationChunk {
         private var triggers = ChunkStringTable(), collapseIDs = ChunkStringTable(), contentTexts = ChunkStringTable()
         private var previousSequence: Int64 = 0
         private var previousTime: Int64 = 0
-        private var notificationIDs = ChunkNotificationIDs()
         /// Each kind's last details: a load test's banners, deliveries and sounds repeat them, and
         /// comparing events whose strings share storage costs less than writing their JSON.
         /// Kept as three arrays: a search through tuples copied each one it looked at.
@@ -68,15 +67,15 @@ enum ObservationChunk {
             (previousSequence, previousTime) = (observation.pointee.sequence, observation.pointee.time)
             devices.write(observation.pointee.deviceID, to: &writer)
             bundles.write(observation.pointee.bundleID, to: &writer)
-            let uuid = notificationIDs.write(observation.pointee.notificationID, to: &writer)
+            let id = observation.pointee.notificationIDValue
+            ChunkNotificationIDs.write(id, to: &writer)
             kinds.write(observation.pointee.kind, to: &writer)
             // The kind first: matching the case copies the event out.
             if observation.pointee.kind == .notificationCenter, case .notificationCenter(.added, nil, let entry?) = observation.pointee.event {
                 writer.byte(DetailsForm.addedEntry)
                 var flags: UInt8 = 0
                 if entry.isLocal { flags |= EntryFlag.isLocal }
-                // Compared as UUIDs when both are: the id was just read as one.
-                let sameID = uuid.flatMap { uuid in entry.canonicalIdentifier.map { $0 == uuid } } ?? entry.hasIdentifier(observation.pointee.notificationID)
+                let sameID = id.map { entry.hasIdentifier($0) } ?? false
                 if !sameID { flags |= EntryFlag.ownIdentifier }
                 if entry.deliveredAt != observation.pointee.time { flags |= EntryFlag.ownTime }
                 if entry.collapseID != nil { flags |= EntryFlag.collapseID }
