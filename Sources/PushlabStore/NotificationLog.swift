@@ -78,10 +78,9 @@ struct NotificationLog {
                 ))
                 addedCount += 1
             case (.removed, _):
-                let identifier = id.text
                 let deliveredAt = observation.pointee.removedEntryDeliveredAt
-                blob.encoder.remove(deviceID: deviceID, bundleID: bundleID, identifier: identifier, deliveredAt: deliveredAt)
-                let key = NotificationCenterRows.entryKey(deviceID: deviceID, bundleID: bundleID, identifier: identifier)
+                blob.encoder.remove(deviceID: deviceID, bundleID: bundleID, id: id, deliveredAt: deliveredAt)
+                let key = NotificationCenterRows.entryKey(deviceID: deviceID, bundleID: bundleID, identifier: id.text)
                 if let deliveredAt { removedKeys[EntryKey(deliveredAt: deliveredAt, key: key), default: 0] += 1 } else { blob.removedEverywhere.append(key) }
                 removalCount += 1
             case (.added, nil):

@@ -1,3 +1,4 @@
+import Foundation
 @testable import PushlabSimulator
 import PushlabCore
 import Testing
@@ -113,5 +114,20 @@ struct OfflineStorageTests {
         let first = try h.alert()
         let second = try h.alert()
         #expect(try h.notificationCenterIDs() == [first, second])
+    }
+
+    /// A held push is saved with its apns-id as text under "apnsID", in every form, and reads
+    /// back as the same push.
+    @Test func aHeldPushIsSavedWithItsIDAsText() throws {
+        for text in ["8E1B6B5E-0C6B-4A53-9C8E-4B6B1E2D3F40", "8e1b6b5e-0c6b-4a53-9c8e-4b6b1e2d3f40", "not-a-uuid"] {
+            let push = PendingPush(
+                apnsID: text, receivedAt: 1_000, pushType: .alert, priority: 10, expiresAt: 2_000, collapseID: nil,
+                content: NotificationContent(title: "t")
+            )
+            let data = try JSONEncoder().encode(push)
+            let fields = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            #expect(fields["apnsID"] as? String == text)
+            #expect(try JSONDecoder().decode(PendingPush.self, from: data) == push)
+        }
     }
 }

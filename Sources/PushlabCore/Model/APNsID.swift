@@ -64,6 +64,18 @@ public struct APNsID: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// Coded as its text, the form every saved file and JSON body has.
+extension APNsID: Codable {
+    public init(from decoder: any Decoder) throws {
+        self.init(try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(text)
+    }
+}
+
 /// A value that carries an `apns-id` packed (an answer, a log entry, an accepted push) and shows
 /// it as text only when asked.
 public protocol CarriesAPNsID {

@@ -116,7 +116,7 @@ public final class PendingPush: Sendable, Codable, Equatable {
     public var apnsID: String { apnsIDValue.text }
 
     private enum CodingKeys: String, CodingKey {
-        case apnsID, receivedAt, pushType, priority, expiresAt, collapseID, content, token
+        case apnsIDValue = "apnsID", receivedAt, pushType, priority, expiresAt, collapseID, content, token
     }
 
     public convenience init(apnsID: String, receivedAt: EpochMilliseconds, pushType: APNsPushType, priority: Int, expiresAt: EpochMilliseconds, collapseID: String?, content: NotificationContent, token: String? = nil) {
@@ -143,7 +143,7 @@ public final class PendingPush: Sendable, Codable, Equatable {
 
     public required init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        apnsIDValue = APNsID(try container.decode(String.self, forKey: .apnsID))
+        apnsIDValue = try container.decode(APNsID.self, forKey: .apnsIDValue)
         receivedAt = try container.decode(EpochMilliseconds.self, forKey: .receivedAt)
         pushType = try container.decode(APNsPushType.self, forKey: .pushType)
         priority = try container.decode(Int.self, forKey: .priority)
@@ -152,18 +152,6 @@ public final class PendingPush: Sendable, Codable, Equatable {
         content = try container.decode(NotificationContent.self, forKey: .content)
         token = try container.decodeIfPresent(String.self, forKey: .token)
         sharedEntry = nil
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(apnsID, forKey: .apnsID)
-        try container.encode(receivedAt, forKey: .receivedAt)
-        try container.encode(pushType, forKey: .pushType)
-        try container.encode(priority, forKey: .priority)
-        try container.encode(expiresAt, forKey: .expiresAt)
-        try container.encodeIfPresent(collapseID, forKey: .collapseID)
-        try container.encode(content, forKey: .content)
-        try container.encodeIfPresent(token, forKey: .token)
     }
 
     public static func == (lhs: PendingPush, rhs: PendingPush) -> Bool {

@@ -24,11 +24,6 @@ enum ChunkNotificationIDs {
         }
     }
 
-    /// An id as text (a removal's, from the log): written as a UUID when it is one.
-    static func write(_ text: String, to writer: inout ChunkWriter) {
-        write(APNsID(text), to: &writer)
-    }
-
     /// An id already read as a UUID.
     static func write(_ uuid: CanonicalUUID, to writer: inout ChunkWriter) {
         writer.byte(uuid.isLowercase ? Form.lowerCaseUUID : Form.upperCaseUUID)

@@ -72,12 +72,12 @@ enum NotificationLogChunk {
             count += 1
         }
 
-        mutating func remove(deviceID: String, bundleID: String, identifier: String, deliveredAt: Int64?) {
+        mutating func remove(deviceID: String, bundleID: String, id: APNsID, deliveredAt: Int64?) {
             writer.byte(deliveredAt == nil ? Form.removedEveryTime : Form.removed)
             if let deliveredAt { time(deliveredAt) }
             devices.write(deviceID, to: &writer)
             bundles.write(bundleID, to: &writer)
-            ChunkNotificationIDs.write(identifier, to: &writer)
+            ChunkNotificationIDs.write(id, to: &writer)
             count += 1
         }
 
@@ -91,7 +91,7 @@ enum NotificationLogChunk {
             switch record {
             case .added(let entry): add(entry)
             case .removed(let deviceID, let bundleID, let identifier, let deliveredAt):
-                remove(deviceID: deviceID, bundleID: bundleID, identifier: identifier, deliveredAt: deliveredAt)
+                remove(deviceID: deviceID, bundleID: bundleID, id: APNsID(identifier), deliveredAt: deliveredAt)
             case .deviceRemoved(let deviceID): removeDevice(deviceID)
             }
         }
