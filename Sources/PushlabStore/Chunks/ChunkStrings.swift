@@ -1,37 +1,72 @@
-/// Repeated strings (topics, push types, reasons) written once per chunk: the first time as text,
-/// after that as their index.
+import PushlabCore
+
+/// A chunk's string table, writing side: a text's first use writes its index and the text, each
+/// later use only the index.
+///
+/// An open-addressed table keyed by `WordHash` of the text's bytes rather than a
+/// `[String: UInt64]`: seeding and finalizing `Hasher` for every new device id, and growing the
+/// dictionary from empty in every chunk, were a third of the table's cost, and the table was a
+/// twentieth of the store writer's.
 struct ChunkStringTable {
-    private var indexes: [String: UInt64] = [:]
-    /// The last few values written, newest first.
-    private var recent: [(text: String, index: UInt64)] = []
-    private static let recentCount = 4
+    private var texts: [String] = []
+    private var hashes: [UInt64] = []
+    /// Each slot holds an index into `texts` plus one; 0 is empty. At most half full.
+    private var slots: [UInt32] = []
+    /// The index written last: records mostly repeat it (a push's observations share a device),
+    /// and comparing a string with itself is a pointer check, cheaper than hashing it.
+    private var last = -1
 
-    mutating func write(_ text: String, to writer: inout ChunkWriter) {
-        // Records mostly repeat one of the last few values (a push's observations take turns
-        // with their kinds' details); comparing identical strings is a pointer check, cheaper
-        // than hashing.
-        for slot in recent.indices where recent[slot].text == text {
-            let index = recent[slot].index
-            writer.unsigned(index)
-            if slot > 0 { recent.swapAt(slot, 0) }
-            return
+    /// Writes `text`'s index (and, the first time, the text); returns the index.
+    @discardableResult
+    mutating func write(_ text: String, to writer: inout ChunkWriter) -> UInt64 {
+        if last >= 0, texts[last] == text {
+            writer.unsigned(UInt64(last))
+            return UInt64(last)
         }
-        // One hash of the text, found or added (a load test's devices are mostly new to a chunk).
-        var isNew = false
-        let index = Self.index(in: &indexes[text], next: UInt64(indexes.count), isNew: &isNew)
-        writer.unsigned(index)
-        if isNew { writer.text(text) }
-        if recent.count == Self.recentCount { recent.removeLast() }
-        recent.insert((text, index), at: 0)
+        let hash = Self.hash(text)
+        if slots.count < (texts.count + 1) * 2 { grow() }
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while slots[slot] != 0 {
+            let index = Int(slots[slot]) - 1
+            if hashes[index] == hash, texts[index] == text {
+                last = index
+                writer.unsigned(UInt64(index))
+                return UInt64(index)
+            }
+            slot = (slot + 1) & mask
+        }
+        let index = texts.count
+        slots[slot] = UInt32(index + 1)
+        texts.append(text)
+        hashes.append(hash)
+        last = index
+        writer.unsigned(UInt64(index))
+        writer.text(text)
+        return UInt64(index)
     }
-}
 
-extension ChunkStringTable {
-    private static func index(in slot: inout UInt64?, next: UInt64, isNew: inout Bool) -> UInt64 {
-        if let known = slot { return known }
-        slot = next
-        isNew = true
-        return next
+    /// Writes the index a `write` of this table returned: the caller knows the text is the same.
+    func write(index: UInt64, to writer: inout ChunkWriter) {
+        assert(index < UInt64(texts.count), "a string index this table never gave out")
+        writer.unsigned(index)
+    }
+
+    private mutating func grow() {
+        let capacity = max(16, slots.count * 2)
+        slots = [UInt32](repeating: 0, count: capacity)
+        let mask = capacity - 1
+        for (index, hash) in hashes.enumerated() {
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            while slots[slot] != 0 { slot = (slot + 1) & mask }
+            slots[slot] = UInt32(index + 1)
+        }
+    }
+
+    private static func hash(_ text: String) -> UInt64 {
+        if let hash = text.utf8.withContiguousStorageIfAvailable({ WordHash.hash(UnsafeRawBufferPointer($0)) }) { return hash }
+        var text = text
+        return text.withUTF8 { WordHash.hash(UnsafeRawBufferPointer($0)) }
     }
 }
 

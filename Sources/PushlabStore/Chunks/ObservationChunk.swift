@@ -48,12 +48,13 @@ enum ObservationChunk {
         private var triggers = ChunkStringTable(), collapseIDs = ChunkStringTable(), contentTexts = ChunkStringTable()
         private var previousSequence: Int64 = 0
         private var previousTime: Int64 = 0
-        /// Each kind's last details: a load test's banners, deliveries and sounds repeat them, and
-        /// comparing events whose strings share storage costs less than writing their JSON.
-        /// Kept as three arrays: a search through tuples copied each one it looked at.
+        /// Each kind's last details and their index in `details`: a load test's banners,
+        /// deliveries and sounds repeat them, and comparing events whose strings share storage
+        /// costs less than writing their JSON. Kept as three arrays: a search through tuples
+        /// copied each one it looked at.
         private var detailKinds: [ObservationKind] = []
         private var detailEvents: [ObservationEvent] = []
-        private var detailTexts: [String] = []
+        private var detailIndexes: [UInt64] = []
 
         init(count: Int) {
             writer = ChunkWriter(capacity: 16 + count * 48)
@@ -87,24 +88,26 @@ enum ObservationChunk {
                 contentTexts.write(contents.text(of: entry), to: &writer)
             } else {
                 writer.byte(DetailsForm.json)
-                details.write(detailsText(of: observation), to: &writer)
+                writeDetails(of: observation)
             }
         }
 
-        private mutating func detailsText(of observation: UnsafePointer<Observation>) -> String {
+        /// An event equal to its kind's last one repeats that one's index in the details table,
+        /// without its JSON being written, compared or hashed again.
+        private mutating func writeDetails(of observation: UnsafePointer<Observation>) {
             let kind = observation.pointee.kind
             if let slot = detailKinds.firstIndex(of: kind) {
-                if detailEvents[slot] == observation.pointee.event { return detailTexts[slot] }
-                let text = observation.pointee.event.detailsText
+                if detailEvents[slot] == observation.pointee.event {
+                    details.write(index: detailIndexes[slot], to: &writer)
+                    return
+                }
                 detailEvents[slot] = observation.pointee.event
-                detailTexts[slot] = text
-                return text
+                detailIndexes[slot] = details.write(observation.pointee.event.detailsText, to: &writer)
+                return
             }
-            let text = observation.pointee.event.detailsText
             detailKinds.append(kind)
             detailEvents.append(observation.pointee.event)
-            detailTexts.append(text)
-            return text
+            detailIndexes.append(details.write(observation.pointee.event.detailsText, to: &writer))
         }
     }
 
