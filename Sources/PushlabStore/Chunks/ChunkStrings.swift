@@ -5,8 +5,8 @@ import PushlabCore
 ///
 /// An open-addressed table keyed by `WordHash` of the text's bytes rather than a
 /// `[String: UInt64]`: seeding and finalizing `Hasher` for every new device id, and growing the
-/// dictionary from empty in every chunk, were a third of the table's cost, and the table was a
-/// twentieth of the store writer's.
+/// dictionary from empty in every chunk, were over a quarter of the table's cost, and the table
+/// was a seventh of the store writer's.
 struct ChunkStringTable {
     private var texts: [String] = []
     private var hashes: [UInt64] = []
