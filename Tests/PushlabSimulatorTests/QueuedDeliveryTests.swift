@@ -134,6 +134,27 @@ import Testing
         #expect(h.recorded.delivered.count == 750, "every push delivered once")
     }
 
+    /// The transport slows its reads only when all three hold: a long load (draining), a sink
+    /// holding the queue, and more than twice the drain mark waiting. A burst, a sink that keeps
+    /// up, or a short queue leave the answers at full speed.
+    @Test func theQueueIsBackedUpOnlyWhenHeldDuringALongLoadWithMuchWaiting() throws {
+        let h = try SimulatorHarness(queue: 640)
+        let token = try h.token()
+        h.simulator.holdQueuedDeliveries(true)
+        h.simulator.accept((0..<21).map { _ in h.acceptedAlert(to: token) })
+        #expect(!h.simulator.isBackedUp, "a burst: the queue is there to absorb it")
+        h.simulator.drainQueuedDeliveries(true)
+        #expect(h.simulator.isBackedUp, "21 waiting, past twice the drain mark of 10")
+        h.simulator.holdQueuedDeliveries(false)
+        #expect(!h.simulator.isBackedUp, "the sink lets go: the senders drain the queue themselves")
+        h.simulator.holdQueuedDeliveries(true)
+        _ = h.simulator.deliverQueued(limit: 1)
+        #expect(h.simulator.queuedDeliveries == 20)
+        #expect(!h.simulator.isBackedUp, "twice the drain mark is not past it")
+        h.simulator.settle()
+        #expect(h.recorded.delivered.count == 21, "every push delivered once")
+    }
+
     /// While one sender delivers a batch, another past the drain mark goes on answering instead
     /// of waiting for the lock, and owes its batch; the next deliverer delivers it.
     @Test func aSenderPastTheDrainMarkGoesOnWhileAnotherDelivers() throws {

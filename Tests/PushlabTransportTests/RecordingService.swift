@@ -10,6 +10,8 @@ final class RecordingService: APNsConnectionFactory {
     let tickInterval: Int64?
     let tickActions: [ConnectionAction]
     let answer: @Sendable (APNsRequest) -> APNsOutcome
+    /// What every connection's handler says of its sink (`intakeIsBackedUp`).
+    let intakeBackedUp = Atomic<Bool>(false)
 
     init(
         initialMaxConcurrentStreams: UInt32 = 1000,
@@ -61,5 +63,6 @@ final class RecordingService: APNsConnectionFactory {
             return service.answer(received)
         }
         func flushRecords() { service.state.withLock { $0.journal.append("flush") } }
+        var intakeIsBackedUp: Bool { service.intakeBackedUp.load(ordering: .relaxed) }
     }
 }

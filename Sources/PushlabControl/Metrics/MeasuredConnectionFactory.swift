@@ -34,6 +34,8 @@ final class MeasuredConnectionHandler: APNsConnectionHandler {
 
     var initialMaxConcurrentStreams: UInt32 { handler.initialMaxConcurrentStreams }
 
+    var intakeIsBackedUp: Bool { handler.intakeIsBackedUp }
+
     func connectionDidStart() -> [ConnectionAction] { handler.connectionDidStart() }
 
     func handle(_ request: consuming APNsRequest) -> APNsOutcome {

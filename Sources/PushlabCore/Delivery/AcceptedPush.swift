@@ -140,6 +140,10 @@ public protocol PushSink: AnyObject, Sendable {
     func accept(_ pushes: [AcceptedPush])
     /// A broadcast accepted on a channel: every subscribed Live Activity receives it.
     func accept(broadcast: AcceptedBroadcast)
+    /// More waits for this sink than it will take in soon: a transport reads its connections
+    /// more slowly while this holds (TCP pushes back on the providers; nothing is refused).
+    /// Read on every read of every connection, so it must be a few plain loads.
+    var isBackedUp: Bool { get }
 }
 
 extension PushSink {
@@ -149,6 +153,7 @@ extension PushSink {
         for push in pushes { accept(push) }
     }
     public func accept(broadcast: AcceptedBroadcast) {}
+    public var isBackedUp: Bool { false }
 }
 
 /// Drops everything: APNs answers, nothing is simulated.

@@ -26,6 +26,9 @@ public protocol APNsConnectionHandler: AnyObject {
     /// Time-driven actions (idle timeout).
     func tick() -> [ConnectionAction]
     func connectionDidClose()
+    /// Whoever takes the accepted pushes is behind (`PushSink.isBackedUp`): the transport
+    /// waits a little before it reads this connection again.
+    var intakeIsBackedUp: Bool { get }
 }
 
 extension APNsConnectionHandler {
@@ -35,6 +38,7 @@ extension APNsConnectionHandler {
     public var tickIntervalMilliseconds: Int64? { nil }
     public func tick() -> [ConnectionAction] { [] }
     public func connectionDidClose() {}
+    public var intakeIsBackedUp: Bool { false }
 }
 
 /// The answer to a request plus what, if anything, should happen to the connection.

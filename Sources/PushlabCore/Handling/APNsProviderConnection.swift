@@ -48,6 +48,8 @@ final class APNsProviderConnection: APNsConnectionHandler {
 
     var initialMaxConcurrentStreams: UInt32 { announcedStreams }
 
+    var intakeIsBackedUp: Bool { sink.isBackedUp }
+
     /// Counts a request against its token's rate limit; nil when the service has no limit.
     /// A registered token is counted in its own window, with the limit the shortcuts keep.
     func admitByRateLimit(_ attempt: PushAttempt, token: DeviceTokenKey) -> Bool? {

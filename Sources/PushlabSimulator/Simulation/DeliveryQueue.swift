@@ -100,6 +100,15 @@ final class DeliveryQueue: Sendable {
         if held.load(ordering: .relaxed) != on { held.store(on, ordering: .relaxed) }
     }
 
+    /// While a long load is draining the queue, a sink holds it and more than twice `drainMark`
+    /// waits: the phones cannot catch up while the answers run at full speed (the sink, not the
+    /// senders, is what is slow), so the senders should take in less until the sink lets the
+    /// queue go again. Without it a long load ends with hundreds of thousands of pushes queued
+    /// (Benchmarks/results/2026-11-28-string-tables.md: 187,022 left, a 2.8 s catch-up).
+    var isBackedUp: Bool {
+        isDraining && isHeld && count > 2 * drainMark
+    }
+
     /// What a sender owes the queue after appending to it.
     enum SenderDuty {
         case none

@@ -361,6 +361,10 @@ public final class DeviceSimulator: PushSink, Sendable {
     /// A sink holds the queued pushes (`holdQueuedDeliveries`).
     public var queuedDeliveriesHeld: Bool { deliveryQueue.load()?.isHeld ?? false }
 
+    /// The store holds the queue of a long load and much waits in it (`DeliveryQueue.isBackedUp`):
+    /// the transport reads more slowly until the phones catch up.
+    public var isBackedUp: Bool { deliveryQueue.load()?.isBackedUp ?? false }
+
     /// Pushes accepted and not yet delivered.
     public var queuedDeliveries: Int { deliveryQueue.load()?.count ?? 0 }
 

@@ -57,6 +57,9 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     /// Streams, GOAWAYs waiting for their answer, paused reads: the state machine whose answers
     /// this handler carries out.
     @exclusivity(unchecked) private var lifecycle = ConnectionLifecycle()
+    @exclusivity(unchecked) private var intakePacing = IntakePacing()
+    /// A read waits out an `IntakePacing.pause`.
+    @exclusivity(unchecked) private var readPaused = false
     private var tickTask: RepeatedTask?
     private var pendingGoAwayTimer: Scheduled<Void>?
     /// Plain-TCP use (tests, h2c): start at channelActive instead of waiting for TLS.
@@ -145,8 +148,21 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
 
     /// A peer that does not read its responses stops being read from: TCP pushes back on it,
     /// and Pushlab holds at most one window of frames for it.
+    /// While the sink is backed up, a read waits a moment first (`IntakePacing`).
     public func read(context: ChannelHandlerContext) {
-        if lifecycle.readRequested() { context.read() }
+        guard !readPaused, lifecycle.readRequested() else { return }
+        guard intakePacing.shouldPause(intakeBackedUp: connectionHandler?.intakeIsBackedUp ?? false) else {
+            context.read()
+            return
+        }
+        readPaused = true
+        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: IntakePacing.pause) {
+            let handler = loopBound.value
+            handler.readPaused = false
+            guard handler.session != nil, let context = handler.context else { return }
+            handler.read(context: context)
+        }
     }
 
     // MARK: Control from outside the event loop (through ConnectionRegistry)
