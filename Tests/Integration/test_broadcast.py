@@ -194,6 +194,24 @@ def test_authentication_errors(management):
     assert r.status == 403 and reason(r) == "InvalidProviderToken"
 
 
+@pytest.mark.parametrize("api", ["provider", "management"])
+def test_authentication_is_checked_before_the_channel(request, api):
+    """ "If authentication succeeds, APNs then validates the channel ID" (Apple, "Sending
+    broadcast push notification requests to APNs"): no token and a malformed channel is 403."""
+    client = request.getfixturevalue(api)
+    bad = [("apns-channel-id", "not base64!")]
+    if api == "provider":
+        r = client("POST", f"/4/broadcasts/apps/{TOPIC}", [*bad, ("apns-push-type", "liveactivity")], UPDATE, auth=False)
+        assert r.status == 403 and reason(r) == "MissingProviderToken"
+    for method in ("GET", "DELETE"):
+        r = client(method, f"/1/apps/{TOPIC}/channels", bad, auth=False)
+        assert r.status == 403 and reason(r) == "MissingProviderToken"
+        r = client(method, f"/1/apps/{TOPIC}/channels", [*bad, ("authorization", "bearer a.b.c")], auth=False)
+        assert r.status == 403 and reason(r) == "InvalidProviderToken"
+    # Authenticated, the same channel id is the channel's error.
+    assert reason(client(method, f"/1/apps/{TOPIC}/channels", bad)) == "BadChannelId"
+
+
 def curl(*args: str) -> tuple[int, dict, bytes]:
     p = subprocess.run([tool("curl"), "-sS", "--max-time", "20", "--http2", "--cacert", str(CERTS / "ca.pem"),
                         "-D", "-", "-H", f"authorization: bearer {provider_token()}", *args],

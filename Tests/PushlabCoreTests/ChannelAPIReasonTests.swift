@@ -157,6 +157,33 @@ struct ChannelAPIReasonTests {
         #expect(stale.reason(stale.createChannel()) == .expiredProviderToken)
     }
 
+    /// "APNs validates the request using either the provided authentication token or your
+    /// server's certificate. If authentication succeeds, APNs then validates the channel ID" (A12).
+    @Test func authenticationComesBeforeTheChannelAndItsHeaders() throws {
+        let harness = try Harness()
+        let broadcast = "/4/broadcasts/apps/\(TestWorld.app)"
+        let unauthenticated: [(String, String?, [(String, String)])] = [
+            ("POST", "not base64!", [("apns-push-type", "liveactivity")]),
+            ("POST", nil, [("apns-push-type", "liveactivity")]),
+            ("POST", "dHN0LXNyY2gtY2hubA==", [("apns-priority", "7")]),
+            ("POST", "dHN0LXNyY2gtY2hubA==", [("apns-push-type", "liveactivity"), ("apns-request-id", "nope")]),
+        ]
+        for (method, channel, headers) in unauthenticated {
+            let outcome = harness.channelAPI(method, broadcast, channel: channel, headers: headers, body: Harness.liveActivityUpdate, omitAuthorization: true)
+            #expect(harness.reason(outcome) == .missingProviderToken, "\(channel ?? "no channel") \(headers)")
+            #expect(outcome.response?.status == 403)
+        }
+        for method in ["GET", "DELETE"] {
+            #expect(harness.reason(harness.channelAPI(method, Self.channels, channel: "not base64!", omitAuthorization: true)) == .missingProviderToken)
+            #expect(harness.reason(harness.channelAPI(method, Self.channels, omitAuthorization: true)) == .missingProviderToken)
+            #expect(harness.reason(harness.channelAPI(method, Self.channels, channel: "%%", authorization: "bearer x.y.z")) == .invalidProviderToken)
+        }
+        #expect(harness.reason(harness.channelAPI("POST", "/1/apps/\(TestWorld.app).push-type.liveactivity/channels", body: Harness.mostRecentConfiguration, omitAuthorization: true)) == .missingProviderToken)
+        // Once authenticated, the same channel ids get their own reasons.
+        #expect(harness.reason(harness.broadcast(channel: "not base64!")) == .badChannelId)
+        #expect(harness.reason(harness.channelAPI("GET", Self.channels)) == .missingChannelId)
+    }
+
     @Test func certificateReasons() throws {
         let untrusted = try Harness(.certificate, certificate: Harness.certificate(trusted: false))
         #expect(untrusted.reason(untrusted.createChannel()) == .badCertificate)

@@ -32,21 +32,22 @@ extension APNsProviderConnection {
         }
     }
 
-    /// Connection, path (and the listener's role), method, duplicate headers, header syntax,
-    /// the bundle's suffix, authentication, the bundle's owner, the app's capability, then what
-    /// the operation itself needs [INF: Apple documents the reasons, not their order].
+    /// Connection, path (and the listener's role), method, duplicate headers, authentication,
+    /// then the headers, the bundle's suffix and owner, the app's capability, and what the
+    /// operation itself needs. "If authentication succeeds, APNs then validates the channel
+    /// ID" (A12); the rest of the order is [INF].
     private func evaluateChannelAPI(_ attempt: inout ChannelAPIAttempt) throws(Rejection) {
         try checkCertificate(attempt.push)
         guard let endpoint = attempt.endpoint, endpoint.isServed(by: info.listenerRole) else { throw Rejection(.badPath) }
         guard let operation = endpoint.operation(for: attempt.request.method) else { throw Rejection(.methodNotAllowed) }
         attempt.operation = operation
         try checkDuplicateHeaders(attempt.push)
+        try authenticate(attempt.push)
         if attempt.namesRequestID && !attempt.push.echoesRequestedID { throw Rejection(.badMessageId) }
         if operation.namesChannel { try parseChannelID(&attempt) }
         if operation == .broadcast { try parseBroadcastHeaders(&attempt) }
         // "Ensure that no push type suffix is added to the bundle ID" (A11).
         if APNsTopic(endpoint.bundleID).suffixType != nil { throw Rejection(.topicDisallowed) }
-        try authenticate(attempt.push)
         try checkBundleOwner(endpoint.bundleID)
         if world.app(endpoint.bundleID)?.broadcastEnabled == false { throw Rejection(.featureNotEnabled) }
         switch operation {
