@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 from conftest import PushlabServer, _finish, wait_for_binary
-from world import CERTS, DEV_TOKEN, DEV_UNREGISTERED_TOKEN, DEV_VOIP_TOKEN, GONE_SINCE_MS, KEY_ID, TEAM_ID, TOPIC
+from world import (CERTS, DEV_SERVICE_TOKENS, DEV_TOKEN, DEV_UNREGISTERED_TOKEN, DEV_VOIP_TOKEN, GONE_SINCE_MS, KEY_ID,
+                   TEAM_ID, TOPIC)
 
 HERE = Path(__file__).resolve().parent
 CLIENTS = HERE / "clients"
@@ -76,7 +77,7 @@ def _run_once(server: PushlabServer, adapter: str, auth: str, tmp: Path) -> dict
     world.write_text(json.dumps({
         "address": server.host, "pushlab": str(wait_for_binary()), "certs": str(CERTS),
         "key_id": KEY_ID, "team_id": TEAM_ID, "topic": TOPIC, "app_token": DEV_TOKEN,
-        "voip_token": DEV_VOIP_TOKEN, "unregistered_token": DEV_UNREGISTERED_TOKEN,
+        "voip_token": DEV_VOIP_TOKEN, "service_tokens": DEV_SERVICE_TOKENS, "unregistered_token": DEV_UNREGISTERED_TOKEN,
         "concurrent_tokens": CONCURRENT, "nonce": nonce,
     }))
     done = subprocess.run([str(python), str(CLIENTS / "matrix.py"), adapter, "--auth", auth, "--world", str(world)],

@@ -136,6 +136,25 @@ struct ReasonCoverageTests {
         #expect(harness.reason(harness.send(token: TestWorld.voipToken)) == .deviceTokenNotForTopic)
     }
 
+    /// Each push type with a topic suffix takes its own framework's token: the app's regular
+    /// token is `DeviceTokenNotForTopic` for every one of them, as Apple answers for location
+    /// pushes (forum thread 691613) and VoIP (O13); the others by analogy.
+    @Test(arguments: APNsPushType.allCases.filter { $0.topicSuffix != nil && $0 != .liveactivity })
+    func theAppsTokenIsNotForASuffixedTopic(type: APNsPushType) throws {
+        let harness = try Harness(.token)
+        let outcome = harness.send(topic: TestWorld.app + type.topicSuffix!, headers: [("apns-push-type", type.rawValue), ("apns-priority", "5")])
+        #expect(harness.reason(outcome) == .deviceTokenNotForTopic)
+        #expect(outcome.response?.status == 400)
+        #expect(harness.reason(harness.send(headers: [("apns-push-type", "alert")])) == nil, "the bare topic still takes it")
+    }
+
+    /// The exception: a Live Activity push to the app's token is accepted, and the phone ignores it.
+    @Test func theAppsTokenIsAcceptedForTheLiveActivityTopic() throws {
+        let harness = try Harness(.token)
+        let outcome = harness.send(topic: TestWorld.app + ".push-type.liveactivity", headers: [("apns-push-type", "liveactivity")])
+        #expect(outcome.response?.status == 200)
+    }
+
     @Test(arguments: AuthMode.allCases)
     func goneTokensAnswer410WithTheirTimestamp(mode: AuthMode) throws {
         let harness = try Harness(mode)

@@ -301,7 +301,9 @@ struct Serve: AsyncParsableCommand {
         for key in scenario.keys {
             lines.append("  key \(key.keyID)  team \(key.teamID)  \(key.environments.map(\.rawValue).sorted().joined(separator: "+"))")
         }
-        for token in scenario.tokens.prefix(8) {
+        // The default scenario's tokens (one per push type with its own, and both 410s) fit.
+        let shownTokens = 12
+        for token in scenario.tokens.prefix(shownTokens) {
             let state: String = switch token.state {
             case .active: "active"
             case .unregistered: "unregistered (410)"
@@ -310,7 +312,7 @@ struct Serve: AsyncParsableCommand {
             let topic = token.topic
             lines.append("  token \(token.token)  \(token.environment.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0))  \(topic)  \(state)")
         }
-        if scenario.tokens.count > 8 { lines.append("  … and \(scenario.tokens.count - 8) more tokens") }
+        if scenario.tokens.count > shownTokens { lines.append("  … and \(scenario.tokens.count - shownTokens) more tokens") }
         let devices = simulator.deviceCount
         let storePath = runtime.store?.path ?? ":memory:"
         if let reloaded = runtime.reloadedDevices {

@@ -25,7 +25,6 @@ public struct DeviceTokenRecord: Sendable, Equatable {
         /// A device's MDM enrollment token: the MDM certificate's topic, no suffix.
         case mdm
 
-        /// Whether a push to `topic` may use a token of this kind.
         /// The push type whose topic suffix this kind takes (nil for app and MDM tokens).
         public var pushType: APNsPushType? {
             switch self {
@@ -41,12 +40,13 @@ public struct DeviceTokenRecord: Sendable, Equatable {
             }
         }
 
+        /// Whether a push to a topic with `suffix` may use a token of this kind: each kind only
+        /// its own topic. An app token sent to a suffixed topic (`.location-query`, `.voip`, …)
+        /// is `DeviceTokenNotForTopic`, as Apple answers for location pushes (forum thread
+        /// 691613). The one exception is `.push-type.liveactivity`: APNs does not read which
+        /// activity a payload is for, and the phone ignores it (docs/APNS-COMPATIBILITY.md 3).
         func accepts(_ suffix: APNsPushType?) -> Bool {
-            switch self {
-            case .app: suffix != .voip
-            case .mdm: suffix == nil
-            default: suffix == pushType
-            }
+            suffix == pushType || (self == .app && suffix == .liveactivity)
         }
     }
 

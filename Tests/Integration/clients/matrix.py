@@ -63,6 +63,8 @@ class World:
     topic: str
     app_token: str
     voip_token: str
+    # The token of each push type that has its own (voip, location, pushtotalk, …).
+    service_tokens: dict[str, str]
     unregistered_token: str
     concurrent_tokens: list[str]
     nonce: str
@@ -246,7 +248,7 @@ async def push_type_steps(session: Session, world: World, push_types, record, st
         if push_type not in allowed:
             continue
         payload, priority = payload_for(push_type, world.nonce)
-        token = world.voip_token if push_type == "voip" else world.app_token
+        token = world.service_tokens.get(push_type, world.app_token)
         push = Push(token, payload, push_type, world.topic + TOPIC_SUFFIX[push_type], priority,
                     expiration=0 if push_type == "pushtotalk" else None, apns_id=str(uuid.uuid4()))
         record(f"push_type:{push_type}", [await session.send(push)])
