@@ -31,6 +31,8 @@ public final class PushlabCores: Sendable {
         let world = APNsWorld()
         let clock = ControlledClock(manualStart: manualStart)
         let simulator = DeviceSimulator(world: world, clock: clock, settings: scenario.simulatorSettings)
+        // Its running apps launch now; the runtime observes those launches once it listens.
+        simulator.holdCreationLaunches()
         do {
             try scenario.install(into: world, simulator: simulator, progress: progress)
         } catch {

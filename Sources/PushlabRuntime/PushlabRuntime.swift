@@ -84,6 +84,8 @@ public final class PushlabRuntime: Sendable {
                 let (store, count) = try openStore(settings, for: cores, progress: progress)
                 parts.store = store
                 reloaded = count
+                // The store has the reloaded devices' launches from the run that made them.
+                if count != nil { simulator.releaseCreationLaunches(observe: false) }
                 parts.disconnects.append(store.connect(observations: simulator, requests: cores.service.log))
                 // The store keeps the requests (up to its history limit) and answers every query about them.
                 cores.service.log.keepNone()
@@ -122,6 +124,9 @@ public final class PushlabRuntime: Sendable {
                 let host = controlServer.host == "0.0.0.0" || controlServer.host == "::" ? "127.0.0.1" : controlServer.host
                 providerCalls.setStandInURL("http://\(host.contains(":") ? "[\(host)]" : host):\(controlServer.port)/stand-in")
             }
+            // Everything that observes and calls backends is connected: the apps that were
+            // created running announce their tokens now.
+            simulator.releaseCreationLaunches(observe: true)
             parts.ticker = configuration.tickInterval.map { interval in
                 Task.detached {
                     while !Task.isCancelled {

@@ -98,6 +98,7 @@ public final class PushlabTestServer: Sendable {
         let start = clockStart.map { EpochMilliseconds(($0.timeIntervalSince1970 * 1000).rounded()) } ?? SystemClock().now()
         let clock = ControlledClock(manualStart: start)
         let simulator = DeviceSimulator(world: world, clock: clock, settings: settings)
+        simulator.holdCreationLaunches()
         try loaded?.install(into: world, simulator: simulator)
         if world.key(signingKey.keyID) == nil { world.add(signingKey.registration) }
         if world.app(defaultBundleID) == nil { world.add(AppRecord(bundleID: defaultBundleID, teamID: signingKey.teamID)) }

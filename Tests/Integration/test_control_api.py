@@ -50,12 +50,16 @@ def test_create_a_device_push_to_it_by_name_and_tap_the_notification(fresh_serve
     status, seen = call(srv, "GET", "/v1/devices/eve/observations?kind=callback")
     assert status == 200, seen
     callbacks = [(o["callback"], o["appState"]) for o in seen["observations"]]
-    # Legacy app in the background, the user taps the banner (note 003, case 2).
-    assert callbacks == [("applicationWillEnterForeground:", "background"),
+    # Created running, the app has launched and was told its token; then, legacy app in the
+    # background, the user taps the banner (note 003, case 2).
+    assert callbacks == [("application:didFinishLaunchingWithOptions:", "background"),
+                         ("application:didRegisterForRemoteNotificationsWithDeviceToken:", "background"),
+                         ("applicationWillEnterForeground:", "background"),
                          ("application:didReceiveRemoteNotification:fetchCompletionHandler:", "inactive"),
                          ("applicationDidBecomeActive:", "foreground")]
-    assert seen["observations"][1]["userInfo"]["order"] == 7
-    assert seen["observations"][1]["notificationId"] == apns_id
+    assert seen["observations"][1]["deviceToken"] == token
+    assert seen["observations"][3]["userInfo"]["order"] == 7
+    assert seen["observations"][3]["notificationId"] == apns_id
 
     # pushlab observations reads the same through the control API, as lines or as the API's JSON.
     lines = subprocess.run([str(wait_for_binary()), "observations", "--control", srv.control_url, "--device", "eve",

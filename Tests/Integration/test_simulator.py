@@ -22,19 +22,31 @@ CARA_TOKEN = "5f0e0c3a5b41d1bd56a1dcd0ab2bcb3d4c8a1e7f09a2b6c4d8e0f1a3b5c7d9e1" 
 DAN_TOKEN = "d4a7c1e9b3f5a8c2e6d0b4f7a1c3e5d9b2f6a0c4e8d1b5f9a3c7e0d2b6f8a4c1"    # offline, force-quit
 
 
-def observations(server, *args: str, db=None) -> list[dict]:
-    """`pushlab observations --json` against the server's store, waiting for the writer's batch."""
+def started(server):
+    """The server, with `launch_mark`: the last observation of its start, when the default
+    scenario's running apps (ann's, cara's) launched and learned their tokens."""
+    status, page = call(server, "GET", "/v1/observations?limit=1000")
+    assert status == 200, page
+    server.launch_mark = max((o["sequence"] for o in page["observations"]), default=0)
+    return server
+
+
+def observations(server, *args: str, db=None, launches: bool = False) -> list[dict]:
+    """`pushlab observations --json` against the server's store, waiting for the writer's batch.
+    Without `launches`, what the start observed (`started`) is left out: the tests look at what
+    their pushes did."""
     db = db or server.workdir / "pushlab.db"
-    out = subprocess.run([str(wait_for_binary()), "observations", "--db", str(db), "--json", *args],
+    since = [] if launches else ["--since", str(getattr(server, "launch_mark", 0))]
+    out = subprocess.run([str(wait_for_binary()), "observations", "--db", str(db), "--json", *since, *args],
                          cwd=REPO, capture_output=True, text=True, timeout=30)
     assert out.returncode == 0, out.stderr
     return [json.loads(line) for line in out.stdout.splitlines() if line]
 
 
-def wait_for(server, predicate, *args: str, db=None, timeout: float = 5.0) -> list[dict]:
+def wait_for(server, predicate, *args: str, db=None, timeout: float = 5.0, launches: bool = False) -> list[dict]:
     deadline = time.monotonic() + timeout
     while True:
-        seen = observations(server, *args, db=db)
+        seen = observations(server, *args, db=db, launches=launches)
         if predicate(seen) or time.monotonic() > deadline:
             return seen
         time.sleep(0.1)
@@ -53,7 +65,7 @@ def curl_push(port: int, token: str, payload: dict, push_type: str = "alert", pr
 
 
 def test_an_aioapns_push_is_a_banner_on_anns_phone(fresh_server, monkeypatch):
-    srv = _point_at(fresh_server(scenario=None), monkeypatch)
+    srv = started(_point_at(fresh_server(scenario=None), monkeypatch))
     apns_id = str(uuid.uuid4())
     request = NotificationRequest(device_token=DEV_TOKEN, notification_id=apns_id, push_type=PushType.ALERT,
                                   message={"aps": {"alert": {"title": "Order", "body": "shipped"}, "badge": 2,
@@ -80,11 +92,18 @@ def test_an_aioapns_push_is_a_banner_on_anns_phone(fresh_server, monkeypatch):
 
 
 def test_each_phone_observes_what_its_state_allows(fresh_server):
-    srv = fresh_server(scenario=None)
+    srv = started(fresh_server(scenario=None))
     alert = {"aps": {"alert": "Hi", "content-available": 1}, "k": "v"}
     for port, token in ((srv.dev_port, CARA_TOKEN), (srv.dev_port, DAN_TOKEN), (srv.prod_port, PROD_TOKEN)):
         assert curl_push(port, token, alert)[0] == 200
 
+    # Cara's app runs on screen from the start: it launched, learned its token, became active.
+    launched = wait_for(srv, lambda s: len(s) >= 3, "--device", "cara", "--kind", "callback", launches=True)
+    assert [(o["callback"], o["appState"]) for o in launched[:3]] == [
+        ("application:didFinishLaunchingWithOptions:", "foreground"),
+        ("application:didRegisterForRemoteNotificationsWithDeviceToken:", "foreground"),
+        ("applicationDidBecomeActive:", "foreground")]
+    assert launched[1]["deviceToken"] == CARA_TOKEN
     cara = wait_for(srv, lambda s: any(o["kind"] == "callback" for o in s), "--device", "cara")
     callbacks = [o["callback"] for o in cara if o["kind"] == "callback"]
     # On screen: willPresent (its options show the banner), and the fetch callback for content-available.
@@ -105,7 +124,7 @@ def test_each_phone_observes_what_its_state_allows(fresh_server):
 
 
 def test_a_background_push_at_priority_10_is_accepted_and_never_delivered(fresh_server):
-    srv = fresh_server(scenario=None)
+    srv = started(fresh_server(scenario=None))
     status, apns_id = curl_push(srv.dev_port, DEV_TOKEN, {"aps": {"content-available": 1}}, push_type="background", priority=10)
     assert status == 200
     seen = wait_for(srv, lambda s: len(s) >= 1, "--device", "ann")
@@ -115,7 +134,7 @@ def test_a_background_push_at_priority_10_is_accepted_and_never_delivered(fresh_
 
 def test_observations_survive_kill_9_and_devices_reload_on_restart(fresh_server, tmp_path):
     db = tmp_path / "kept.db"
-    srv = fresh_server("--db", str(db), scenario=None)
+    srv = started(fresh_server("--db", str(db), scenario=None))
     status, apns_id = curl_push(srv.dev_port, DEV_TOKEN, {"aps": {"alert": "one", "badge": 5}})
     assert status == 200
     seen = wait_for(srv, lambda s: len(s) >= 4, "--device", "ann", db=db)
@@ -125,6 +144,7 @@ def test_observations_survive_kill_9_and_devices_reload_on_restart(fresh_server,
     srv.proc.wait(10)
 
     again = fresh_server("--db", str(db), scenario=None)
+    again.launch_mark = srv.launch_mark   # the same store: a restart launches nothing again
     assert "4 device(s) reloaded as the last run left them" in again.stdout()
     kept = observations(again, "--device", "ann", db=db)
     assert [o["notificationId"] for o in kept][:4] == [apns_id] * 4, "nothing committed before kill -9 is lost"
@@ -139,7 +159,7 @@ def test_observations_survive_kill_9_and_devices_reload_on_restart(fresh_server,
 def test_notification_center_comes_back_after_kill_9_and_after_sigterm(fresh_server, tmp_path):
     """The store's Notification Center log, replayed: what was added and what the user dismissed."""
     db = tmp_path / "center.db"
-    srv = fresh_server("--db", str(db), scenario=None)
+    srv = started(fresh_server("--db", str(db), scenario=None))
     ids = []
     for text in ("one", "two", "three"):
         status, apns_id = curl_push(srv.dev_port, DEV_TOKEN, {"aps": {"alert": text}})
@@ -167,7 +187,7 @@ def test_notification_center_comes_back_after_kill_9_and_after_sigterm(fresh_ser
 
 def test_the_store_keeps_the_newest_history_under_its_limit(fresh_server, tmp_path):
     db = tmp_path / "limited.db"
-    srv = fresh_server("--db", str(db), "--history-limit", "6", scenario=None)
+    srv = started(fresh_server("--db", str(db), "--history-limit", "6", scenario=None))
     ids = []
     for n in range(5):
         status, apns_id = curl_push(srv.dev_port, DEV_TOKEN, {"aps": {"alert": f"push {n}"}})

@@ -123,6 +123,8 @@ final class SimulatorHarness {
     let log = InMemoryObservationLog()
     let deviceID: String
     private var pushCount = 0
+    /// The last observation of the device's creation: its running apps launched then.
+    let created: Int64
 
     /// With `queue`, pushes wait in a delivery queue of that capacity (as `pushlab serve` runs
     /// it) and `wakes` counts the calls that would wake a worker.
@@ -134,6 +136,7 @@ final class SimulatorHarness {
         var device = SimulatedDevice(id: deviceID, apps: apps)
         configure(&device)
         try simulator.addDevice(device)
+        created = simulator.lastSequence
     }
 
     convenience init(_ app: AppInstall = .testApp(), settings: SimulatorSettings = SimulatorSettings(), queue: Int? = nil, configure: (inout SimulatedDevice) -> Void = { _ in }) throws {
@@ -175,8 +178,9 @@ final class SimulatorHarness {
         return log.observations(device: deviceID)
     }
 
-    /// What the sinks have seen so far, without delivering anything.
-    var recorded: [Observation] { log.observations(device: deviceID) }
+    /// What the sinks have seen since the device was created (its running apps' launch aside),
+    /// without delivering anything.
+    var recorded: [Observation] { log.observations(device: deviceID, since: created) }
 
     // MARK: APNs
 

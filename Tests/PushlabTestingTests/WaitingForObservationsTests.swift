@@ -52,7 +52,8 @@ struct WaitingForObservationsTests {
 
     @Test func aTimeoutSaysTheDeviceObservedNothingAndAPNsHadNoRequest() async throws {
         try await withPushlabTestServer { server in
-            try server.addDevice("phone")
+            // Not running: an app created running would have observed its launch.
+            try server.addDevice("phone", state: .notRunning)
             let error = await #expect(throws: ObservationWaitTimeout.self) {
                 try await server.waitForObservation(device: "phone", kind: .banner, timeout: .milliseconds(50))
             }
@@ -85,7 +86,8 @@ struct WaitingForObservationsTests {
             #expect(message.hasPrefix(
                 "Waited 0.1 seconds for a callback userNotificationCenter:didReceiveNotificationResponse:withCompletionHandler: on device phone, and it did not come."
             ))
-            #expect(error?.observed.map(\.kind) == [.delivered, .banner, .notificationCenter])
+            // Its launch at creation (didFinishLaunching, didRegister…), then the push.
+            #expect(error?.observed.map(\.kind) == [.callback, .callback, .delivered, .banner, .notificationCenter])
             #expect(message.contains("  \(app)  banner  \(try #require(accepted.apnsID))  {\"body\":\"hi\",\"actions\":[]}"))
             #expect(error?.answers.map(\.status) == [200, 400])
             #expect(message.contains("APNs answered 2 request(s) for its tokens:\n  200  development  topic \(app)"))

@@ -145,6 +145,16 @@ struct DeviceSession {
         setState(app, .notRunning)
     }
 
+    /// Apps that are running when their device or install is created have launched at that
+    /// moment, with empty launch options: each hears every token a first launch tells it, and
+    /// one on screen became active (docs/SIMULATOR.md 4.1).
+    mutating func launchRunningApps() {
+        for app in device.apps.indices where device.apps[app].state != .notRunning && !device.apps[app].tokenAnnounced {
+            launched(app, launchOptions: .object([]))
+            if device.apps[app].state == .foreground { call(app, .didBecomeActive) }
+        }
+    }
+
     private mutating func launched(_ app: Int, launchOptions: JSONValue) {
         call(app, .didFinishLaunching, nil, CallbackArguments(launchOptions: launchOptions))
         let firstLaunch = !device.apps[app].tokenAnnounced

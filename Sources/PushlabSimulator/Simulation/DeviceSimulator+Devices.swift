@@ -20,8 +20,11 @@ extension DeviceSimulator {
             try prepareServices(&device.apps[index])
         }
         try prepareMDM(&device)
+        var launches = CreationLaunches()
+        launchRunningApps(&device, into: &launches)
         try insertAll([device])
         world.register(device.tokenRecords)
+        publish(launches)
         return device
     }
 
@@ -35,8 +38,10 @@ extension DeviceSimulator {
         records.reserveCapacity(devices.count)
         // Packed keys: a million 64-digit tokens hash and compare as words, not strings.
         var tokens = Set<DeviceTokenKey>(minimumCapacity: devices.count)
+        var launches = CreationLaunches()
         for device in devices {
-            let ready = try preparedDevice(device)
+            var ready = try preparedDevice(device)
+            launchRunningApps(&ready, into: &launches)
             for record in ready.tokenRecords {
                 let key = DeviceTokenKey(record.token)
                 records.append(record)
@@ -52,6 +57,7 @@ extension DeviceSimulator {
         }
         try insertAll(prepared)
         world.register(records)
+        publish(launches)
     }
 
     /// The device with its id, name and every token it lacked; nothing is added yet.
@@ -172,7 +178,13 @@ extension DeviceSimulator {
             return app
         }
         register(installed, on: deviceID)
-        return installed
+        guard installed.state != .notRunning else { return installed }
+        // Launched once its tokens are registered: its backend may push to them at once.
+        return try withSession(deviceID) { session throws(SimulatorError) -> AppInstall in
+            let index = try session.appIndex(installed.bundleID)
+            session.launchRunningApps()
+            return session.device.apps[index]
+        }
     }
 
     /// Changes an app's settings in place (not its token: reinstall for that).

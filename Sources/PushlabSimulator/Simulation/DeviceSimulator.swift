@@ -32,6 +32,9 @@ public final class DeviceSimulator: PushSink, Sendable {
     private let advancing = Mutex(())
     private let deliveryQueue = AtomicLazyReference<DeliveryQueue>()
     private let providerSender = Mutex<(any ProviderRequestSender)?>(nil)
+    /// What apps created running did at their launch, while nobody listens yet (nil: published
+    /// at once). See `holdCreationLaunches`.
+    let heldLaunches = Mutex<CreationLaunches?>(nil)
     private let payloadContents = PayloadContents()
 
     public init(world: APNsWorld, clock: any PushlabClock = SystemClock(), settings: SimulatorSettings = SimulatorSettings(), tokenSeed: UInt64? = nil, shards: Int = 16) {
@@ -138,7 +141,7 @@ public final class DeviceSimulator: PushSink, Sendable {
         providerSender.withLock { $0 = sender }
     }
 
-    private func send(_ requests: [ProviderRequest]) {
+    func send(_ requests: [ProviderRequest]) {
         if let sender = providerSender.withLock({ $0 }) {
             sender.send(requests)
             return
@@ -183,7 +186,7 @@ public final class DeviceSimulator: PushSink, Sendable {
         }
     }
 
-    private func publish(_ observations: [Observation]) {
+    func publish(_ observations: [Observation]) {
         guard !observations.isEmpty else { return }
         for entry in sinks.withLock({ $0 }) { entry.sink.record(observations) }
     }
