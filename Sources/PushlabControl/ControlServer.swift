@@ -50,9 +50,11 @@ public final class ControlServer: Sendable {
         "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
     }
 
-    /// Ends the event streams, then stops accepting and lets requests in flight finish.
+    /// Ends the event streams and cuts the stand-in's delayed answers short, then stops
+    /// accepting and lets requests in flight finish.
     public func stop() async {
         api.closeEventStreams()
+        api.standIn.stopDelays()
         await group.triggerGracefulShutdown()
         _ = await running.result
     }

@@ -21,6 +21,9 @@ public struct StandInRule: Sendable, Equatable {
         self.delaySeconds = delaySeconds
     }
 
+    /// The statuses a rule may answer with: final ones only.
+    public static let statuses = 200...599
+
     public func matches(method: String, path: String) -> Bool {
         if let wanted = self.method, wanted.uppercased() != method.uppercased() { return false }
         if self.path.hasSuffix("*") { return path.hasPrefix(String(self.path.dropLast())) }
@@ -36,9 +39,13 @@ public struct StandInRule: Sendable, Equatable {
         }
         guard let path = value["path"]?.stringValue, path.hasPrefix("/") else { throw ScenarioScriptError("\(place).path must start with /") }
         let status = value["status"].map { $0.integerValue ?? -1 } ?? 200
-        guard (100...599).contains(status) else { throw ScenarioScriptError("\(place).status must be 100...599") }
+        // A 1xx is never a final answer: an HTTP client waits on 101 and fails on the others.
+        guard Self.statuses.contains(Int(status)) else {
+            throw ScenarioScriptError("\(place).status must be a final HTTP status, 200...599 (1xx answers are interim, never final)")
+        }
         let delay = value["delaySeconds"].map { $0.numberValue ?? -1 } ?? 0
         guard delay >= 0, delay <= 600 else { throw ScenarioScriptError("\(place).delaySeconds must be 0...600") }
+        if value["body"] == .null { throw ScenarioScriptError("\(place).body must not be null (leave it out to answer {})") }
         let method = value["method"]?.stringValue?.uppercased()
         if value["method"] != nil, method == nil { throw ScenarioScriptError("\(place).method must be a word like POST") }
         return StandInRule(path: path, method: method, status: Int(status), body: value["body"], delaySeconds: delay)

@@ -7,16 +7,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 import threading
 import time
+import urllib.error
 import urllib.request
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from aioapns import NotificationRequest, PushType
 
+from conftest import tool
 from test_aioapns import _point_at, key_client
-from world import TOPIC
+from world import REPO, TOPIC
 
 
 class Backend:
@@ -153,3 +156,86 @@ def test_the_stand_in_backend_answers_by_its_rules_and_keeps_what_it_got(fresh_s
     got = control(srv, "GET", "/v1/stand-in")["requests"]
     token = control(srv, "GET", "/v1/devices/stand-in-phone")["apps"][0]["deviceToken"]
     assert [(r["method"], r["path"], r["body"]) for r in got] == [("POST", "/devices", {"token": token})]
+
+
+def test_a_phone_created_running_registers_its_token_at_once(fresh_server):
+    """A phone made with its app in the background has launched: its backend learns the token
+    without any state change, and a push to that token reaches it."""
+    srv = fresh_server(scenario=None)
+    control(srv, "POST", "/v1/devices", {"id": "running-phone", "apps": [{"bundleId": TOPIC, "state": "background", "provider": {
+        "baseURL": "pushlab:stand-in", "requests": [{"event": "registered", "path": "/devices", "body": {"token": "{deviceToken}"}}]}}]})
+    token = control(srv, "GET", "/v1/devices/running-phone")["apps"][0]["deviceToken"]
+    wait_until(lambda: control(srv, "GET", "/v1/stand-in")["requests"])
+    assert [r["body"] for r in control(srv, "GET", "/v1/stand-in")["requests"]] == [{"token": token}]
+    seen = control(srv, "GET", "/v1/devices/running-phone/observations?kind=callback")["observations"]
+    assert [(o["callback"], o["appState"]) for o in seen] == [
+        ("application:didFinishLaunchingWithOptions:", "background"),
+        ("application:didRegisterForRemoteNotificationsWithDeviceToken:", "background")]
+    assert seen[1]["deviceToken"] == token and seen[0]["launchOptions"] == {}
+
+
+def test_a_scenarios_running_apps_register_once_across_a_restart(fresh_server, tmp_path):
+    """A scenario's phones launch when the server is ready (the stand-in is reachable then), and a
+    restart on the same store does not launch them again."""
+    scenario = tmp_path / "running.yaml"
+    scenario.write_text(f"""
+name: running
+keys:
+  - {{keyId: PUSHLAB001, teamId: TEAMPUSHLB, publicKey: {REPO / "certs" / "AuthKey_PUSHLAB001.pub.pem"}, environment: both}}
+apps: [{{bundleId: {TOPIC}, teamId: TEAMPUSHLB}}]
+devices:
+  - id: on-screen
+    apps:
+      - bundleId: {TOPIC}
+        state: foreground
+        provider:
+          baseURL: "pushlab:stand-in"
+          requests: [{{event: registered, path: /devices, body: {{token: "{{deviceToken}}"}}}}]
+""")
+    store = tmp_path / "running.db"
+    srv = fresh_server("--db", str(store), scenario=scenario)
+    wait_until(lambda: control(srv, "GET", "/v1/stand-in")["requests"])
+    token = control(srv, "GET", "/v1/devices/on-screen")["apps"][0]["deviceToken"]
+    assert [r["body"] for r in control(srv, "GET", "/v1/stand-in")["requests"]] == [{"token": token}]
+    [registered] = control(srv, "GET", "/v1/observations?kind=providerRequest")["observations"]
+    assert registered["event"] == "registered" and registered["status"] == 200
+    callbacks = [o["callback"] for o in control(srv, "GET", "/v1/devices/on-screen/observations?kind=callback")["observations"]]
+    assert callbacks == ["application:didFinishLaunchingWithOptions:", "application:didRegisterForRemoteNotificationsWithDeviceToken:",
+                         "applicationDidBecomeActive:"]
+    srv.send_signal()
+    assert srv.wait() == 0
+
+    again = fresh_server("--db", str(store), scenario=scenario)
+    time.sleep(0.5)   # a launch would have been published by now
+    assert control(again, "GET", "/v1/stand-in")["requests"] == []
+    assert len(control(again, "GET", "/v1/devices/on-screen/observations?kind=callback")["observations"]) == 3
+
+
+def test_a_stand_in_rule_answers_with_a_final_status_only(fresh_server):
+    srv = fresh_server(scenario=None)
+    for status in (100, 101, 144):
+        request = urllib.request.Request(srv.control_url + "/v1/stand-in/rules", method="PUT",
+                                         data=json.dumps({"rules": [{"path": "/x", "status": status}]}).encode())
+        try:
+            urllib.request.urlopen(request, timeout=10)
+            raise AssertionError(f"status {status} was accepted")
+        except urllib.error.HTTPError as refused:
+            assert refused.code == 400
+            assert "must be a final HTTP status, 200...599" in json.loads(refused.read())["error"]
+    # curl, the way an app's client meets the answer: a final status, at once.
+    control(srv, "PUT", "/v1/stand-in/rules", {"rules": [{"path": "/x", "status": 204}]})
+    done = subprocess.run([tool("curl"), "-sS", "-m", "10", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST",
+                           srv.control_url + "/stand-in/x"], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0 and done.stdout == "204", done
+
+
+def test_a_shutdown_does_not_wait_for_a_delayed_stand_in_answer(fresh_server):
+    """A rule's delay may be ten minutes; SIGTERM still ends within the grace period, and the
+    connection a client gave up on is closed with it."""
+    srv = fresh_server(scenario=None)
+    control(srv, "PUT", "/v1/stand-in/rules", {"rules": [{"path": "/slow", "delaySeconds": 600}]})
+    gave_up = subprocess.run([tool("curl"), "-sS", "-m", "2", "-X", "POST", srv.control_url + "/stand-in/slow"],
+                             capture_output=True, text=True, timeout=30)
+    assert gave_up.returncode == 28, gave_up   # curl's time-out
+    srv.send_signal()
+    assert srv.wait(timeout=10) == 0, "the default 10 s grace period bounds the exit"

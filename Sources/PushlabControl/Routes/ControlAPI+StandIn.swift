@@ -22,7 +22,9 @@ extension ControlAPI {
             time: simulator.clock.now(), method: request.method.rawValue, path: path.isEmpty ? "/" : path, query: request.uri.query,
             headers: request.headers.map { ($0.name.canonicalName, $0.value) }, body: String(buffer: body), status: rule?.status ?? 200
         ))
-        if let delay = rule?.delaySeconds, delay > 0 { try await Task.sleep(for: .milliseconds(Int64(delay * 1000))) }
+        if let delay = rule?.delaySeconds, delay > 0, try await !standIn.waitOut(seconds: delay) {
+            return JSONResponse(status: .serviceUnavailable, .object([("error", .string("Pushlab is shutting down"))])).response
+        }
         let status = HTTPResponse.Status(code: rule?.status ?? 200)
         return JSONResponse(status: status, rule?.body ?? .object([])).response
     }

@@ -21,6 +21,7 @@ public final class StandInBackend: Sendable {
     static let keep = 1000
     private let rules = Mutex<[StandInRule]>([])
     private let received = Mutex<[Received]>([])
+    private let stopping = Atomic<Bool>(false)
 
     public init(rules: [StandInRule] = []) {
         replaceRules(rules)
@@ -41,6 +42,27 @@ public final class StandInBackend: Sendable {
     func rule(method: String, path: String) -> StandInRule? {
         rules.withLock { $0.first { $0.matches(method: method, path: path) } }
     }
+
+    /// Delayed answers stop waiting from now on (the control API is shutting down): a rule's
+    /// delay of up to ten minutes must not hold the server's exit.
+    public func stopDelays() {
+        stopping.store(true, ordering: .releasing)
+    }
+
+    /// Waits out a rule's delay in real time; false if the server began to shut down meanwhile.
+    func waitOut(seconds: Double) async throws -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .milliseconds(Int64((seconds * 1000).rounded())))
+        while !stopping.load(ordering: .acquiring) {
+            let left = clock.now.duration(to: deadline)
+            if left <= .zero { return true }
+            try await Task.sleep(for: min(left, Self.stopCheckInterval))
+        }
+        return false
+    }
+
+    /// How soon a waiting answer notices a shutdown.
+    static let stopCheckInterval = Duration.milliseconds(50)
 
     func record(_ request: Received) {
         received.withLock { list in
