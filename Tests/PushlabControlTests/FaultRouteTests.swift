@@ -79,4 +79,20 @@ struct FaultRouteTests {
             expectError(try await client.call(.post, "/v1/faults", #"{"respond":{"reason":"Shutdown","why":1}}"#), 400, containing: "Unknown field: respond.why")
         }
     }
+
+    /// Foundation calls a number that does not fit an integer field "not valid JSON"; the
+    /// answer names the field instead.
+    @Test func aNumberThatDoesNotFitNamesItsField() async throws {
+        let h = try ControlHarness()
+        try await h.application.test(.router) { client in
+            let huge = try await client.call(.post, "/v1/faults", #"{"resetStream":true,"count":6313714919283011616768}"#)
+            expectError(huge, 400, containing: "count is out of range: a whole number from -9223372036854775808 to 9223372036854775807 is expected")
+            #expect(huge.error?.contains("not valid JSON") == false)
+            expectError(try await client.call(.post, "/v1/faults", #"{"resetStream":true,"everyNth":1.5}"#), 400, containing: "everyNth must be a whole number, not 1.5")
+            expectError(
+                try await client.call(.post, "/v1/faults", #"{"respond":{"reason":"Shutdown","status":1e300}}"#), 400, containing: "respond.status is out of range"
+            )
+            #expect(try await client.call(.post, "/v1/faults", #"{"resetStream":true,"count":9223372036854775807}"#).status == 201, "the schema's maximum")
+        }
+    }
 }

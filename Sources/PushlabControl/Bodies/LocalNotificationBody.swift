@@ -51,7 +51,9 @@ struct LocalNotificationBody: ControlBody {
     func notification(json: JSONValue) throws(ControlError) -> LocalNotification {
         let userInfo = json["userInfo"] ?? .object([])
         guard userInfo.isObject else { throw .invalid("userInfo must be a JSON object") }
-        if let badge, badge < 0 { throw .invalid("badge must be 0 or more") }
+        if let badge, !(0...NotificationContent.largestBadge).contains(badge) {
+            throw .invalid("badge must be from 0 to \(NotificationContent.largestBadge), not \(badge)")
+        }
         let content = NotificationContent(
             title: title, subtitle: subtitle, body: body, sound: sound, badge: badge, category: category,
             threadID: threadId, userInfo: userInfo

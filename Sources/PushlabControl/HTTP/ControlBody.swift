@@ -60,6 +60,10 @@ extension Request {
         do {
             return DecodedBody(value: try JSONDecoder().decode(Value.self, from: Data(bytes)), json: json)
         } catch let error as DecodingError {
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
+               let unfit = UnfitNumber.field(in: json, decoding: Value.self) {
+                throw ControlError.invalid("The body is not valid: \(UnfitNumber.message(path: unfit.path, value: unfit.value))")
+            }
             throw ControlError.invalid("The body is not valid: \(error.readableDescription)")
         }
     }

@@ -107,7 +107,9 @@ public struct AppSpec: Decodable, Sendable {
         for (index, category) in (self.categories ?? []).enumerated() {
             categories.append(try category.category(place: "\(place).categories[\(index)]"))
         }
-        if let badge, badge < 0 { throw SimulatorError(.invalid, "\(place).badge must be 0 or more") }
+        if let badge, !(0...NotificationContent.largestBadge).contains(badge) {
+            throw SimulatorError(.invalid, "\(place).badge must be from 0 to \(NotificationContent.largestBadge), not \(badge)")
+        }
         if let token = deviceToken, !token.isEmpty { try checkToken(token, place: "\(place).deviceToken") }
         return AppInstall(
             bundleID: bundleId,

@@ -2,6 +2,10 @@ import PushlabCore
 
 /// A notification as the device reads it: the `aps` dictionary's parts and the whole `userInfo`.
 public struct NotificationContent: Sendable, Codable, Equatable {
+    /// The largest badge a device, an app or a local notification may be given by hand: a
+    /// 32-bit number, as iOS keeps it; larger ones would not read back from the store exactly.
+    public static let largestBadge = Int(Int32.max)
+
     public var title: String?
     public var subtitle: String?
     public var body: String?
