@@ -27,7 +27,7 @@ extension ControlAPI {
         return try startedAfresh(status: "reset")
     }
 
-    /// `POST /v1/scenario` `{"path": "/abs/file.yaml"}`: that scenario becomes the loaded one
+    /// `POST /v1/scenario` `{"path": "scenarios/x.yaml"}` (relative to the server's working directory): that scenario becomes the loaded one
     /// (a later reset returns to it), and the server resets to it (`pushlab run --server`).
     @Sendable func load(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let body = try await request.decode(ScenarioBody.self).value
