@@ -5,6 +5,10 @@ run.sh from clients/requirements/<adapter>.txt), once per auth mode, against one
 out-of-the-box world and policy (scenarios/clients.yaml: scenarios/default.yaml plus 300 phones).
 The script reports what the library surfaced; the tests here judge each step. docs/CLIENTS.md
 is the matrix in words.
+
+What each library can do is declared in clients/capabilities.py. Each test below is collected for
+exactly the libraries and auth modes that declare its step, and every collected case must pass:
+nothing is skipped at run time, so a library that stops doing something fails.
 """
 
 from __future__ import annotations
@@ -13,12 +17,16 @@ import json
 import os
 import random
 import subprocess
+import sys
 import time
 import urllib.request
 import uuid
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "clients"))
+from capabilities import CAPABILITIES, MATRIX_PUSH_TYPES  # noqa: E402
 
 from conftest import PushlabServer, _finish, wait_for_binary
 from world import (CERTS, DEV_SERVICE_TOKENS, DEV_TOKEN, DEV_UNREGISTERED_TOKEN, DEV_VOIP_TOKEN, GONE_SINCE_MS, KEY_ID,
@@ -30,9 +38,6 @@ VENVS = HERE / ".venvs"
 SCENARIO = HERE / "scenarios" / "clients.yaml"
 ADAPTERS = sorted(p.stem for p in (CLIENTS / "requirements").glob("*.txt"))
 CONCURRENT = [f"cc{i:062x}" for i in range(300)]
-ALL_PUSH_TYPES = ("alert", "background", "voip", "complication", "fileprovider", "liveactivity", "location",
-                  "pushtotalk", "widgets", "controls")
-CERTIFICATE_PUSH_TYPES = ("alert", "background", "voip", "complication")
 
 
 @pytest.fixture(scope="module")
@@ -89,38 +94,31 @@ def _run_once(server: PushlabServer, adapter: str, auth: str, tmp: Path) -> dict
     return result
 
 
-def steps_of(result: dict) -> dict:
-    if "unsupported" in result:
-        pytest.skip(result["unsupported"])
-    return result["steps"]
-
-
 def answer(run: dict, name: str) -> dict:
-    """The one answer of a step; the test is skipped when the library cannot send that step's push."""
-    steps = steps_of(run)
-    if name not in steps and "alert" not in run["push_types"]:
-        pytest.skip(f"{run['client']} sends no alert with {run['auth']} auth (only {', '.join(run['push_types'])})")
+    """The one answer of a step (collected only where the library declares it)."""
+    steps = run["steps"]
     assert name in steps, f"step {name} did not run: {sorted(steps)}"
     (one,) = steps[name]
-    if name not in run["limits"]:
+    if name not in capabilities(run).limits:
         assert one["error"] is None, f"{name}: the library raised {one['error']}"
     return one
 
 
-def within_limits(run: dict, name: str, answers: list[dict], status: int, reason: str | None) -> None:
-    """For a step the adapter declares the library cannot report: whatever it did surface must still
-    be APNs's answer; then the test is skipped, naming the limit."""
-    if name not in run["limits"]:
-        return
+def capabilities(run: dict):
+    return CAPABILITIES[run["adapter"]]
+
+
+def within_limits(answers: list[dict], status: int, reason: str | None) -> None:
+    """For a step the library declares it cannot report: whatever it did surface must still be
+    APNs's answer."""
     for one in answers:
         assert one["status"] in (None, status) and one["reason"] in (None, reason), one
-    pytest.skip(f"{run['client']} {run['version']}: {run['limits'][name]}")
 
 
 def assert_answered(run: dict, one: dict, status: int, reason: str | None) -> None:
     """APNs's status and reason as the library surfaced them; the reason alone for a library that
     keeps a rejection's status to itself."""
-    if run["surfaces_status"] or status == 200:
+    if capabilities(run).surfaces_status or status == 200:
         assert (one["status"], one["reason"]) == (status, reason)
     else:
         assert one["status"] is None and one["reason"] == reason
@@ -132,17 +130,37 @@ def banner_bodies(server: PushlabServer, device: str) -> list[str]:
         return [o.get("body") for o in json.load(response)["observations"]]
 
 
-AUTHS = ("token", "certificate")
-CASES = [(adapter, auth) for adapter in ADAPTERS for auth in AUTHS]
-IDS = [f"{adapter}-{auth}" for adapter, auth in CASES]
+def cases(step: str, where=lambda capabilities, auth: True) -> list:
+    """(adapter, auth) for every library and auth mode that declares `step`, with an id."""
+    return [pytest.param(adapter, auth, id=f"{adapter}-{auth}")
+            for adapter in ADAPTERS for auth in CAPABILITIES[adapter].auth
+            if step in CAPABILITIES[adapter].steps(auth) and where(CAPABILITIES[adapter], auth)]
 
 
-@pytest.fixture(params=CASES, ids=IDS)
-def run(request, matrix_server, tmp_path_factory):
-    adapter, auth = request.param
-    return run_client(matrix_server, adapter, auth, tmp_path_factory.mktemp("matrix", numbered=True))
+def unlimited(step: str):
+    return lambda capabilities, auth: step not in capabilities.limits
 
 
+def limited(step: str):
+    return lambda capabilities, auth: step in capabilities.limits
+
+
+@pytest.fixture
+def run(matrix_server, tmp_path_factory, adapter, auth):
+    report = run_client(matrix_server, adapter, auth, tmp_path_factory.mktemp("matrix", numbered=True))
+    return {**report, "adapter": adapter}
+
+
+@pytest.mark.parametrize("adapter,auth", [pytest.param(a, auth, id=f"{a}-{auth}") for a in ADAPTERS for auth in CAPABILITIES[a].auth])
+def test_the_declared_push_types_are_the_librarys(run):
+    """Where the library lists its push types (an enum), capabilities.py says the same."""
+    library = run["library_push_types"]
+    if library is not None:
+        assert sorted(capabilities(run).push_types) == library, "update clients/capabilities.py to the library's list"
+    assert sorted(run["steps"]) == sorted(capabilities(run).steps(run["auth"])), "every declared step ran"
+
+
+@pytest.mark.parametrize("adapter,auth", cases("first_alert"))
 def test_first_alert_is_accepted_and_shown(run, matrix_server):
     first = answer(run, "first_alert")
     assert (first["status"], first["reason"]) == (200, None)
@@ -153,48 +171,55 @@ def test_first_alert_is_accepted_and_shown(run, matrix_server):
         time.sleep(0.1)
 
 
+@pytest.mark.parametrize("adapter,auth", cases("unregistered", unlimited("unregistered")))
 def test_uninstalled_app_is_410_unregistered_with_its_timestamp(run):
     gone = answer(run, "unregistered")
-    within_limits(run, "unregistered", [gone], 410, "Unregistered")
     assert_answered(run, gone, 410, "Unregistered")
-    if not run["surfaces_timestamp"]:
-        assert gone["timestamp"] is None
-        pytest.skip(f"{run['client']} {run['version']} does not hand the 410's timestamp to its caller")
-    assert gone["timestamp"] == GONE_SINCE_MS, "the library must surface the 410's timestamp"
+    if capabilities(run).surfaces_timestamp:
+        assert gone["timestamp"] == GONE_SINCE_MS, "the library must surface the 410's timestamp"
+    else:
+        assert gone["timestamp"] is None, "declared as hiding the 410's timestamp: update capabilities.py"
 
 
+@pytest.mark.parametrize("adapter,auth", cases("bad_token", unlimited("bad_token")))
 def test_malformed_token_is_bad_device_token(run):
-    bad = answer(run, "bad_token")
-    within_limits(run, "bad_token", [bad], 400, "BadDeviceToken")
-    assert_answered(run, bad, 400, "BadDeviceToken")
+    assert_answered(run, answer(run, "bad_token"), 400, "BadDeviceToken")
 
 
+@pytest.mark.parametrize("adapter,auth", cases("expired_token", unlimited("expired_token")))
 def test_expired_provider_token(run):
-    if run["auth"] != "token":
-        pytest.skip("certificate connections carry no provider token")
-    expired = answer(run, "expired_token")
-    within_limits(run, "expired_token", [expired], 403, "ExpiredProviderToken")
-    assert_answered(run, expired, 403, "ExpiredProviderToken")
+    assert_answered(run, answer(run, "expired_token"), 403, "ExpiredProviderToken")
 
 
+@pytest.mark.parametrize("adapter,auth", cases("concurrent", unlimited("concurrent")))
 def test_300_concurrent_pushes_to_300_phones(run):
-    steps = steps_of(run)
-    if "concurrent" not in steps:
-        answer(run, "concurrent")   # skips, saying why
-    answers = steps["concurrent"]
-    within_limits(run, "concurrent", answers, 200, None)
+    answers = run["steps"]["concurrent"]
     assert len(answers) == 300
     errors = [a["error"] for a in answers if a["error"]]
     assert not errors, f"{len(errors)} raised, e.g. {errors[0]}"
     assert [(a["status"], a["reason"]) for a in answers] == [(200, None)] * 300
 
 
-@pytest.mark.parametrize("push_type", ALL_PUSH_TYPES)
+LIMITED_STEPS = [pytest.param(adapter, auth, step, id=f"{adapter}-{auth}-{step}")
+                 for adapter in ADAPTERS for auth in CAPABILITIES[adapter].auth for step in CAPABILITIES[adapter].limits
+                 if step in CAPABILITIES[adapter].steps(auth)]
+EXPECTED = {"unregistered": (410, "Unregistered"), "bad_token": (400, "BadDeviceToken"),
+            "expired_token": (403, "ExpiredProviderToken"), "concurrent": (200, None)}
+
+
+@pytest.mark.parametrize("adapter,auth,step", LIMITED_STEPS)
+def test_a_declared_limit_still_surfaces_only_apns_answer(run, step):
+    """A step the library cannot report (capabilities.py names why): what it did surface is APNs's."""
+    within_limits(run["steps"][step], *EXPECTED[step])
+
+
+PUSH_TYPE_CASES = [pytest.param(adapter, auth, push_type, id=f"{adapter}-{auth}-{push_type}")
+                   for adapter in ADAPTERS for auth in CAPABILITIES[adapter].auth
+                   for push_type in CAPABILITIES[adapter].matrix_push_types(auth)]
+
+
+@pytest.mark.parametrize("adapter,auth,push_type", PUSH_TYPE_CASES)
 def test_each_push_type_the_library_sends(run, push_type):
-    steps_of(run)
-    if push_type not in run["push_types"]:
-        pytest.skip(f"{run['client']} {run['version']} cannot send {push_type}")
-    if run["auth"] == "certificate" and push_type not in CERTIFICATE_PUSH_TYPES:
-        pytest.skip(f"the test certificate lists no topic for {push_type}")
+    assert push_type in MATRIX_PUSH_TYPES
     sent = answer(run, f"push_type:{push_type}")
     assert (sent["status"], sent["reason"]) == (200, None)

@@ -39,6 +39,7 @@ from unittest import mock
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import apple_hosts  # noqa: E402  (before any library resolves a name)
+from capabilities import CAPABILITIES, Capabilities  # noqa: E402
 
 # The topic suffix of each push type (Apple's "Sending notification requests to APNs").
 TOPIC_SUFFIX = {
@@ -47,9 +48,6 @@ TOPIC_SUFFIX = {
     "location": ".location-query", "pushtotalk": ".voip-ptt", "widgets": ".push-type.widgets",
     "controls": ".push-type.controls",
 }
-# The topics the test client certificate (certs/client.pem) lists: certificate auth can send
-# only these push types (Apple: "If a push topic for a specific push type isn't listed ...").
-CERTIFICATE_PUSH_TYPES = ("alert", "background", "voip", "complication")
 
 
 @dataclasses.dataclass
@@ -197,16 +195,16 @@ class Session:
                 pass
 
 
-async def run(adapter, world: World, auth: str) -> dict:
+async def run(adapter, capabilities: Capabilities, world: World, auth: str) -> dict:
     steps: dict[str, list[dict] | dict] = {}
 
     def record(name, answers):
         steps[name] = [dataclasses.asdict(a) for a in answers]
 
-    push_types = push_types_of(adapter, auth)
+    push_types = capabilities.matrix_push_types(auth)
     session = await Session(adapter, world, auth).open()
     try:
-        if "alert" not in push_types:   # the steps below are alerts: only the push-type steps apply
+        if "alert" not in capabilities.sends(auth):   # the steps below are alerts: only the push-type steps apply
             return await push_type_steps(session, world, push_types, record, steps)
         payload, priority = payload_for("alert", world.nonce)
         record("first_alert", [await session.send(Push(world.app_token, payload, "alert", world.topic, priority))])
@@ -237,16 +235,8 @@ async def run(adapter, world: World, auth: str) -> dict:
         await session.close()
 
 
-def push_types_of(adapter, auth: str) -> tuple[str, ...]:
-    """What the library sends with this auth (some send less with a certificate)."""
-    return tuple(getattr(adapter, "PUSH_TYPES_BY_AUTH", {}).get(auth, adapter.PUSH_TYPES))
-
-
 async def push_type_steps(session: Session, world: World, push_types, record, steps: dict) -> dict:
-    allowed = CERTIFICATE_PUSH_TYPES if session.auth == "certificate" else tuple(TOPIC_SUFFIX)
     for push_type in push_types:
-        if push_type not in allowed:
-            continue
         payload, priority = payload_for(push_type, world.nonce)
         token = world.service_tokens.get(push_type, world.app_token)
         push = Push(token, payload, push_type, world.topic + TOPIC_SUFFIX[push_type], priority,
@@ -264,18 +254,18 @@ def main() -> int:
     world = World(**json.loads(Path(args.world).read_text()))
     apple_hosts.install(world.address)
     adapter = importlib.import_module(f"adapters.{args.adapter}")
+    capabilities = CAPABILITIES[args.adapter]
     version = adapter.version() if hasattr(adapter, "version") else importlib.metadata.version(adapter.NAME)
+    # The library's own list, where it has one (an enum): the test holds the declaration to it.
+    library = getattr(adapter, "LIBRARY_PUSH_TYPES", None)
     out = {"client": adapter.NAME, "version": version, "auth": args.auth,
-           "push_types": list(push_types_of(adapter, args.auth)), "surfaces_timestamp": getattr(adapter, "SURFACES_TIMESTAMP", True),
-           "surfaces_status": getattr(adapter, "SURFACES_STATUS", True),
-           "limits": dict(getattr(adapter, "LIMITS", {}))}
-    if args.auth not in adapter.AUTH:
-        out["unsupported"] = f"{adapter.NAME} has no {args.auth} authentication"
-    else:
-        try:
-            out["steps"] = asyncio.run(run(adapter, world, args.auth))
-        except Exception:
-            out["crash"] = traceback.format_exc()[-2000:]
+           "library_push_types": None if library is None else sorted(str(t) for t in library)}
+    try:
+        if args.auth not in capabilities.auth:
+            raise ValueError(f"{adapter.NAME} declares no {args.auth} authentication (capabilities.py)")
+        out["steps"] = asyncio.run(run(adapter, capabilities, world, args.auth))
+    except Exception:
+        out["crash"] = traceback.format_exc()[-2000:]
     print(json.dumps(out))
     return 0
 

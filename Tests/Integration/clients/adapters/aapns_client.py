@@ -12,11 +12,7 @@ from aapns.models import Alert, Notification, PushType
 from matrix import Answer
 
 NAME = "aapns"
-AUTH = ("certificate",)   # no provider tokens: Server takes a client certificate and nothing else
-PUSH_TYPES = tuple(t.value for t in PushType)   # alert, background, voip, complication, fileprovider, mdm
-# A rejection raises errors.<Reason>(reason, apns_id): the HTTP status and the 410 timestamp are dropped.
-SURFACES_STATUS = False
-SURFACES_TIMESTAMP = False
+LIBRARY_PUSH_TYPES = tuple(t.value for t in PushType)   # alert, background, voip, complication, fileprovider, mdm
 
 
 def notification_of(push) -> Notification:

@@ -9,8 +9,7 @@ from aioapns import APNs, NotificationRequest, PushType
 from matrix import Answer
 
 NAME = "aioapns"
-AUTH = ("token", "certificate")
-PUSH_TYPES = tuple(p.value for p in PushType)   # alert, background, voip, complication, fileprovider, mdm, liveactivity, ...
+LIBRARY_PUSH_TYPES = tuple(p.value for p in PushType)   # alert, background, voip, complication, fileprovider, mdm, liveactivity, ...
 
 
 class Client:

@@ -11,9 +11,7 @@ from aioapns import APNs, NotificationRequest, PushType
 from matrix import Answer
 
 NAME = "aioapns"
-AUTH = ("token", "certificate")
-PUSH_TYPES = tuple(p.value for p in PushType)
-SURFACES_TIMESTAMP = False   # 2.2's NotificationResult has no timestamp (4.0 added it)
+LIBRARY_PUSH_TYPES = tuple(p.value for p in PushType)
 
 
 class Client:

@@ -6,6 +6,6 @@ jwt.encode()'s result, so it needs PyJWT < 2 (as its metadata says). Its client 
 apns2-up and compat-fork-apns2 (only the .decode() and Payload's subtitle differ): one adapter.
 """
 
-from adapters.apns2_up import AUTH, PUSH_TYPES, SURFACES_STATUS, Client  # noqa: F401
+from adapters.apns2_up import LIBRARY_PUSH_TYPES, Client  # noqa: F401
 
 NAME = "apns2"

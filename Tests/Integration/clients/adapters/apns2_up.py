@@ -18,9 +18,7 @@ from apns2.payload import Payload, PayloadAlert
 from matrix import Answer
 
 NAME = "apns2-up"
-AUTH = ("token", "certificate")
-PUSH_TYPES = tuple(t.value for t in NotificationType)   # alert, background, voip, complication, fileprovider, mdm
-SURFACES_STATUS = False   # a rejection is its reason string only (and a 410's timestamp)
+LIBRARY_PUSH_TYPES = tuple(t.value for t in NotificationType)   # alert, background, voip, complication, fileprovider, mdm
 
 
 def payload_of(payload: dict) -> Payload:

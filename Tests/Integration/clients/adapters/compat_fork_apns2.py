@@ -5,6 +5,6 @@ is a fork that installs the same `hyper` package. Its `apns2` package is byte fo
 one adapter.
 """
 
-from adapters.apns2_up import AUTH, PUSH_TYPES, SURFACES_STATUS, Client  # noqa: F401
+from adapters.apns2_up import LIBRARY_PUSH_TYPES, Client  # noqa: F401
 
 NAME = "compat-fork-apns2"

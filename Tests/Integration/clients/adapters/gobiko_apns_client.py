@@ -13,11 +13,7 @@ from gobiko.apns.client import APNS_PUSH_TYPES
 from matrix import Answer
 
 NAME = "gobiko.apns"
-AUTH = ("token",)
-PUSH_TYPES = APNS_PUSH_TYPES   # alert, background, voip, complication, fileprovider, mdm
-# A rejection raises the exception class named after the reason: no status, no 410 timestamp.
-SURFACES_STATUS = False
-SURFACES_TIMESTAMP = False
+LIBRARY_PUSH_TYPES = APNS_PUSH_TYPES   # alert, background, voip, complication, fileprovider, mdm
 # Raised by gobiko itself, not named after an APNs reason.
 NOT_REASONS = (exceptions.InternalException, exceptions.ImproperlyConfigured, exceptions.InvalidPushType,
                exceptions.PartialBulkMessage)

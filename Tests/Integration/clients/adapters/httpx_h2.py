@@ -11,9 +11,6 @@ import jwt
 from matrix import Answer
 
 NAME = "httpx"
-AUTH = ("token", "certificate")
-PUSH_TYPES = ("alert", "background", "voip", "complication", "fileprovider", "liveactivity", "location",
-              "pushtotalk", "widgets", "controls")
 BASE_URL = "https://api.sandbox.push.apple.com"
 
 

@@ -21,10 +21,7 @@ from kalyke.exceptions import ApnsProviderException
 from matrix import Answer
 
 NAME = "kalyke-apns"
-AUTH = ("token", "certificate")
-PUSH_TYPES = tuple(p.value for p in ApnsPushType)   # alert, background, location, voip, complication, fileprovider, mdm, liveactivity
-PUSH_TYPES_BY_AUTH = {"certificate": ("voip",)}
-SURFACES_STATUS = False   # a rejection is an exception named after its reason, with the body (410 timestamp)
+LIBRARY_PUSH_TYPES = tuple(p.value for p in ApnsPushType)   # alert, background, location, voip, complication, fileprovider, mdm, liveactivity
 
 
 @contextlib.contextmanager

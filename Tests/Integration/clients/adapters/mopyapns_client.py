@@ -9,8 +9,7 @@ from adapters.apns2_up import answer_of, payload_of   # the same Payload and res
 from matrix import Answer
 
 NAME = "mopyapns"
-AUTH = ("token", "certificate")
-PUSH_TYPES = tuple(t.value for t in NotificationType)   # alert, background, voip, complication, fileprovider, mdm
+LIBRARY_PUSH_TYPES = tuple(t.value for t in NotificationType)   # alert, background, voip, complication, fileprovider, mdm
 
 
 class Client(apns2_up.Client):

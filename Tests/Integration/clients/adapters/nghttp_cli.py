@@ -13,9 +13,6 @@ from adapters import cli
 from matrix import Answer
 
 NAME = "nghttp"
-AUTH = ("token", "certificate")
-PUSH_TYPES = ("alert", "background", "voip", "complication", "fileprovider", "liveactivity", "location",
-              "pushtotalk", "widgets", "controls")
 # -v traces frames and headers ("recv (stream_id=13) :status: 410"); the body comes between them.
 STATUS = re.compile(r"recv \(stream_id=\d+\) :status: (\d+)")
 APNS_ID = re.compile(r"recv \(stream_id=\d+\) apns-id: ([0-9A-Fa-f-]{36})")

@@ -15,21 +15,6 @@ from pushjack_http2 import APNSAuthToken, APNSHTTP2SandboxClient
 from matrix import Answer
 
 NAME = "pushjack-http2"
-AUTH = ("token",)
-# It sends no apns-push-type header at all: its pushes are alerts by APNs's default for a request
-# without one (an alert payload, the bundle id as topic). No other push type can be expressed.
-PUSH_TYPES = ("alert",)
-# send() turns every rejection into APNSUnsendableError("Unable to send messages").
-SURFACES_STATUS = False
-SURFACES_TIMESTAMP = False
-HIDES = "send() turns every rejection into APNSUnsendableError('Unable to send messages'): no status, reason or timestamp"
-LIMITS = {
-    "unregistered": HIDES, "bad_token": HIDES, "expired_token": HIDES,
-    # After a rejection APNs lowers the connection's stream limit to 1 until the next accepted push
-    # (as Apple does: APNS-COMPATIBILITY.md, stream limits); hyper raises instead of waiting.
-    "concurrent": "after a rejection, hyper raises TooManyStreamsError ('Max outbound streams is 1') instead of "
-                  "waiting for APNs to raise the stream limit again, so some of 300 concurrent pushes fail",
-}
 
 
 @contextlib.contextmanager

@@ -9,9 +9,6 @@ from adapters import cli
 from matrix import Answer
 
 NAME = "pushlab send"
-AUTH = ("token", "certificate")
-PUSH_TYPES = ("alert", "background", "voip", "complication", "fileprovider", "liveactivity", "location",
-              "pushtotalk", "widgets", "controls")
 
 
 def version() -> str:

@@ -12,8 +12,7 @@ from adapters.pyapns_rejection import answer_of_rejection
 from matrix import Answer
 
 NAME = "pyapns-client"
-AUTH = ("token",)
-PUSH_TYPES = tuple(getattr(IOSNotification, name) for name in dir(IOSNotification) if name.startswith("PUSH_TYPE_"))
+LIBRARY_PUSH_TYPES = tuple(getattr(IOSNotification, name) for name in dir(IOSNotification) if name.startswith("PUSH_TYPE_"))
 # alert, background, voip, complication, fileprovider, mdm (IOSNotification.PUSH_TYPE_*)
 # Its one httpx.Client is not safe to share among threads: httpx's sync HTTP/2 connection then
 # interleaves two threads' frames and fails with KeyError or "Received pseudo-header in trailer"

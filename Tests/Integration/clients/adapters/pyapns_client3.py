@@ -15,8 +15,7 @@ from adapters.pyapns_rejection import answer_of_rejection
 from matrix import Answer
 
 NAME = "pyapns-client3"
-AUTH = ("token", "certificate")
-PUSH_TYPES = tuple(getattr(IOSNotification, name) for name in dir(IOSNotification) if name.startswith("PUSH_TYPE_"))
+LIBRARY_PUSH_TYPES = tuple(getattr(IOSNotification, name) for name in dir(IOSNotification) if name.startswith("PUSH_TYPE_"))
 # alert, background, voip, complication, fileprovider, mdm (_Notification.PUSH_TYPE_*)
 
 

@@ -9,18 +9,9 @@ from simple_apns import APNSClient, APNSException, APNSServerError, APNSTokenErr
 from matrix import Answer
 
 NAME = "simple-apns"
-AUTH = ("token",)
-# push_type is a free string; these are the ones its README lists ("Push Notification Types").
-PUSH_TYPES = ("alert", "background", "voip", "complication", "fileprovider", "mdm", "location")
-# A 410 raises APNSTokenError("Token is no longer valid: <token>"): no reason, no timestamp.
-SURFACES_TIMESTAMP = False
 # Its httpx.Client (sync HTTP/2) is not safe to share among threads (pydantic/httpx2#808): each
 # thread of the concurrent step gets a client of its own.
 THREAD_SAFE = False
-LIMITS = {
-    "unregistered": "reports any 410 as 'Token is no longer valid': the status, without reason or timestamp",
-    "expired_token": "reports any 403 as 'Certificate or token is not valid': the status, without the reason",
-}
 
 
 class Client:
