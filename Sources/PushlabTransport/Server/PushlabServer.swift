@@ -107,7 +107,9 @@ public final class PushlabServer: Sendable {
         return ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            // TCP_NODELAY at IPPROTO_TCP: `.socketOption(.tcp_nodelay)` set option 1 at SOL_SOCKET,
+            // which is SO_DEBUG (refused without CAP_NET_ADMIN, so every connection failed in a container).
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
