@@ -267,7 +267,11 @@ public struct Scenario: Sendable {
         template.environment = entry.environment
         template.api = entry.api
         template.state = entry.state
-        let app = try template.install(place: place)
+        var app = try template.install(place: place)
+        // A load test's phones: a running one launched before the simulation began and knows its
+        // token, so a million of them start without two million launch observations (they have
+        // no backend to tell). Listed devices launch at creation instead (SIMULATOR.md 4.1).
+        app.tokenAnnounced = app.state != .notRunning
         let idPrefix = entry.idPrefix ?? "generated"
         guard !idPrefix.isEmpty, !idPrefix.contains("/") else {
             throw SimulatorError(.invalid, "\(place): idPrefix must be non-empty and without '/'")

@@ -93,6 +93,27 @@ struct ScenarioDeviceTests {
         #expect(random.count == 64 && world.token(random)?.deviceID == "two")
     }
 
+    /// Listed devices launch at creation; generated ones (load-test phones) launched before the
+    /// simulation began: they know their tokens, and record nothing.
+    @Test func listedRunningAppsLaunchAndGeneratedOnesStartLaunched() throws {
+        let scenario = try parse("""
+            apps: [{bundleId: com.a, teamId: T1}]
+            devices: [{id: listed, apps: [{bundleId: com.a, state: background}]}]
+            generatedDevices:
+              - {count: 2, bundleId: com.a, prefix: be, idPrefix: run, state: foreground}
+              - {count: 1, bundleId: com.a, prefix: bf, idPrefix: idle}
+            """)
+        let world = APNsWorld()
+        let simulator = DeviceSimulator(world: world, clock: ManualClock())
+        let log = InMemoryObservationLog()
+        simulator.addSink(log)
+        try scenario.install(into: world, simulator: simulator)
+        #expect(log.observations(device: "listed").map(\.kind) == [.callback, .callback])
+        #expect(log.observations(device: "run-0").isEmpty && log.observations(device: "idle-0").isEmpty)
+        #expect(simulator.device("run-1")?.apps.first?.tokenAnnounced == true)
+        #expect(simulator.device("idle-0")?.apps.first?.tokenAnnounced == false, "not running: its first launch tells it")
+    }
+
     @Test func generatingAndRegisteringDevicesReportProgressUpToTheTotal() throws {
         let seen = Mutex<[(step: LoadProgress.Step, done: Int, total: Int)]>([])
         let progress = LoadProgress { step, done, total in seen.withLock { $0.append((step, done, total)) } }
