@@ -128,6 +128,7 @@ let package = Package(
                 "PushlabCore", "PushlabTransport", "PushlabClient", "PushlabScenario", "PushlabSimulator", "PushlabStore", "PushlabOpenSSL", "CMallocTuning",
                 "PushlabControl", "PushlabRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

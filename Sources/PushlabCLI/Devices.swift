@@ -1,8 +1,5 @@
 import ArgumentParser
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 struct Devices: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -69,7 +66,7 @@ struct Devices: AsyncParsableCommand {
         do {
             (data, status) = try await ControlAPIGet.data(from: url)
         } catch {
-            throw CLIFailure("The control API at \(control) does not answer: is pushlab serve running? (\(error.localizedDescription))")
+            throw CLIFailure("The control API at \(control) does not answer: is pushlab serve running? (\(error))")
         }
         guard status == 200 else {
             let message = (try? JSONDecoder().decode([String: String].self, from: data))?["error"] ?? "status \(status)"

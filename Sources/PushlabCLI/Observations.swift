@@ -3,9 +3,6 @@ import Foundation
 import PushlabCore
 import PushlabSimulator
 import PushlabStore
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 struct Observations: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -92,7 +89,7 @@ struct Observations: AsyncParsableCommand {
         do {
             (data, status) = try await ControlAPIGet.data(from: url)
         } catch {
-            throw CLIFailure("The control API at \(control) does not answer: is pushlab serve running? (\(error.localizedDescription)) To read a store file instead, pass --db pushlab.db.")
+            throw CLIFailure("The control API at \(control) does not answer: is pushlab serve running? (\(error)) To read a store file instead, pass --db pushlab.db.")
         }
         let answer = try? JSONParser.parse(String(decoding: data, as: UTF8.self))
         guard status == 200, case .array(let items)? = answer?["observations"] else {

@@ -85,7 +85,7 @@ struct ProviderConnectionOptions: ParsableArguments {
         var host = String(target[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let isAddress = host.allSatisfy { $0.isNumber || $0 == "." || $0 == ":" }
-        let trusted = ca ?? "certs/ca.pem"
+        let trusted = ca ?? DefaultFiles.path("certs/ca.pem")
         guard FileManager.default.fileExists(atPath: trusted) else {
             throw ValidationError("CA bundle \(trusted) does not exist: pass --ca, or run from the repository root")
         }

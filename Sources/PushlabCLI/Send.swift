@@ -4,9 +4,6 @@ import PushlabClient
 import PushlabCore
 import PushlabOpenSSL
 import PushlabSimulator
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 struct Send: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -196,7 +193,8 @@ struct Send: AsyncParsableCommand {
             throw problem
         } catch {
             if isHex { return device }
-            let why = (error as? URLError).map { _ in "it does not answer (is pushlab serve running, with its control API there?)" } ?? "\(error)"
+            // An answer that does not decode says so; anything else is the connection's failure.
+            let why = error is DecodingError ? "\(error)" : "it does not answer (is pushlab serve running, with its control API there?)"
             throw LookupProblem(description: "\(device) is not a device token, and the control API at \(control) cannot look it up: \(why)")
         }
     }

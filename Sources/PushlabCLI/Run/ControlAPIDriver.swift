@@ -2,9 +2,6 @@ import Foundation
 import PushlabClient
 import PushlabCore
 import PushlabScenario
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Runs a script against a Pushlab server: pushes through Pushlab's own HTTP/2 client over TLS to
 /// the listeners the server's `/v1/health` names, everything else through its control API.
@@ -80,20 +77,12 @@ actor ControlAPIDriver: ScenarioDriver {
 
     func control(_ method: ControlCall.Method, _ path: String, body: JSONValue?) async throws -> JSONValue {
         guard let url = URL(string: controlURL + path) else { throw ScenarioDriverError("\(controlURL + path) is not a URL") }
-        var request = URLRequest(url: url)
-        request.httpMethod = method.rawValue
-        if let body {
-            request.httpBody = Data(body.description.utf8)
-            request.setValue("application/json", forHTTPHeaderField: "content-type")
-        }
         let data: Data
         let status: Int
         do {
-            let (received, response) = try await URLSession.shared.data(for: request)
-            data = received
-            status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            (data, status) = try await ControlAPIGet.request(method.rawValue, url, body: body?.description)
         } catch {
-            throw ScenarioDriverError("the control API at \(controlURL) does not answer (\(error.localizedDescription))")
+            throw ScenarioDriverError("the control API at \(controlURL) does not answer (\(error))")
         }
         let json = try? JSONParser.parse(String(decoding: data, as: UTF8.self))
         guard (200..<300).contains(status) else {

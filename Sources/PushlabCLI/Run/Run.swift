@@ -64,10 +64,10 @@ struct Run: AsyncParsableCommand {
             return handler
         }
         let terminal = Terminal.standardOutput
-        let trusted = ca ?? "certs/ca.pem"
+        let trusted = ca ?? DefaultFiles.path("certs/ca.pem")
         let tls = InProcessPushlab.TLSFiles(
-            certificate: tlsCert ?? "certs/server.pem", key: tlsKey ?? "certs/server-key.pem",
-            clientCA: clientCa ?? (FileManager.default.fileExists(atPath: "certs/ca.pem") ? "certs/ca.pem" : nil)
+            certificate: tlsCert ?? DefaultFiles.path("certs/server.pem"), key: tlsKey ?? DefaultFiles.path("certs/server-key.pem"),
+            clientCA: clientCa ?? (DefaultFiles.exists("certs/ca.pem") ? DefaultFiles.path("certs/ca.pem") : nil)
         )
         for path in [trusted] + (server == nil ? [tls.certificate, tls.key] : []) where !FileManager.default.fileExists(atPath: path) {
             throw CLIFailure("\(path) does not exist: run pushlab from the repository root, or pass --ca (and --tls-cert, --tls-key)")

@@ -225,10 +225,10 @@ struct Serve: AsyncParsableCommand {
 
     private func resolvedConfiguration(file: ServeConfigurationFile?) throws -> ServerConfiguration {
         let host = host ?? file?.host ?? "127.0.0.1"
-        let certificate = tlsCert ?? file?.tls?.certificate ?? "certs/server.pem"
-        let key = tlsKey ?? file?.tls?.key ?? "certs/server-key.pem"
+        let certificate = tlsCert ?? file?.tls?.certificate ?? DefaultFiles.path("certs/server.pem")
+        let key = tlsKey ?? file?.tls?.key ?? DefaultFiles.path("certs/server-key.pem")
         var clientCA = clientCa ?? file?.tls?.clientCA
-        if clientCA == nil, FileManager.default.fileExists(atPath: "certs/ca.pem") { clientCA = "certs/ca.pem" }
+        if clientCA == nil, DefaultFiles.exists("certs/ca.pem") { clientCA = DefaultFiles.path("certs/ca.pem") }
         for (what, path) in [("TLS certificate", certificate), ("TLS key", key), ("client CA", clientCA)] {
             if let path, !FileManager.default.fileExists(atPath: path) {
                 throw ValidationError("\(what) \(path) does not exist. Run pushlab from the repository root, make certificates with certs/generate.sh, or pass --tls-cert/--tls-key/--client-ca.")
@@ -254,7 +254,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     private func loadScenario(file: ServeConfigurationFile?, progress: LoadProgress) throws -> Scenario {
-        let path = scenario ?? file?.scenario ?? "scenarios/default.yaml"
+        let path = scenario ?? file?.scenario ?? DefaultFiles.path("scenarios/default.yaml")
         guard FileManager.default.fileExists(atPath: path) else {
             throw ValidationError("Scenario \(path) does not exist. Run pushlab from the repository root or pass --scenario FILE.")
         }
