@@ -11,6 +11,14 @@ enum ControlAPIGet {
     /// The largest answer read: a page of observations or devices.
     static let largestAnswer = 64 << 20
 
+    /// One client for the process (a command makes a few requests, then exits). A refused
+    /// connection fails at once, as URLSession did: retried, it would wait out the connect timeout.
+    private static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
     static var token: String? {
         ProcessInfo.processInfo.environment[tokenVariable].flatMap { $0.isEmpty ? nil : $0 }
     }
@@ -29,7 +37,7 @@ enum ControlAPIGet {
             request.headers.add(name: "content-type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: body))
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+        let response = try await client.execute(request, timeout: timeout)
         let received = try await response.body.collect(upTo: largestAnswer)
         return (Data(received.readableBytesView), Int(response.status.code))
     }
