@@ -11,6 +11,7 @@ packages=(
   nghttp2-server                         # nghttpd: the benchmark's reference server
   python3 python3-venv                   # the integration suite (aioapns, h2, pytest)
   chromium chromium-driver fonts-inter   # the dashboard's browser tests (headless, WebDriver) and their screenshots' font
+  debootstrap buildah podman runc        # make dist / make image and their tests: a stock Debian root, the image, a container
 )
 
 missing=()
