@@ -1,8 +1,14 @@
 # Pushlab: the two commands of the quick start are `make serve` and `make test`.
 SWIFT ?= swift
 BIN_DIR = $(shell $(SWIFT) build --show-bin-path)
+# The pushlab that make test drives: the Swift runtime linked in, as a release ships it, so that
+# it also runs in a stock Debian root. Its own scratch path: SwiftPM does not rebuild what was
+# compiled for the other linkage, so the two cannot share .build; and swift-testing has no static
+# build, so the Swift tests keep the usual one.
+STATIC_BUILD = --static-swift-stdlib --scratch-path .build-static
+TEST_BIN = .build-static/debug/pushlab
 
-.PHONY: deps build serve test unit-test integration-test fuzz bench bench-durability bench-scale certs clean
+.PHONY: deps build serve test test-all unit-test integration-test fuzz dist image bench bench-durability bench-scale certs clean
 
 deps:
 	@scripts/install-deps.sh
@@ -14,22 +20,42 @@ build: deps
 serve: build
 	$(BIN_DIR)/pushlab serve $(ARGS)
 
-## The whole test suite: Swift unit and socket tests, then real clients against the binary,
-## then a bounded fuzz run of the parsers of untrusted input.
-test: build
-	$(SWIFT) test
-	PUSHLAB_BIN=$(BIN_DIR)/pushlab Tests/Integration/run.sh
+## The test suite a contributor waits for: the Swift tests, then real clients against the built
+## binary, the release tarball in a stock Debian root and the container image. The Swift build
+## and the integration tests' venvs are made at once (one waits on the processor, the other on
+## the network); both are kept while their inputs are unchanged.
+test: deps
+	@Tests/Integration/setup.sh >.build-setup.log 2>&1 & setup=$$!; \
+	$(SWIFT) build --build-tests && $(SWIFT) build $(STATIC_BUILD) --product pushlab; built=$$?; \
+	wait $$setup; prepared=$$?; \
+	if [ $$prepared -ne 0 ]; then cat .build-setup.log; fi; \
+	[ $$built -eq 0 ] && [ $$prepared -eq 0 ]
+	$(SWIFT) test --skip-build
+	PUSHLAB_BIN=$(TEST_BIN) PUSHLAB_DIST_BIN=$(TEST_BIN) Tests/Integration/run.sh
+
+## Everything: `make test`, then what is too long for it: a bounded fuzz run of the parsers of
+## untrusted input (a second, instrumented build). CI runs this.
+test-all: test
 	Fuzz/run.sh --seconds 15
 
 unit-test: build
 	$(SWIFT) test
 
-integration-test: build
-	PUSHLAB_BIN=$(BIN_DIR)/pushlab Tests/Integration/run.sh
+integration-test: deps
+	$(SWIFT) build $(STATIC_BUILD) --product pushlab
+	PUSHLAB_BIN=$(TEST_BIN) PUSHLAB_DIST_BIN=$(TEST_BIN) Tests/Integration/run.sh
 
 ## libFuzzer over JSON, provider tokens, certificates, requests, scenarios and control API bodies (ARGS: --seconds N, targets).
 fuzz:
 	Fuzz/run.sh $(ARGS)
+
+## A release that needs no Swift: dist/pushlab-VERSION-linux-ARCH.tar.gz (scripts/dist.sh).
+dist: deps
+	scripts/dist.sh
+
+## A container image from that tarball on a debootstrapped Debian 12 (scripts/image.sh; ARGS: --tag, --archive FILE).
+image: deps
+	scripts/image.sh $(ARGS)
 
 ## Pushlab against nghttpd with h2load; prints the ratio table (not a test).
 bench: deps
@@ -50,4 +76,4 @@ certs:
 	certs/generate.sh
 
 clean:
-	rm -rf .build .build-release .build-fuzz Tests/Integration/.venv
+	rm -rf .build .build-static .build-release .build-fuzz .build-dist dist Tests/Integration/.venv Tests/Integration/.venvs
