@@ -6,7 +6,7 @@ BIN_DIR = $(shell $(SWIFT) build --show-bin-path)
 # compiled for the other linkage, so the two cannot share .build; and swift-testing has no static
 # build, so the Swift tests keep the usual one.
 STATIC_BUILD = --static-swift-stdlib --scratch-path .build-static
-TEST_BIN = .build-static/debug/pushlab
+TEST_BIN = $(CURDIR)/.build-static/debug/pushlab
 
 .PHONY: deps build serve test test-all unit-test integration-test fuzz dist image bench bench-durability bench-scale certs clean
 
