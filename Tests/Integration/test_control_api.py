@@ -132,3 +132,21 @@ def test_removing_a_key_refuses_its_token_on_a_live_connection_from_then_on(fres
             assert r.status == 403 and json.loads(r.data) == {"reason": "InvalidProviderToken"}, r
     finally:
         c.close()
+
+
+def test_a_number_that_does_not_fit_names_its_field_and_null_bodies_are_refused(fresh_server):
+    """Foundation calls an overflowing integer "not valid JSON"; the control API names the field.
+    A null where the schema says "any JSON but null" is refused, as the schema says."""
+    srv = fresh_server(scenario=None)
+    request = urllib.request.Request(srv.control_url + "/v1/faults", method="POST",
+                                     data=b'{"resetStream":true,"count":6313714919283011616768}')
+    try:
+        urllib.request.urlopen(request, timeout=15)
+        raise AssertionError("an overflowing count was accepted")
+    except urllib.error.HTTPError as refused:
+        assert refused.code == 400
+        message = json.loads(refused.read())["error"]
+        assert "count is out of range" in message and "not valid JSON" not in message, message
+    status, answer = call(srv, "POST", "/v1/devices", {"id": "nullbody", "apps": [{"bundleId": TOPIC, "provider": {
+        "baseURL": "pushlab:stand-in", "requests": [{"event": "registered", "path": "/devices", "body": None}]}}]})
+    assert status == 400 and "Null field: apps[0].provider.requests[0].body" in answer["error"], answer

@@ -38,6 +38,8 @@ public struct AppInstall: Sendable, Codable, Equatable {
     public var backgroundDeliveries: [EpochMilliseconds] { didSet { revision.advance() } }
     /// The app has been told its device token since it was (re)installed.
     public var tokenAnnounced: Bool { didSet { revision.advance(if: oldValue != tokenAnnounced) } }
+    /// Running, yet never told its token: an app created running, whose launch is still to come.
+    var awaitsLaunch: Bool { state != .notRunning && !tokenAnnounced }
     /// Live Activities (ActivityKit); nil for an app without `NSSupportsLiveActivities`.
     @OutOfLine public var liveActivities: LiveActivitySupport? { didSet { revision.advance() } }
     /// PushKit VoIP, location push, Push to Talk, File Provider, widgets, controls, complication.

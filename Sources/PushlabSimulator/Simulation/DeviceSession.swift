@@ -149,7 +149,7 @@ struct DeviceSession {
     /// moment, with empty launch options: each hears every token a first launch tells it, and
     /// one on screen became active (docs/SIMULATOR.md 4.1).
     mutating func launchRunningApps() {
-        for app in device.apps.indices where device.apps[app].state != .notRunning && !device.apps[app].tokenAnnounced {
+        for app in device.apps.indices where device.apps[app].awaitsLaunch {
             launched(app, launchOptions: .object([]))
             if device.apps[app].state == .foreground { call(app, .didBecomeActive) }
         }

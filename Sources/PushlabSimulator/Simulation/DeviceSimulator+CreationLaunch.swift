@@ -39,7 +39,7 @@ extension DeviceSimulator {
 
     /// Launches the running apps of `device`, which is not added yet; a device with none is left as it is.
     func launchRunningApps(_ device: inout SimulatedDevice, into launches: inout CreationLaunches) {
-        guard device.apps.contains(where: { $0.state != .notRunning && !$0.tokenAnnounced }) else { return }
+        guard device.apps.contains(where: \.awaitsLaunch) else { return }
         var handedIn: [Observation] = []
         swap(&handedIn, &launches.observations)
         // Numbered when they are published, so a failed add leaves no gap.
