@@ -285,10 +285,10 @@ def tool(name: str) -> str:
     return path
 
 
-# The longest files first: with two workers (run.sh), each file runs whole on one worker, and a
-# long file collected last would leave one worker waiting alone at the end (measured: 92 s).
-SLOWEST_FIRST = ("test_client_matrix.py", "test_long_load.py", "test_openapi.py", "test_dist.py", "test_dashboard.py",
-                 "test_crash_soak.py")
+# The longest files first, as measured (3 workers, 2 cores): each file runs whole on one worker
+# (run.sh), and a long file collected last would leave the others waiting for it at the end.
+SLOWEST_FIRST = ("test_client_matrix.py", "test_dist.py", "test_certs.py", "test_long_load.py", "test_openapi.py",
+                 "test_dashboard.py", "test_crash_soak.py", "test_h2_raw.py", "test_apns_connection.py")
 
 
 def pytest_collection_modifyitems(session, config, items):

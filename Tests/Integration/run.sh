@@ -7,7 +7,7 @@
 # PUSHLAB_BIN: the binary to test (default: $(swift build --show-bin-path)/pushlab;
 # --show-bin-path only prints the path, it builds nothing).
 # Installs what is missing first (setup.sh: Debian's curl, openssl and nghttp2-client, the venvs).
-# Runs two test files at a time (pytest-xdist); PYTEST_WORKERS=0 runs them one after another.
+# Runs three test files at a time (pytest-xdist); PYTEST_WORKERS=0 runs them one after another.
 # Exits with pytest's status.
 set -euo pipefail
 
@@ -27,9 +27,10 @@ export PUSHLAB_BIN
 echo "run.sh: testing $PUSHLAB_BIN" >&2
 
 set +e
-# Two files at a time (PYTEST_WORKERS, 0 for one process): the suite waits on its servers and
-# clients more than on the processor. A file's tests stay in one worker, with its fixtures.
-"$VENV/bin/python" -m pytest -q -n "${PYTEST_WORKERS:-2}" --dist loadfile Tests/Integration "$@"
+# Three files at a time (PYTEST_WORKERS, 0 for one process): the suite waits on its servers and
+# clients more than on the processor, so on two cores a third worker still gains (measured:
+# 190 s with two, 166 s with three). A file's tests stay in one worker, with its fixtures.
+"$VENV/bin/python" -m pytest -q -n "${PYTEST_WORKERS:-3}" --dist loadfile Tests/Integration "$@"
 status=$?
 set -e
 exit "$status"
