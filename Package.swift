@@ -1,10 +1,15 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Layout: pure core (PushlabCore: APNs rules, no I/O) and thin adapters around it
-// (PushlabTransport: NIO + OpenSSL + nghttp2; PushlabCLI: the `pushlab` executable).
-// The C libraries are reached only through their owning wrappers
-// (PushlabNGHTTP2, PushlabOpenSSL); nothing else imports CNGHTTP2 or COpenSSL.
+// Layout: a pure core and thin adapters around it (docs/ARCHITECTURE.md is the map).
+// - No I/O: PushlabCore (the APNs rules; imports nothing), PushlabSimulator (the phones).
+// - The delivery pipeline: PushlabDelivery (from an accepted push to its phone and the store:
+//   the worker, the pacing of the background work, the log of accepted pushes).
+// - Adapters: PushlabTransport (NIO + OpenSSL + nghttp2), PushlabStore (SQLite), PushlabControl
+//   (the control API and dashboard), PushlabScenario (YAML), PushlabClient, PushlabProviderCalls;
+//   PushlabRuntime puts them together for PushlabCLI (`pushlab`) and PushlabTesting.
+// The C libraries are reached only through their owning wrappers (PushlabNGHTTP2,
+// PushlabOpenSSL); nothing else imports CNGHTTP2 or COpenSSL.
 let package = Package(
     name: "Pushlab",
     platforms: [.macOS(.v15)],
@@ -16,6 +21,7 @@ let package = Package(
         .library(name: "PushlabTransport", targets: ["PushlabTransport"]),
         .library(name: "PushlabClient", targets: ["PushlabClient"]),
         .library(name: "PushlabControl", targets: ["PushlabControl"]),
+        .library(name: "PushlabDelivery", targets: ["PushlabDelivery"]),
         .library(name: "PushlabRuntime", targets: ["PushlabRuntime"]),
         .library(name: "PushlabTesting", targets: ["PushlabTesting"]),
     ],
@@ -54,11 +60,11 @@ let package = Package(
         .target(name: "PushlabOpenSSL", dependencies: ["COpenSSL"]),
         .target(name: "PushlabCore"),
         .target(name: "PushlabSimulator", dependencies: ["PushlabCore"]),
-        .target(name: "PushlabPacing"),
+        .target(name: "PushlabDelivery", dependencies: ["PushlabCore", "PushlabSimulator"]),
         .target(
             name: "PushlabStore",
             dependencies: [
-                "PushlabCore", "PushlabSimulator", "PushlabPacing",
+                "PushlabCore", "PushlabSimulator", "PushlabDelivery",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
@@ -117,7 +123,7 @@ let package = Package(
         .target(
             name: "PushlabRuntime",
             dependencies: [
-                "PushlabCore", "PushlabSimulator", "PushlabPacing", "PushlabScenario", "PushlabStore", "PushlabTransport", "PushlabControl",
+                "PushlabCore", "PushlabSimulator", "PushlabDelivery", "PushlabScenario", "PushlabStore", "PushlabTransport", "PushlabControl",
                 "PushlabProviderCalls",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -152,13 +158,13 @@ let package = Package(
         ),
         .testTarget(name: "PushlabTestingTests", dependencies: ["PushlabTesting", "PushlabClient"]),
         .testTarget(name: "PushlabNGHTTP2Tests", dependencies: ["PushlabNGHTTP2"]),
-        .testTarget(name: "PushlabPacingTests", dependencies: ["PushlabPacing"]),
+        .testTarget(name: "PushlabDeliveryTests", dependencies: ["PushlabDelivery", "PushlabSimulator", "PushlabCore"]),
         .testTarget(name: "PushlabScenarioTests", dependencies: ["PushlabScenario", "PushlabCore", "PushlabSimulator"]),
         .testTarget(name: "PushlabOpenSSLTests", dependencies: ["PushlabOpenSSL"]),
         .testTarget(name: "PushlabSimulatorTests", dependencies: ["PushlabSimulator", "PushlabCore"]),
         .testTarget(
             name: "PushlabStoreTests",
-            dependencies: ["PushlabStore", "PushlabSimulator", "PushlabCore", "PushlabPacing", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["PushlabStore", "PushlabSimulator", "PushlabCore", "PushlabDelivery", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "PushlabControlTests",
@@ -189,7 +195,7 @@ let package = Package(
 // input, and NIO's or GRDB's would make each run several times slower. An ordinary build leaves
 // all this out (the executable links only with -sanitize=fuzzer).
 if Context.environment["PUSHLAB_FUZZ"] != nil {
-    let instrumented: Set = ["PushlabCore", "PushlabSimulator", "PushlabScenario", "PushlabControl", "PushlabStore", "PushlabOpenSSL", "PushlabPacing"]
+    let instrumented: Set = ["PushlabCore", "PushlabSimulator", "PushlabScenario", "PushlabControl", "PushlabStore", "PushlabOpenSSL", "PushlabDelivery"]
     let sanitizers = ["-sanitize=fuzzer,address"]
     for target in package.targets where instrumented.contains(target.name) {
         target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(sanitizers)]

@@ -1,6 +1,7 @@
 import Logging
 import PushlabControl
 import PushlabCore
+import PushlabDelivery
 import PushlabProviderCalls
 import PushlabSimulator
 import PushlabStore

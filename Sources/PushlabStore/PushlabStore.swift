@@ -1,6 +1,6 @@
 import GRDB
 import PushlabCore
-import PushlabPacing
+import PushlabDelivery
 import PushlabSimulator
 
 /// Keeps what Pushlab records in SQLite: every observation, every APNs request (or the newest

@@ -1,5 +1,5 @@
 import PushlabCore
-import PushlabPacing
+import PushlabDelivery
 import PushlabSimulator
 @testable import PushlabStore
 import Testing

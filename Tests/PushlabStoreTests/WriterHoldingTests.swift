@@ -1,5 +1,5 @@
 import PushlabCore
-import PushlabPacing
+import PushlabDelivery
 import PushlabSimulator
 import Synchronization
 @testable import PushlabStore

@@ -1,4 +1,3 @@
-import Foundation
 import Synchronization
 
 /// A clock that can be set or moved forward: `ManualClock`, and `ControlledClock` in real mode

@@ -1,4 +1,4 @@
-import PushlabPacing
+import PushlabDelivery
 import Testing
 
 /// The store's writer takes a batch every interval, or sooner when a record waiting since the

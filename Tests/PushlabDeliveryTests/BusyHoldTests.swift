@@ -1,4 +1,4 @@
-import PushlabPacing
+import PushlabDelivery
 import Testing
 
 /// Background work (the delivery worker, the store's writer) waits during a burst, and only then.

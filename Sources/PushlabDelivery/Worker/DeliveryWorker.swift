@@ -1,6 +1,6 @@
 import Foundation
 import PushlabCore
-import PushlabPacing
+import PushlabDelivery
 import PushlabSimulator
 import Synchronization
 
@@ -12,7 +12,7 @@ import Glibc
 /// them. It runs below the event loops' priority and holds off during a burst (`BusyHold`):
 /// under a load test the answers come first and the phones catch up afterwards (or when a
 /// reader needs them, on the reader's thread).
-final class DeliveryWorker: Sendable {
+public final class DeliveryWorker: Sendable {
     private let simulator: DeviceSimulator
     private let capacity: Int
     private let wakeUp = DispatchSemaphore(value: 0)
@@ -22,7 +22,7 @@ final class DeliveryWorker: Sendable {
     /// Items delivered per turn: small, so a reader waiting for the worker's turn waits little.
     private static let batch = 64
 
-    init(simulator: DeviceSimulator, capacity: Int) {
+    public init(simulator: DeviceSimulator, capacity: Int) {
         self.simulator = simulator
         self.capacity = capacity
         simulator.queueDeliveries(capacity: capacity) { [wakeUp] in wakeUp.signal() }
@@ -66,7 +66,7 @@ final class DeliveryWorker: Sendable {
     private static let holdPause = 50
 
     /// Stops the thread and delivers whatever is still queued on the caller's.
-    func stop() {
+    public func stop() {
         stopping.store(true, ordering: .releasing)
         wakeUp.signal()
         done.wait()
