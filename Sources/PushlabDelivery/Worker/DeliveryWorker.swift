@@ -9,9 +9,9 @@ import Glibc
 #endif
 
 /// The thread that takes accepted pushes to the simulated devices when the runtime queues
-/// them. It runs below the event loops' priority and holds off during a burst (`BusyHold`):
-/// under a load test the answers come first and the phones catch up afterwards (or when a
-/// reader needs them, on the reader's thread).
+/// them. It runs below the event loops' priority and does what `DeliveryPacingStateMachine`
+/// decides at each look: under a load test the answers come first and the phones catch up
+/// afterwards (or when a reader needs them, on the reader's thread).
 public final class DeliveryWorker: Sendable {
     private let simulator: DeviceSimulator
     private let capacity: Int
@@ -37,33 +37,23 @@ public final class DeliveryWorker: Sendable {
 
     private func run() {
         Self.lowerPriority()
-        var hold = BusyHold()
+        var pacing = DeliveryPacingStateMachine(capacity: capacity)
         let clock = ContinuousClock()
         while !stopping.load(ordering: .acquiring) {
-            // At capacity nothing is lost (the event loops deliver a batch themselves, which
-            // slows the sender), so a burst may use most of the queue before the worker takes CPU
-            // from the answers (Benchmarks/results/history.md: starting at half cost ~3% at 100 x 10).
-            let filling = simulator.queuedDeliveries >= capacity - capacity / 8
-            let wait = hold.shouldWait(arrived: simulator.totalQueuedDeliveries, filling: filling, now: clock.now)
-            let longLoad = hold.isLongLoad
-            simulator.drainQueuedDeliveries(longLoad)
-            // During a long load the event loops keep the queue down themselves: a worker at nice
-            // 19 holding the queue's lock would only make them wait for it. Not even after one
-            // quiet look: a dip in the intake (the store saving snapshots) let it take the lock,
-            // the stalled event loops made the intake look quieter still, and the long load ended
-            // with the queue filling. A load that stops ends the long load after its gap. A held
-            // queue waits for the store to write what waits (`holdQueuedDeliveries`).
-            if wait || longLoad || simulator.queuedDeliveriesHeld {
-                _ = wakeUp.wait(timeout: .now() + .milliseconds(Self.holdPause))
-                continue
+            let decision = pacing.looked(.init(
+                arrived: simulator.totalQueuedDeliveries, queued: simulator.queuedDeliveries,
+                storeHolds: simulator.queuedDeliveriesHeld, now: clock.now
+            ))
+            simulator.drainQueuedDeliveries(decision.sendersDrain)
+            switch decision.action {
+            case .pause(let pause):
+                _ = wakeUp.wait(timeout: .now() + .nanoseconds(Int(pause / .nanoseconds(1))))
+            case .deliver:
+                if simulator.deliverQueued(limit: Self.batch) == 0 { wakeUp.wait() }
             }
-            if simulator.deliverQueued(limit: Self.batch) == 0 { wakeUp.wait() }
         }
         done.signal()
     }
-
-    /// How long a held worker sleeps before it looks at the intake again.
-    private static let holdPause = 50
 
     /// Stops the thread and delivers whatever is still queued on the caller's.
     public func stop() {
