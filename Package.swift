@@ -158,7 +158,7 @@ let package = Package(
         ),
         .testTarget(name: "PushlabTestingTests", dependencies: ["PushlabTesting", "PushlabClient"]),
         .testTarget(name: "PushlabNGHTTP2Tests", dependencies: ["PushlabNGHTTP2"]),
-        .testTarget(name: "PushlabDeliveryTests", dependencies: ["PushlabDelivery", "PushlabSimulator", "PushlabCore"]),
+        .testTarget(name: "PushlabDeliveryTests", dependencies: ["PushlabDelivery", "PushlabSimulator", "PushlabCore", "PushlabStore"]),
         .testTarget(name: "PushlabScenarioTests", dependencies: ["PushlabScenario", "PushlabCore", "PushlabSimulator"]),
         .testTarget(name: "PushlabOpenSSLTests", dependencies: ["PushlabOpenSSL"]),
         .testTarget(name: "PushlabSimulatorTests", dependencies: ["PushlabSimulator", "PushlabCore"]),

@@ -102,13 +102,14 @@ struct Observations: AsyncParsableCommand {
 extension Observation {
     /// An observation as the control API writes it: the record's fields, then the details.
     init?(controlJSON json: JSONValue) {
-        let envelope: Set = ["sequence", "time", "timeMs", "deviceId", "bundleId", "notificationId", "kind"]
+        let envelope: Set = ["sequence", "time", "timeMs", "deviceId", "bundleId", "notificationId", "kind", "afterRestart"]
         guard case .object(let members) = json, let sequence = json["sequence"]?.integerValue, let time = json["timeMs"]?.integerValue,
               let deviceID = json["deviceId"]?.stringValue, let bundleID = json["bundleId"]?.stringValue,
               let kind = json["kind"]?.stringValue.flatMap(ObservationKind.init(rawValue:)),
               let event = ObservationEvent(kind: kind, details: .object(members.filter { !envelope.contains($0.key) }))
         else { return nil }
         self.init(sequence: sequence, time: time, deviceID: deviceID, bundleID: bundleID, notificationID: json["notificationId"]?.stringValue, event: event)
+        afterRestart = json["afterRestart"] == .bool(true)
     }
 }
 

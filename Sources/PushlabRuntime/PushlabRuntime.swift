@@ -26,6 +26,11 @@ public final class PushlabRuntime: Sendable {
     public let controlServer: ControlServer?
     /// Why the control API is not running although configured (`ControlSettings.required` false).
     public let controlUnavailable: String?
+    /// Pushes acknowledged before the last run stopped (a crash, `kill -9`) that their phones had
+    /// not taken: handed to them at start, ahead of anything new.
+    public let resumedPushes: Int
+    /// Where accepted pushes wait for their phones: the store's file, or memory.
+    public let acceptedPushLog: (any AcceptedPushLog)?
 
     private let server: PushlabServer
     private let parts: Parts
@@ -50,8 +55,11 @@ public final class PushlabRuntime: Sendable {
 
     private init(
         cores: PushlabCores, configuration: RuntimeConfiguration, listeners: [APNsListener], store: PushlabStore?, reloadedDevices: Int?,
-        controlAPI: ControlAPI?, controlServer: ControlServer?, controlUnavailable: String?, server: PushlabServer, parts: Parts
+        controlAPI: ControlAPI?, controlServer: ControlServer?, controlUnavailable: String?, resumedPushes: Int,
+        acceptedPushLog: (any AcceptedPushLog)?, server: PushlabServer, parts: Parts
     ) {
+        self.resumedPushes = resumedPushes
+        self.acceptedPushLog = acceptedPushLog
         self.cores = cores
         self.configuration = configuration
         self.listeners = listeners
@@ -97,9 +105,20 @@ public final class PushlabRuntime: Sendable {
                 simulator.setProviderRequestSender(nil)
                 Task { await providerCalls.shutdown() }
             }
+            // The store's file keeps the log across a crash; anything else keeps it in memory.
+            var log: (any AcceptedPushLog)?
+            var resumed: [LoggedPush] = []
             if case .queued(let capacity) = configuration.delivery, capacity > 0 {
-                parts.worker = DeliveryWorker(simulator: simulator, capacity: capacity)
+                if let store = parts.store, store.durability != .process {
+                    log = store
+                    resumed = try Self.untaken(in: store)
+                } else {
+                    log = InMemoryAcceptedPushLog()
+                }
+                parts.worker = DeliveryWorker(simulator: simulator, capacity: capacity, log: log)
             }
+            // Ahead of anything the listeners accept.
+            simulator.resumeDeliveries(resumed)
             let control = configuration.control.map { _ in cores.controlAPI(store: parts.store) }
             if let control { parts.disconnects.append(control.connect()) }
 
@@ -138,7 +157,8 @@ public final class PushlabRuntime: Sendable {
             }
             return PushlabRuntime(
                 cores: cores, configuration: configuration, listeners: listeners, store: parts.store, reloadedDevices: reloaded,
-                controlAPI: control, controlServer: controlServer, controlUnavailable: unavailable, server: server, parts: parts
+                controlAPI: control, controlServer: controlServer, controlUnavailable: unavailable, resumedPushes: resumed.count,
+                acceptedPushLog: log, server: server, parts: parts
             )
         } catch {
             try? await parts.stop()
@@ -166,6 +186,15 @@ public final class PushlabRuntime: Sendable {
         }
         try store.reseed(fromScenario: fingerprint)
         return (store, nil)
+    }
+
+    /// What the store's log kept from the last run and its phones had not taken.
+    private static func untaken(in store: PushlabStore) throws(StoreError) -> [LoggedPush] {
+        do {
+            return try store.untaken()
+        } catch {
+            throw StoreError(.unreadable, error.description)
+        }
     }
 
     private static func startControlServer(

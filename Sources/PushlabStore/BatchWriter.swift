@@ -128,6 +128,8 @@ final class BatchWriter: Sendable {
                 }
                 let observationSeconds = lap.next()
                 if let batch, writes.requestCount > 0 { try RequestRows.insert(requests, batch: batch, into: db) }
+                // With the observations of the pushes taken: a restart finds both or neither.
+                try AcceptedPushRows.write(writes.pushChunks, taking: writes.readyTakings, into: db)
                 let indexAndRequestSeconds = lap.next()
                 written = try DeviceRows.write(
                     writes.devices.changes, into: db, log: &notificationLog, unlessSaved: fingerprints, onEveryCore: devicesOnEveryCore

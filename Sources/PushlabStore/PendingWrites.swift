@@ -13,6 +13,15 @@ struct PendingWrites: Sendable {
     private(set) var requestChunks: [[RequestLog.Entry]] = []
     private(set) var requestCount = 0
     var devices = WaitingDevices()
+    /// Accepted pushes as the delivery queue logged them: one read's array with its positions,
+    /// kept without a copy. Every batch takes them all, as it takes the requests.
+    private(set) var pushChunks: [(pushes: [AcceptedPush], positions: LoggedPositions)] = []
+    private(set) var pushCount = 0
+    /// Positions of the log the phones took, each committed with the observations made before
+    /// it: `afterChunks` is how many of `observationChunks` came before it.
+    private var takings: [(afterChunks: Int, positions: [LoggedPushPosition])] = []
+    /// Positions whose observations are in this batch (or were shed): committed with it.
+    private(set) var readyTakings: [LoggedPushPosition] = []
 
     var observations: FlattenSequence<[[Observation]]> { observationChunks.joined() }
     var requests: FlattenSequence<[[RequestLog.Entry]]> { requestChunks.joined() }
@@ -21,11 +30,47 @@ struct PendingWrites: Sendable {
     var observationsInOrder: BatchItems<Observation> { BatchItems(observationChunks) { $0.pointee.sequence } }
     var requestItems: BatchItems<RequestLog.Entry> { BatchItems(requestChunks) }
     var count: Int { observationCount + requestCount + devices.count }
-    var isEmpty: Bool { observationCount == 0 && requestCount == 0 && devices.isEmpty }
+    var isEmpty: Bool {
+        observationCount == 0 && requestCount == 0 && devices.isEmpty && pushCount == 0 && readyTakings.isEmpty && takings.isEmpty
+    }
 
     mutating func append(_ observations: [Observation]) { append(batches: [observations]) }
 
     mutating func append(_ requests: [RequestLog.Entry]) { append(batches: [requests]) }
+
+    mutating func append(pushes: [AcceptedPush], at positions: LoggedPositions) {
+        pushChunks.append((pushes, positions))
+        pushCount += pushes.count
+    }
+
+    /// Observations of a run of queued pushes, and the positions of the log those pushes reached.
+    mutating func append(batches: [[Observation]], taking positions: [LoggedPushPosition]) {
+        append(batches: batches)
+        guard !positions.isEmpty else { return }
+        if observationChunks.isEmpty {
+            readyTakings += positions
+        } else {
+            takings.append((observationChunks.count, positions))
+        }
+    }
+
+    /// Every position taken, ready or waiting for its observations.
+    var allTakings: [LoggedPushPosition] { readyTakings + takings.flatMap(\.positions) }
+
+    /// Takings that wait for none of the observations still here become ready; the others
+    /// count from the chunks that stay.
+    private mutating func releaseTakings(afterRemovingChunks removed: Int) {
+        guard !takings.isEmpty else { return }
+        var waiting: [(afterChunks: Int, positions: [LoggedPushPosition])] = []
+        for taking in takings {
+            if taking.afterChunks <= removed {
+                readyTakings += taking.positions
+            } else {
+                waiting.append((taking.afterChunks - removed, taking.positions))
+            }
+        }
+        takings = waiting
+    }
 
     /// Each array as it was handed over; empty ones are left out.
     mutating func append(batches: [[Observation]]) {
@@ -46,7 +91,10 @@ struct PendingWrites: Sendable {
     /// history limit they would be written only to be deleted. What was taken goes back to the
     /// caller, to be released outside its lock.
     mutating func shedObservations(keeping: Int) -> (chunks: [[Observation]], count: Int) {
-        Self.shed(&observationChunks, count: &observationCount, keeping: keeping)
+        let shed = Self.shed(&observationChunks, count: &observationCount, keeping: keeping)
+        // The phones took those pushes all the same.
+        releaseTakings(afterRemovingChunks: shed.chunks.count)
+        return shed
     }
 
     /// The same for requests.
@@ -73,7 +121,11 @@ struct PendingWrites: Sendable {
         var taken = PendingWrites()
         swap(&taken.requestChunks, &requestChunks)
         swap(&taken.requestCount, &requestCount)
+        swap(&taken.pushChunks, &pushChunks)
+        swap(&taken.pushCount, &pushCount)
         guard let observationLimit else {
+            releaseTakings(afterRemovingChunks: observationChunks.count)
+            swap(&taken.readyTakings, &readyTakings)
             swap(&taken.observationChunks, &observationChunks)
             swap(&taken.observationCount, &observationCount)
             return taken
@@ -88,6 +140,8 @@ struct PendingWrites: Sendable {
         taken.observationCount = items
         observationChunks.removeFirst(chunks)
         observationCount -= items
+        releaseTakings(afterRemovingChunks: chunks)
+        swap(&taken.readyTakings, &readyTakings)
         return taken
     }
 
@@ -99,6 +153,8 @@ struct PendingWrites: Sendable {
 
     /// A failed batch's items, when keeping them would pass the backlog limit.
     mutating func dropItems() {
+        // The phones took those pushes all the same; the log's pushes are kept, as promised.
+        releaseTakings(afterRemovingChunks: observationChunks.count)
         observationChunks = []
         observationCount = 0
         requestChunks = []
@@ -113,6 +169,19 @@ struct PendingWrites: Sendable {
     /// Puts a batch that failed back in front: its items are older than anything recorded
     /// since, but a device's state taken since is newer than the batch's.
     mutating func putBack(_ older: PendingWrites) {
+        // Every taking now waits for the older batch's observations, which come first again: a
+        // position is never committed before the observations of the pushes up to it.
+        let olderChunks = older.observationChunks.count
+        let ready = older.readyTakings + readyTakings
+        takings = takings.map { ($0.afterChunks + olderChunks, $0.positions) }
+        if olderChunks == 0 {
+            readyTakings = ready
+        } else {
+            readyTakings = []
+            if !ready.isEmpty { takings.insert((olderChunks, ready), at: 0) }
+        }
+        pushChunks = older.pushChunks + pushChunks
+        pushCount += older.pushCount
         observationChunks = older.observationChunks + observationChunks
         observationCount += older.observationCount
         requestChunks = older.requestChunks + requestChunks

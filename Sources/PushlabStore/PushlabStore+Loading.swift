@@ -64,6 +64,7 @@ extension PushlabStore {
             try database.write { db in
                 try db.execute(sql: "DELETE FROM devices")
                 try NotificationLog.removeAll(in: db)
+                try AcceptedPushRows.discardAll(in: db)
                 try MetaRows.set(MetaRows.seededScenario, to: fingerprint, in: db)
                 try MetaRows.set(MetaRows.deviceRows, to: MetaRows.changesSinceScenario, in: db)
             }

@@ -76,8 +76,8 @@ public final class PushlabStore: ObservationSink, RecordCommits, Sendable {
             throw StoreError(.invalidSetting, "The crash window must be at least \(Self.shortestCrashWindow), not \(crashWindow)")
         }
         let database = try StoreDatabase.open(path)
-        let (lastObservation, lastRequest) = try StoreDatabase.read(database, path: path) { db in
-            (try ObservationRows.maximumSequence(in: db), try RequestRows.maximumSequence(in: db))
+        let (lastObservation, lastRequest, lastPushOffsets) = try StoreDatabase.read(database, path: path) { db in
+            (try ObservationRows.maximumSequence(in: db), try RequestRows.maximumSequence(in: db), try AcceptedPushRows.lastOffsets(in: db))
         }
         // The writer may look many times a second (a wait for a commit wakes it): its intake is
         // measured over 50 ms at least, so that a look right after another is not a burst.
@@ -85,6 +85,7 @@ public final class PushlabStore: ObservationSink, RecordCommits, Sendable {
         let retention = historyLimit.map(HistoryRetention.init)
         let schedule = CommitSchedule(window: crashWindow, interval: max(min(flushInterval, crashWindow / 5), .milliseconds(1)))
         let buffer = WriteBuffer(largeBatchSize: largeBatchSize, backlogLimit: backlogLimit, hold: hold, schedule: schedule, retention: retention)
+        buffer.resumeLogOffsets(after: lastPushOffsets)
         self.path = path
         self.crashWindow = crashWindow
         isDurable = durable
@@ -134,6 +135,11 @@ public final class PushlabStore: ObservationSink, RecordCommits, Sendable {
     /// A run of queued pushes' observations: one lock for all of them.
     public func record(batches: [[Observation]]) {
         buffer.append(batches: batches)
+    }
+
+    /// The same, with the positions of the log its pushes reached: committed together.
+    public func record(batches: [[Observation]], taking: [LoggedPushPosition]) {
+        buffer.append(batches: batches, taking: taking)
     }
 
     /// Observations and requests recorded and not yet committed (a batch being written counts).

@@ -179,6 +179,21 @@ enum StoreSchema {
             // index that was a scan of every chunk's row, 0.8 ms a batch at a million records.
             try db.create(index: "observationChunks_by_first_sequence", on: "observationChunks", columns: ["firstSequence"])
         }
+        migrator.registerMigration("11-accepted-pushes") { db in
+            // The log of accepted pushes (`AcceptedPushRows`): what a restart hands to the phones.
+            try db.create(table: "acceptedPushes") { table in
+                table.primaryKey("id", .integer)
+                table.column("partition", .integer).notNull()
+                table.column("firstOffset", .integer).notNull()
+                table.column("lastOffset", .integer).notNull()
+                table.column("records", .blob).notNull()
+            }
+            try db.create(index: "acceptedPushes_by_partition", on: "acceptedPushes", columns: ["partition", "lastOffset"])
+            try db.create(table: "acceptedPushesTaken") { table in
+                table.primaryKey("partition", .integer)
+                table.column("takenThrough", .integer).notNull()
+            }
+        }
         return migrator
     }
 }

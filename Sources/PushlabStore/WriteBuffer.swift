@@ -74,6 +74,8 @@ final class WriteBuffer: Sendable {
         /// At least `holdMark` observations and requests wait: told to `onBackedUp`.
         var isBackedUp = false
         var onBackedUp: (@Sendable (Bool) -> Void)?
+        /// The last offset the log of accepted pushes gave in each partition.
+        var lastPushOffsets: [Int: Int64] = [:]
 
         var backlog: Int { pending.count + inFlight.count }
     }
@@ -138,6 +140,66 @@ final class WriteBuffer: Sendable {
     /// Several devices' observations under one lock, each array kept as it was handed over.
     func append(batches: [[Observation]]) {
         _ = record(batches, wakes: false) { $0.append(batches: $1) }
+    }
+
+    /// Observations of a run of queued pushes and the positions of the log its pushes reached:
+    /// committed together, whatever the batch's size or the history limit.
+    func append(batches: [[Observation]], taking: [LoggedPushPosition]) {
+        _ = record(batches, wakes: false) { $0.append(batches: $1, taking: taking) }
+    }
+
+    /// Logs accepted pushes, numbering them on in their partitions: they are committed with the
+    /// requests, within the crash window (a push is always recorded with its request).
+    func appendLogged(_ pushes: [AcceptedPush], partitions: DevicePartitions) -> LoggedPositions {
+        state.withLock { state in
+            let positions: LoggedPositions
+            if partitions.count == 1, pushes.allSatisfy({ $0.deviceID != nil }) {
+                let first = state.lastPushOffsets[0, default: 0] + 1
+                state.lastPushOffsets[0] = first + Int64(pushes.count) - 1
+                positions = .run(partition: 0, first: first, count: pushes.count)
+            } else {
+                positions = LoggedPositions(pushes.map { push -> LoggedPushPosition? in
+                    guard let deviceID = push.deviceID else { return nil }
+                    let partition = partitions.partition(of: deviceID)
+                    let offset = state.lastPushOffsets[partition, default: 0] + 1
+                    state.lastPushOffsets[partition] = offset
+                    return LoggedPushPosition(partition: partition, offset: offset)
+                })
+            }
+            state.pending.append(pushes: pushes, at: positions)
+            return positions
+        }
+    }
+
+    /// Numbering goes on after what the file holds (at open).
+    func resumeLogOffsets(after last: [Int: Int64]) {
+        state.withLock { $0.lastPushOffsets = last }
+    }
+
+    /// A position taken with no observations to wait for (`AcceptedPushLog.markTaken`).
+    /// Past the last push logged, only what was logged is taken.
+    func appendTaking(_ position: LoggedPushPosition) {
+        state.withLock { state in
+            var position = position
+            position.offset = min(position.offset, state.lastPushOffsets[position.partition, default: 0])
+            guard position.offset > 0 else { return }
+            state.pending.append(batches: [], taking: [position])
+        }
+    }
+
+    /// Pushes logged and not committed, and every position taken and not committed.
+    var unwrittenLog: (pushes: [LoggedPush], taken: [LoggedPushPosition]) {
+        state.withLock { state in
+            var pushes: [LoggedPush] = []
+            for writes in [state.inFlight, state.pending] {
+                for chunk in writes.pushChunks {
+                    for index in chunk.positions.indices {
+                        if let position = chunk.positions[index] { pushes.append(LoggedPush(position: position, push: chunk.pushes[index])) }
+                    }
+                }
+            }
+            return (pushes, state.inFlight.allTakings + state.pending.allTakings)
+        }
     }
 
     /// A batch of requests as the log published it (numbered on from the store's last one).

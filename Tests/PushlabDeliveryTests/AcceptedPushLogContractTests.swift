@@ -1,18 +1,42 @@
+import Foundation
 import PushlabCore
 import PushlabDelivery
+import PushlabSimulator
+import PushlabStore
 import Testing
 
-/// One implementation of the log, as the contract suite makes it: `make` opens a new, empty log.
+/// One implementation of the log, as the contract suite makes it: `make` opens a new, empty log
+/// (with as many partitions as it can have, at most the number asked for); `reopen`, for a log
+/// that outlives the process, closes it and opens it again as a restart would.
 struct LogUnderTest: Sendable, CustomTestStringConvertible {
     var name: String
     var make: @Sendable (DevicePartitions) throws -> any AcceptedPushLog
+    var reopen: (@Sendable (any AcceptedPushLog) async throws -> any AcceptedPushLog)?
 
     var testDescription: String { name }
 
     /// Every implementation the suite runs against.
     static let all = [
-        LogUnderTest(name: "in-memory", make: { InMemoryAcceptedPushLog(partitions: $0) }),
+        LogUnderTest(name: "in-memory", make: { InMemoryAcceptedPushLog(partitions: $0) }, reopen: nil),
+        LogUnderTest(name: "SQLite (the store)", make: { _ in try StoreFile.open(StoreFile.fresh()) }, reopen: { log in
+            let store = log as! PushlabStore
+            try await store.close()
+            return try StoreFile.open(store.path)
+        }),
     ]
+}
+
+/// A store of its own in a new temporary folder, for the SQLite log.
+enum StoreFile {
+    static func fresh() throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pushlab-log-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder.appendingPathComponent("store.db").path
+    }
+
+    static func open(_ path: String) throws -> PushlabStore {
+        try PushlabStore(path: path, devices: DeviceSimulator(world: APNsWorld()), busyRate: nil)
+    }
 }
 
 /// The rules every `AcceptedPushLog` keeps, whatever holds it.
@@ -22,15 +46,17 @@ struct LogUnderTest: Sendable, CustomTestStringConvertible {
         let log = try implementation.make(DevicePartitions(count: 1))
         let first = log.append([LogSamples.push(to: "a"), LogSamples.push(to: "b")])
         let second = log.append([LogSamples.push(to: "a")])
-        #expect(first == [LoggedPushPosition(partition: 0, offset: 1), LoggedPushPosition(partition: 0, offset: 2)])
-        #expect(second == [LoggedPushPosition(partition: 0, offset: 3)])
+        #expect(Array(first) == [LoggedPushPosition(partition: 0, offset: 1), LoggedPushPosition(partition: 0, offset: 2)])
+        #expect(Array(second) == [LoggedPushPosition(partition: 0, offset: 3)])
+        // One partition's consecutive positions are held as a run, not an array.
+        #expect(first == .run(partition: 0, first: 1, count: 2))
     }
 
     @Test(arguments: LogUnderTest.all)
     func aPushWithNoDeviceIsNotLogged(_ implementation: LogUnderTest) throws {
         let log = try implementation.make(DevicePartitions(count: 1))
         let positions = log.append([LogSamples.push(to: nil), LogSamples.push(to: "a")])
-        #expect(positions == [nil, LoggedPushPosition(partition: 0, offset: 1)])
+        #expect(Array(positions) == [nil, LoggedPushPosition(partition: 0, offset: 1)])
         #expect(try log.untaken().map(\.push.deviceID) == ["a"])
     }
 
@@ -46,17 +72,20 @@ struct LogUnderTest: Sendable, CustomTestStringConvertible {
         }
     }
 
+    /// Taking a position takes its partition's pushes up to it, and no other partition's.
     @Test(arguments: LogUnderTest.all)
     func takingRemovesAPrefixOfThatPartitionOnly(_ implementation: LogUnderTest) throws {
-        let partitions = DevicePartitions(count: 4)
-        let log = try implementation.make(partitions)
-        let (a, b) = LogSamples.devicesInDifferentPartitions(partitions)
+        let log = try implementation.make(DevicePartitions(count: 4))
+        let (a, b) = LogSamples.devicesInDifferentPartitions(log.partitions)
         let positions = log.append([a, b, a, b, a].map { LogSamples.push(to: $0) }).compactMap { $0 }
-        let aPartition = partitions.partition(of: a)
-        log.markTaken(through: LoggedPushPosition(partition: aPartition, offset: 2))
-        let left = try log.untaken()
-        #expect(left.filter { $0.push.deviceID == a }.map(\.position) == [positions[4]])
-        #expect(left.filter { $0.push.deviceID == b }.map(\.position) == [positions[1], positions[3]])
+        let taken = positions[2]
+        log.markTaken(through: taken)
+        let expected = positions.filter { $0.partition != taken.partition || $0.offset > taken.offset }
+        #expect(try log.untaken().map(\.position) == expected.sorted())
+        if log.partitions.count > 1 {
+            // b's pushes are in another partition: all of them are still to be taken.
+            #expect(expected.count == 3)
+        }
     }
 
     @Test(arguments: LogUnderTest.all)
@@ -77,14 +106,14 @@ struct LogUnderTest: Sendable, CustomTestStringConvertible {
         _ = log.append([LogSamples.push(to: "a")])
         log.markTaken(through: LoggedPushPosition(partition: 0, offset: 10))
         let later = log.append([LogSamples.push(to: "a")])
-        #expect(later == [LoggedPushPosition(partition: 0, offset: 2)])
+        #expect(Array(later) == [LoggedPushPosition(partition: 0, offset: 2)])
         #expect(try log.untaken().map(\.position.offset) == [2])
     }
 
     @Test(arguments: LogUnderTest.all)
     func aDeviceAlwaysHasOnePartitionAndItsOrder(_ implementation: LogUnderTest) async throws {
-        let partitions = DevicePartitions(count: 8)
-        let log = try implementation.make(partitions)
+        let log = try implementation.make(DevicePartitions(count: 8))
+        let partitions = log.partitions
         let devices = (0..<16).map { "device-\($0)" }
         // Eight appenders at once, each with its own devices, 200 reads of two pushes each.
         await withTaskGroup(of: Void.self) { group in
@@ -105,6 +134,23 @@ struct LogUnderTest: Sendable, CustomTestStringConvertible {
             #expect(mine.map(\.push.priority) == (0..<200).map { $0 % 10 + 1 })
             #expect(zip(mine, mine.dropFirst()).allSatisfy { $0.position < $1.position })
         }
+    }
+
+    @Test(arguments: LogUnderTest.all.filter { $0.reopen != nil })
+    func aRestartFindsWhatWasNotTakenAndGoesOnNumbering(_ implementation: LogUnderTest) async throws {
+        let log = try implementation.make(DevicePartitions(count: 1))
+        let pushes = LogSamples.varied() + (0..<3).map { _ in LogSamples.push(to: "a") }
+        _ = log.append(pushes)
+        log.markTaken(through: LoggedPushPosition(partition: 0, offset: 2))
+        let reopened = try await implementation.reopen!(log)
+        let back = try reopened.untaken()
+        #expect(back.map(\.position.offset) == [3, 4, 5, 6])
+        for (original, logged) in zip(pushes.dropFirst(2), back) { LogSamples.expectSame(logged.push, original) }
+        #expect(Array(reopened.append([LogSamples.push(to: "a")])) == [LoggedPushPosition(partition: 0, offset: 7)])
+        reopened.markTaken(through: LoggedPushPosition(partition: 0, offset: 7))
+        let again = try await implementation.reopen!(reopened)
+        #expect(try again.untaken().isEmpty)
+        #expect(Array(again.append([LogSamples.push(to: "b")])) == [LoggedPushPosition(partition: 0, offset: 8)])
     }
 
     @Test func devicePartitionsAreStableAndInRange() {
@@ -157,6 +203,7 @@ enum LogSamples {
     /// Two device ids whose pushes go to different partitions.
     static func devicesInDifferentPartitions(_ partitions: DevicePartitions) -> (String, String) {
         let a = "device-a"
+        guard partitions.count > 1 else { return (a, "device-b") }
         let b = (0...).lazy.map { "device-b\($0)" }.first { partitions.partition(of: $0) != partitions.partition(of: a) }!
         return (a, b)
     }

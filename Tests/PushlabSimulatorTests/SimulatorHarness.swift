@@ -128,10 +128,14 @@ final class SimulatorHarness {
 
     /// With `queue`, pushes wait in a delivery queue of that capacity (as `pushlab serve` runs
     /// it) and `wakes` counts the calls that would wake a worker.
-    init(apps: [AppInstall], settings: SimulatorSettings = SimulatorSettings(), deviceID: String = Fixture.deviceID, queue: Int? = nil, configure: (inout SimulatedDevice) -> Void = { _ in }) throws {
+    /// `pushLog`: the queue logs its pushes there (`AcceptedPushLog`).
+    init(
+        apps: [AppInstall], settings: SimulatorSettings = SimulatorSettings(), deviceID: String = Fixture.deviceID, queue: Int? = nil,
+        pushLog: (any AcceptedPushLog)? = nil, configure: (inout SimulatedDevice) -> Void = { _ in }
+    ) throws {
         simulator = DeviceSimulator(world: world, clock: clock, settings: settings, tokenSeed: 7)
         simulator.addSink(log)
-        if let queue { simulator.queueDeliveries(capacity: queue) { [wakeCount] in wakeCount.add() } }
+        if let queue { simulator.queueDeliveries(capacity: queue, log: pushLog) { [wakeCount] in wakeCount.add() } }
         self.deviceID = deviceID
         var device = SimulatedDevice(id: deviceID, apps: apps)
         configure(&device)
@@ -139,8 +143,11 @@ final class SimulatorHarness {
         created = simulator.lastSequence
     }
 
-    convenience init(_ app: AppInstall = .testApp(), settings: SimulatorSettings = SimulatorSettings(), queue: Int? = nil, configure: (inout SimulatedDevice) -> Void = { _ in }) throws {
-        try self.init(apps: [app], settings: settings, queue: queue, configure: configure)
+    convenience init(
+        _ app: AppInstall = .testApp(), settings: SimulatorSettings = SimulatorSettings(), queue: Int? = nil, pushLog: (any AcceptedPushLog)? = nil,
+        configure: (inout SimulatedDevice) -> Void = { _ in }
+    ) throws {
+        try self.init(apps: [app], settings: settings, queue: queue, pushLog: pushLog, configure: configure)
     }
 
     private let wakeCount = Counter()

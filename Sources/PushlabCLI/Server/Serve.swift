@@ -325,6 +325,9 @@ struct Serve: AsyncParsableCommand {
                 ? "  durable: every answer waits for its record's commit; kill -9 loses no acknowledged push"
                 : "  crash window \(Int(store.crashWindow / .milliseconds(1))) ms: every acknowledged push is committed within it (--durable: before its answer)")
         }
+        if runtime.resumedPushes > 0 {
+            lines.append("  resumed \(runtime.resumedPushes) push(es) acknowledged before the last run stopped and not yet taken by their phones")
+        }
         if devices > 0 { lines.append("Simulated devices (\(devices)):") }
         for device in simulator.devices(limit: 8) {
             lines.append("  \(device.id)  \(device.name)\(device.online ? "" : "  (offline)")")

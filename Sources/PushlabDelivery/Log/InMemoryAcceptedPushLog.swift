@@ -36,16 +36,16 @@ public final class InMemoryAcceptedPushLog: AcceptedPushLog {
         state = Mutex(Array(repeating: Partition(), count: partitions.count))
     }
 
-    public func append(_ pushes: [AcceptedPush]) -> [LoggedPushPosition?] {
+    public func append(_ pushes: [AcceptedPush]) -> LoggedPositions {
         state.withLock { logs in
-            pushes.map { push -> LoggedPushPosition? in
+            LoggedPositions(pushes.map { push -> LoggedPushPosition? in
                 guard let deviceID = push.deviceID else { return nil }
                 let partition = partitions.partition(of: deviceID)
                 logs[partition].lastOffset += 1
                 let position = LoggedPushPosition(partition: partition, offset: logs[partition].lastOffset)
                 logs[partition].pushes.append(LoggedPush(position: position, push: push))
                 return position
-            }
+            })
         }
     }
 

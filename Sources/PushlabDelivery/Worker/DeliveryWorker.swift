@@ -22,10 +22,11 @@ public final class DeliveryWorker: Sendable {
     /// Items delivered per turn: small, so a reader waiting for the worker's turn waits little.
     private static let batch = 64
 
-    public init(simulator: DeviceSimulator, capacity: Int) {
+    /// `log`: where every push queued is logged until its phone has taken it.
+    public init(simulator: DeviceSimulator, capacity: Int, log: (any AcceptedPushLog)? = nil) {
         self.simulator = simulator
         self.capacity = capacity
-        simulator.queueDeliveries(capacity: capacity) { [wakeUp] in wakeUp.signal() }
+        simulator.queueDeliveries(capacity: capacity, log: log) { [wakeUp] in wakeUp.signal() }
         let thread = Thread { [self] in
             // Named from inside (on Linux a name set before `start()` never reaches the thread),
             // in at most 15 characters.

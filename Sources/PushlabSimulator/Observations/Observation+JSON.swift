@@ -170,6 +170,7 @@ extension Observation {
         ]
         if let notificationID { members.append(("notificationId", .string(notificationID))) }
         members.append(("kind", .string(kind.rawValue)))
+        if afterRestart { members.append(("afterRestart", .bool(true))) }
         if case .object(let details) = event.details { members += details }
         return .object(members)
     }

@@ -22,6 +22,9 @@ public struct Observation: Sendable, Equatable {
     /// (another delivery with the same identifier stays). Not part of the observation's JSON or
     /// of its equality: what a store reads back has none.
     package var removedEntryDeliveredAt: EpochMilliseconds?
+    /// The push this observation is about was accepted before a restart (a crash, or `kill -9`)
+    /// and taken by its phone after it, from the log of accepted pushes.
+    public var afterRestart = false
 
     public init(sequence: Int64, time: EpochMilliseconds, deviceID: String, bundleID: String, notificationID: String?, event: ObservationEvent) {
         self.init(sequence: sequence, time: time, deviceID: deviceID, bundleID: bundleID, notificationIDValue: notificationID.map(APNsID.init), event: event)
@@ -44,6 +47,7 @@ public struct Observation: Sendable, Equatable {
     public static func == (left: Observation, right: Observation) -> Bool {
         left.sequence == right.sequence && left.time == right.time && left.deviceID == right.deviceID
             && left.bundleID == right.bundleID && left.notificationIDValue == right.notificationIDValue && left.event == right.event
+            && left.afterRestart == right.afterRestart
     }
 }
 

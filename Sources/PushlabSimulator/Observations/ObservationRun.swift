@@ -1,3 +1,5 @@
+import PushlabCore
+
 /// What a run of queued pushes observed, waiting to be published in one call
 /// (`ObservationSink.record(batches:)`): per push, the sinks' locks, the metrics' counters and
 /// the store's buffer cost more than the phone itself. The run's sessions append to one array
@@ -7,6 +9,9 @@
 struct ObservationRun {
     /// Appended to by each session of the run, in order.
     var observations: [Observation] = []
+    /// The last position of the log each partition's pushes in the run reached (one entry a
+    /// partition; most runs have one).
+    private(set) var taking: [LoggedPushPosition] = []
     /// The room `makeRoom` makes: a full run and the push that ends it, or less when the run is
     /// known to be short (one read's pushes delivered at once).
     private let room: Int
@@ -22,17 +27,32 @@ struct ObservationRun {
 
     var isFull: Bool { observations.count >= Self.limit }
 
+    /// Whether the run has anything to publish: observations, or pushes taken.
+    var isEmpty: Bool { observations.isEmpty && taking.isEmpty }
+
+    /// A push of the log at `position` was taken in this run.
+    mutating func took(_ position: LoggedPushPosition) {
+        if let index = taking.firstIndex(where: { $0.partition == position.partition }) {
+            taking[index].offset = max(taking[index].offset, position.offset)
+        } else {
+            taking.append(position)
+        }
+    }
+
     /// Room for the run, so that the array does not grow push by push; called before each push
     /// joins.
     mutating func makeRoom() {
         if observations.capacity == 0 { observations.reserveCapacity(room) }
     }
 
-    /// The observations so far, as one batch, leaving the run empty; nil when there are none.
-    mutating func take() -> [[Observation]]? {
-        guard !observations.isEmpty else { return nil }
+    /// The observations so far, as one batch (none when there are none), and the positions
+    /// taken, leaving the run empty; nil when it was empty.
+    mutating func take() -> (batches: [[Observation]], taking: [LoggedPushPosition])? {
+        guard !isEmpty else { return nil }
         var taken: [Observation] = []
         swap(&taken, &observations)
-        return [taken]
+        var positions: [LoggedPushPosition] = []
+        swap(&positions, &taking)
+        return (taken.isEmpty ? [] : [taken], positions)
     }
 }

@@ -13,7 +13,9 @@ final class DeliveryQueue: Sendable {
     /// its read's array (a copy of it retained every string it holds, and its memory was a
     /// tenth of an event loop's delivering).
     enum Item {
-        case push(UnsafePointer<AcceptedPush>)
+        /// With its place in the log (nil without one), and whether it was resumed from the log
+        /// after a restart.
+        case push(UnsafePointer<AcceptedPush>, LoggedPushPosition?, resumed: Bool)
         case broadcast(AcceptedBroadcast)
         /// Run everything due up to this time (a real-time tick while pushes were waiting).
         case runDue(until: EpochMilliseconds)
@@ -22,7 +24,7 @@ final class DeliveryQueue: Sendable {
     /// What one hand-over appended: the pushes of one read are kept as the array they came in,
     /// so an event loop's append moves one reference instead of copying each push.
     private enum Entry {
-        case pushes([AcceptedPush])
+        case pushes([AcceptedPush], LoggedPositions, resumed: Bool)
         case broadcast(AcceptedBroadcast)
         case runDue(until: EpochMilliseconds)
         /// Already handed to whoever delivers: what remains of it in `TakenBatch` until the batch ends.
@@ -30,7 +32,7 @@ final class DeliveryQueue: Sendable {
 
         var itemCount: Int {
             switch self {
-            case .pushes(let pushes): pushes.count
+            case .pushes(let pushes, _, _): pushes.count
             case .broadcast, .runDue: 1
             case .done: 0
             }
@@ -67,10 +69,14 @@ final class DeliveryQueue: Sendable {
     private let appended = Atomic<Int64>(0)
     /// Called when the queue stops being empty, so a sleeping worker can be woken.
     private let wake: @Sendable () -> Void
+    /// Where every push appended is logged, under the queue's lock, so that the log's order is
+    /// the queue's (nil: nothing is logged).
+    let log: (any AcceptedPushLog)?
 
-    init(capacity: Int, wake: @escaping @Sendable () -> Void) {
+    init(capacity: Int, log: (any AcceptedPushLog)? = nil, wake: @escaping @Sendable () -> Void) {
         self.capacity = max(1, capacity)
         drainMark = max(1, self.capacity / 64)
+        self.log = log
         self.wake = wake
     }
 
@@ -125,7 +131,13 @@ final class DeliveryQueue: Sendable {
     /// whether the caller should deliver a batch itself before going on.
     func append(pushes: [AcceptedPush]) -> SenderDuty {
         guard !pushes.isEmpty else { return .none }
-        return append(.pushes(pushes))
+        return append(.pushes(pushes, .none, resumed: false))
+    }
+
+    /// Appends pushes the log kept from before a restart, at the places they have in it.
+    func append(resumed logged: [LoggedPush]) -> SenderDuty {
+        guard !logged.isEmpty else { return .none }
+        return append(.pushes(logged.map(\.push), LoggedPositions(logged.map(\.position)), resumed: true))
     }
 
     /// Appends a broadcast, in order with the pushes around it.
@@ -146,7 +158,11 @@ final class DeliveryQueue: Sendable {
             }
             let added = entry.itemCount
             if case .runDue = entry { outstandingTicks.add(1, ordering: .relaxed) }
-            entries.append(entry)
+            if case .pushes(let pushes, _, false) = entry, let log {
+                entries.append(.pushes(pushes, log.append(pushes), resumed: false))
+            } else {
+                entries.append(entry)
+            }
             // Inside the lock: whoever reads the count next finds these entries queued.
             appended.add(Int64(added), ordering: .relaxed)
             let before = outstanding.add(added, ordering: .relaxed).oldValue
@@ -213,14 +229,15 @@ final class DeliveryQueue: Sendable {
         while count < limit, !taken.isExhausted {
             let item: Item
             switch taken.entries[taken.entry] {
-            case .pushes(let pushes):
+            case .pushes(let pushes, let positions, let resumed):
                 let start = taken.offset
                 let end = min(pushes.count, start + limit - count)
+                let logged = !positions.isEmpty
                 pushes.withUnsafeBufferPointer { pushes in
                     for index in start..<end {
                         taken.delivered += 1
                         outstanding.subtract(1, ordering: .relaxed)
-                        body(.push(pushes.baseAddress! + index))
+                        body(.push(pushes.baseAddress! + index, logged ? positions[index] : nil, resumed: resumed))
                     }
                 }
                 count += end - start

@@ -191,9 +191,20 @@ public final class DeviceSimulator: PushSink, Sendable {
         for entry in sinks.withLock({ $0 }) { entry.sink.record(observations) }
     }
 
+    /// The run's observations, and the positions of the log its pushes reached: a log that is
+    /// also a sink (the store) hears of them with the observations, to commit them together;
+    /// any other log is told once the sinks have the observations.
     private func publish(_ run: inout ObservationRun) {
-        guard let batches = run.take() else { return }
-        for entry in sinks.withLock({ $0 }) { entry.sink.record(batches: batches) }
+        guard let (batches, taking) = run.take() else { return }
+        let sinks = sinks.withLock { $0 }
+        guard !taking.isEmpty else {
+            for entry in sinks { entry.sink.record(batches: batches) }
+            return
+        }
+        for entry in sinks { entry.sink.record(batches: batches, taking: taking) }
+        if let log = deliveryQueue.load()?.log, !(log is any ObservationSink) {
+            for position in taking { log.markTaken(through: position) }
+        }
     }
 
     /// The first of `count` new sequence numbers.
@@ -330,9 +341,34 @@ public final class DeviceSimulator: PushSink, Sendable {
     /// delivers a batch itself) until `deliverQueued` or a read takes them. `wake` is called when
     /// the queue stops being empty. Only the first call counts; false for a later one.
     @discardableResult
-    public func queueDeliveries(capacity: Int, wake: @escaping @Sendable () -> Void) -> Bool {
-        let queue = DeliveryQueue(capacity: capacity, wake: wake)
+    ///
+    /// `log`: every push appended is logged there first, in the queue's order, and marked taken
+    /// once its phone has taken it (`AcceptedPushLog`); a log that is also an `ObservationSink`
+    /// must be one of this simulator's sinks, and hears of it with the observations.
+    public func queueDeliveries(capacity: Int, log: (any AcceptedPushLog)? = nil, wake: @escaping @Sendable () -> Void) -> Bool {
+        let queue = DeliveryQueue(capacity: capacity, log: log, wake: wake)
         return deliveryQueue.storeIfNil(queue) === queue
+    }
+
+    /// Hands the pushes a log kept from before a restart to their phones, in order, ahead of
+    /// anything accepted since (call it before the listeners start). Each observation they cause
+    /// says `afterRestart`; their positions are marked taken as usual. Without a queue they are
+    /// delivered now.
+    public func resumeDeliveries(_ logged: [LoggedPush]) {
+        guard !logged.isEmpty else { return }
+        guard let queue = deliveryQueue.load() else {
+            var run = ObservationRun(pushes: logged.count)
+            logged.withUnsafeBufferPointer { logged in
+                for index in logged.indices {
+                    withUnsafePointer(to: logged[index].push) { push in
+                        deliver(queued: .push(push, nil, resumed: true), into: &run)
+                    }
+                }
+            }
+            publish(&run)
+            return
+        }
+        deliver(owing: queue.append(resumed: logged), to: queue, limit: 64)
     }
 
     /// Delivers up to `limit` queued pushes and ticks, oldest first; how many it delivered.
@@ -386,8 +422,13 @@ public final class DeviceSimulator: PushSink, Sendable {
     /// A push joins the run; anything else first publishes the run, so that the sinks see every
     /// observation in the order it was made.
     private func deliver(queued item: DeliveryQueue.Item, into run: inout ObservationRun) {
-        if case .push(let push) = item {
+        if case .push(let push, let position, let resumed) = item {
+            let first = run.observations.count
             deliver(push, into: &run)
+            if resumed {
+                for index in first..<run.observations.count { run.observations[index].afterRestart = true }
+            }
+            if let position { run.took(position) }
             if run.isFull { publish(&run) }
             return
         }

@@ -26,6 +26,10 @@ struct ChunkWriter {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
+    mutating func raw(_ value: UnsafeRawBufferPointer) {
+        bytes.append(contentsOf: value)
+    }
+
     mutating func text(_ value: String) {
         var value = value
         value.withUTF8 { utf8 in
@@ -84,6 +88,13 @@ struct ChunkReader {
         guard bytes.count - offset >= 8 else { throw damaged("ends early") }
         defer { offset += 8 }
         return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
+    /// `count` bytes as they are (the caller read `count` with `count()`, so they are there).
+    mutating func bytes(count: Int) throws(StoreError) -> [UInt8] {
+        guard bytes.count - offset >= count else { throw damaged("ends early") }
+        defer { offset += count }
+        return Array(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)]))
     }
 
     mutating func text() throws(StoreError) -> String {

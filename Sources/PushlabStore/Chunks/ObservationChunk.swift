@@ -21,6 +21,9 @@ enum ObservationChunk {
     private enum DetailsForm {
         static let json: UInt8 = 0
         static let addedEntry: UInt8 = 1
+        /// Set on the form byte of an observation made after a restart (`Observation.afterRestart`);
+        /// chunks written before it have none.
+        static let afterRestart: UInt8 = 0x80
     }
 
     private enum EntryFlag {
@@ -73,7 +76,7 @@ enum ObservationChunk {
             kinds.write(observation.pointee.kind, to: &writer)
             // The kind first: matching the case copies the event out.
             if observation.pointee.kind == .notificationCenter, case .notificationCenter(.added, nil, let entry?) = observation.pointee.event {
-                writer.byte(DetailsForm.addedEntry)
+                writer.byte(DetailsForm.addedEntry | restarted(observation))
                 var flags: UInt8 = 0
                 if entry.isLocal { flags |= EntryFlag.isLocal }
                 let sameID = id.map { entry.hasIdentifier($0) } ?? false
@@ -87,9 +90,13 @@ enum ObservationChunk {
                 if let collapseID = entry.collapseID { collapseIDs.write(collapseID, to: &writer) }
                 contentTexts.write(contents.text(of: entry), to: &writer)
             } else {
-                writer.byte(DetailsForm.json)
+                writer.byte(DetailsForm.json | restarted(observation))
                 writeDetails(of: observation)
             }
+        }
+
+        private func restarted(_ observation: UnsafePointer<Observation>) -> UInt8 {
+            observation.pointee.afterRestart ? DetailsForm.afterRestart : 0
         }
 
         /// An event equal to its kind's last one repeats that one's index in the details table,
@@ -147,7 +154,8 @@ enum ObservationChunk {
             let notificationID = try ChunkNotificationIDs.read(from: &reader)
             let kindText = try kinds.read(from: &reader)
             guard let kind = ObservationKind(rawValue: kindText) else { throw reader.damaged("holds observation \(sequence) of an unknown kind \(kindText)") }
-            let form = try reader.byte()
+            let formByte = try reader.byte()
+            let form = formByte & ~DetailsForm.afterRestart
             let storedDetails: StoredObservation.Details
             switch form {
             case DetailsForm.json:
@@ -167,7 +175,8 @@ enum ObservationChunk {
                 throw reader.damaged("holds observation \(sequence) with details of an unknown form \(form)")
             }
             stored.append(StoredObservation(
-                sequence: sequence, time: time, deviceID: deviceID, bundleID: bundleID, notificationID: notificationID, kind: kind, details: storedDetails
+                sequence: sequence, time: time, deviceID: deviceID, bundleID: bundleID, notificationID: notificationID, kind: kind, details: storedDetails,
+                afterRestart: formByte & DetailsForm.afterRestart != 0
             ))
         }
         guard reader.isAtEnd else { throw reader.damaged("has bytes after its \(count) observations") }

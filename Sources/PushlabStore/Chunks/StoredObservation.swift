@@ -17,10 +17,13 @@ struct StoredObservation {
     let notificationID: String?
     let kind: ObservationKind
     let details: Details
+    var afterRestart = false
 
     /// The observation itself; details that do not parse or fit the kind are reported.
     func observation() throws(StoreError) -> Observation {
-        Observation(sequence: sequence, time: time, deviceID: deviceID, bundleID: bundleID, notificationID: notificationID, event: try event())
+        var observation = Observation(sequence: sequence, time: time, deviceID: deviceID, bundleID: bundleID, notificationID: notificationID, event: try event())
+        observation.afterRestart = afterRestart
+        return observation
     }
 
     private func event() throws(StoreError) -> ObservationEvent {

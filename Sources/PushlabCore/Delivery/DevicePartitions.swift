@@ -1,5 +1,3 @@
-import PushlabCore
-
 /// Which partition of the log a device's pushes go to: by a stable hash of its id (`FNV1a`, the
 /// same on every run and every machine), so that a restarted or another node finds them where
 /// they were put.

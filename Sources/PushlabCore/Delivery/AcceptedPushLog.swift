@@ -1,5 +1,3 @@
-import PushlabCore
-
 /// The log of accepted pushes: every push APNs answered 200 for stays in it until its phone has
 /// taken it (delivered it, stored it for an offline phone, or dropped it with a reason). APNs's
 /// 200 means "accepted for delivery": a phone gets the push when it is reachable, even if a server
@@ -21,8 +19,9 @@ public protocol AcceptedPushLog: AnyObject, Sendable {
 
     /// Appends pushes accepted together, in order, each to its device's partition; returns
     /// their positions, in the same order. A push with no device (`deviceID` nil) has nothing to
-    /// take it and is not logged: its position is nil.
-    func append(_ pushes: [AcceptedPush]) -> [LoggedPushPosition?]
+    /// take it and is not logged: its position is nil. Called by the delivery queue under its
+    /// lock, so that the log's order is the queue's: return quickly.
+    func append(_ pushes: [AcceptedPush]) -> LoggedPositions
 
     /// Every push of `position.partition` up to and including `position` has been taken.
     /// Taking a position already taken, or below it, does nothing.
@@ -69,6 +68,42 @@ public struct LoggedPush: Sendable {
     public init(position: LoggedPushPosition, push: AcceptedPush) {
         self.position = position
         self.push = push
+    }
+}
+
+/// The positions an `append` gave its pushes, in their order: most often one run in one
+/// partition, held as its first offset rather than an array (a queued burst keeps them all).
+public enum LoggedPositions: Sendable, Equatable, RandomAccessCollection {
+    /// `count` pushes at consecutive offsets of one partition, from `first`.
+    case run(partition: Int, first: Int64, count: Int)
+    /// Any other mix, a nil for each push not logged.
+    case each([LoggedPushPosition?])
+
+    public static let none = LoggedPositions.each([])
+
+    /// One run where the positions allow it.
+    public init(_ positions: [LoggedPushPosition?]) {
+        if let first = positions.first ?? nil,
+           positions.indices.allSatisfy({ positions[$0] == LoggedPushPosition(partition: first.partition, offset: first.offset + Int64($0)) }) {
+            self = .run(partition: first.partition, first: first.offset, count: positions.count)
+        } else {
+            self = .each(positions)
+        }
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int {
+        switch self {
+        case .run(_, _, let count): count
+        case .each(let positions): positions.count
+        }
+    }
+
+    public subscript(index: Int) -> LoggedPushPosition? {
+        switch self {
+        case .run(let partition, let first, _): LoggedPushPosition(partition: partition, offset: first + Int64(index))
+        case .each(let positions): positions[index]
+        }
     }
 }
 
