@@ -29,13 +29,14 @@ enum AcceptedPushRows {
                 var start = kept.startIndex
                 while start < kept.endIndex {
                     let end = min(start + maximumCount, kept.endIndex)
-                    let first = run.firstOffset + Int64(skipped + (start - kept.startIndex))
-                    let pushes = kept[start..<end].lazy.map { chunk.pushes[$0] }
+                    let first = run.firstOffset + Int64(start - run.indices.lowerBound)
                     var row = RowInserter(insert, in: db)
                     row.bind(Int64(run.partition))
                     row.bind(first)
                     row.bind(first + Int64(end - start) - 1)
-                    row.bind(blob: AcceptedPushChunk.encode(pushes))
+                    row.bind(blob: chunk.pushes.withUnsafeBufferPointer { pushes in
+                        AcceptedPushChunk.encode(UnsafeBufferPointer(rebasing: pushes[start..<end]))
+                    })
                     try row.step()
                     start = end
                 }

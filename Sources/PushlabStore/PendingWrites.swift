@@ -18,8 +18,13 @@ struct PendingWrites: Sendable {
     private(set) var pushChunks: [(pushes: [AcceptedPush], positions: LoggedPositions)] = []
     private(set) var pushCount = 0
     /// Positions of the log the phones took, each committed with the observations made before
-    /// it: `afterChunks` is how many of `observationChunks` came before it.
-    private var takings: [(afterChunks: Int, positions: [LoggedPushPosition])] = []
+    /// it: ready once `chunksRemoved` reaches its `afterChunk`, the count of chunks ever appended
+    /// when it came. Counted from the start rather than from the front, so that taking chunks off
+    /// touches only the takings it releases: under a long load thousands wait.
+    private var takings: [(afterChunk: Int, positions: [LoggedPushPosition])] = []
+    private var takingsHead = 0
+    /// Observation chunks ever taken off the front (taken, shed or dropped; less those put back).
+    private var chunksRemoved = 0
     /// Positions whose observations are in this batch (or were shed): committed with it.
     private(set) var readyTakings: [LoggedPushPosition] = []
 
@@ -31,7 +36,7 @@ struct PendingWrites: Sendable {
     var requestItems: BatchItems<RequestLog.Entry> { BatchItems(requestChunks) }
     var count: Int { observationCount + requestCount + devices.count }
     var isEmpty: Bool {
-        observationCount == 0 && requestCount == 0 && devices.isEmpty && pushCount == 0 && readyTakings.isEmpty && takings.isEmpty
+        observationCount == 0 && requestCount == 0 && devices.isEmpty && pushCount == 0 && readyTakings.isEmpty && takingsHead == takings.count
     }
 
     mutating func append(_ observations: [Observation]) { append(batches: [observations]) }
@@ -50,26 +55,28 @@ struct PendingWrites: Sendable {
         if observationChunks.isEmpty {
             readyTakings += positions
         } else {
-            takings.append((observationChunks.count, positions))
+            takings.append((chunksRemoved + observationChunks.count, positions))
         }
     }
 
     /// Every position taken, ready or waiting for its observations.
-    var allTakings: [LoggedPushPosition] { readyTakings + takings.flatMap(\.positions) }
+    var allTakings: [LoggedPushPosition] { readyTakings + takings[takingsHead...].flatMap(\.positions) }
 
     /// Takings that wait for none of the observations still here become ready; the others
     /// count from the chunks that stay.
     private mutating func releaseTakings(afterRemovingChunks removed: Int) {
-        guard !takings.isEmpty else { return }
-        var waiting: [(afterChunks: Int, positions: [LoggedPushPosition])] = []
-        for taking in takings {
-            if taking.afterChunks <= removed {
-                readyTakings += taking.positions
-            } else {
-                waiting.append((taking.afterChunks - removed, taking.positions))
-            }
+        chunksRemoved += removed
+        while takingsHead < takings.count, takings[takingsHead].afterChunk <= chunksRemoved {
+            readyTakings += takings[takingsHead].positions
+            takingsHead += 1
         }
-        takings = waiting
+        if takingsHead == takings.count {
+            takings.removeAll(keepingCapacity: takings.count <= 4096)
+            takingsHead = 0
+        } else if takingsHead > 1024, takingsHead * 2 > takings.count {
+            takings.removeFirst(takingsHead)
+            takingsHead = 0
+        }
     }
 
     /// Each array as it was handed over; empty ones are left out.
@@ -173,12 +180,16 @@ struct PendingWrites: Sendable {
         // position is never committed before the observations of the pushes up to it.
         let olderChunks = older.observationChunks.count
         let ready = older.readyTakings + readyTakings
-        takings = takings.map { ($0.afterChunks + olderChunks, $0.positions) }
+        // The waiting takings count chunks from the start: putting chunks back in front moves
+        // the start, not them.
+        chunksRemoved -= olderChunks
         if olderChunks == 0 {
             readyTakings = ready
         } else {
             readyTakings = []
-            if !ready.isEmpty { takings.insert((olderChunks, ready), at: 0) }
+            if !ready.isEmpty {
+                takings.insert((chunksRemoved + olderChunks, ready), at: takingsHead)
+            }
         }
         pushChunks = older.pushChunks + pushChunks
         pushCount += older.pushCount

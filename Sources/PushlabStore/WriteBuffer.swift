@@ -151,9 +151,11 @@ final class WriteBuffer: Sendable {
     /// Logs accepted pushes, numbering them on in their partitions: they are committed with the
     /// requests, within the crash window (a push is always recorded with its request).
     func appendLogged(_ pushes: [AcceptedPush], partitions: DevicePartitions) -> LoggedPositions {
-        state.withLock { state in
+        // Out of the lock: the event loops and the writer share it.
+        let oneRun = partitions.count == 1 && pushes.allSatisfy { $0.deviceID != nil }
+        return state.withLock { state in
             let positions: LoggedPositions
-            if partitions.count == 1, pushes.allSatisfy({ $0.deviceID != nil }) {
+            if oneRun {
                 let first = state.lastPushOffsets[0, default: 0] + 1
                 state.lastPushOffsets[0] = first + Int64(pushes.count) - 1
                 positions = .run(partition: 0, first: first, count: pushes.count)

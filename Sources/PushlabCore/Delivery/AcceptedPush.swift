@@ -40,6 +40,10 @@ public struct AcceptedPush: Sendable, CarriesAPNsID {
         }
     }
 
+    /// The kind of token it was sent to, read without copying the registration (`.app` for a
+    /// token APNs does not know).
+    public var tokenKind: DeviceTokenRecord.Kind { recipient.record.kind }
+
     /// The simulated device the token belongs to, read without copying the registration.
     public var deviceID: String? { isRegistered ? recipient.record.deviceID : nil }
     public var deviceToken: String { recipient.record.token }

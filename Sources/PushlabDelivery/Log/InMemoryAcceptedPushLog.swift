@@ -3,63 +3,109 @@ import Synchronization
 
 /// The log in memory: what `--db :memory:` and PushlabTesting use. Nothing survives the
 /// process, which is all that such a run promises (`durability` is `.process`).
+///
+/// Each append keeps the caller's array as it is, with its positions (the delivery queue hands
+/// over one read's pushes under its lock: copying them there would cost every event loop), and
+/// an array goes once every push of it is taken.
 public final class InMemoryAcceptedPushLog: AcceptedPushLog {
     public let partitions: DevicePartitions
     public var durability: AcceptedPushLogDurability { .process }
 
-    private struct Partition {
-        /// Untaken pushes, oldest first, from `head` on (taken ones are dropped in slices).
-        var pushes: [LoggedPush] = []
-        var head = 0
-        var lastOffset: Int64 = 0
-        var takenThrough: Int64 = 0
+    private struct Appended {
+        var pushes: [AcceptedPush]
+        var positions: LoggedPositions
+    }
 
-        mutating func take(through offset: Int64) {
-            guard offset > takenThrough else { return }
-            takenThrough = min(offset, lastOffset)
-            while head < pushes.count, pushes[head].position.offset <= takenThrough { head += 1 }
-            // Let the taken slice go once it is most of the array, so memory follows the backlog.
-            if head > 1024 && head * 2 > pushes.count {
-                pushes.removeFirst(head)
+    private struct State {
+        /// Oldest first; an entry goes once every push of it is taken.
+        var appended: [Appended] = []
+        var head = 0
+        var lastOffsets: [Int64]
+        var takenThrough: [Int64]
+
+        init(partitions: Int) {
+            lastOffsets = Array(repeating: 0, count: partitions)
+            takenThrough = Array(repeating: 0, count: partitions)
+        }
+
+        func isTaken(_ position: LoggedPushPosition?) -> Bool {
+            position.map { $0.offset <= takenThrough[$0.partition] } ?? true
+        }
+
+        func isTaken(_ entry: Appended) -> Bool {
+            if case .run(let partition, let first, let count) = entry.positions {
+                return first + Int64(count) - 1 <= takenThrough[partition]
+            }
+            return entry.positions.allSatisfy { isTaken($0) }
+        }
+
+        mutating func dropTakenEntries() {
+            while head < appended.count, isTaken(appended[head]) { head += 1 }
+            if head == appended.count {
+                appended.removeAll(keepingCapacity: appended.count <= 1024)
                 head = 0
-            } else if head == pushes.count {
-                pushes.removeAll(keepingCapacity: pushes.count <= 4096)
+            } else if head > 1024 && head * 2 > appended.count {
+                appended.removeFirst(head)
                 head = 0
             }
         }
     }
 
-    private let state: Mutex<[Partition]>
+    private let state: Mutex<State>
 
     public init(partitions: DevicePartitions = DevicePartitions(count: 1)) {
         self.partitions = partitions
-        state = Mutex(Array(repeating: Partition(), count: partitions.count))
+        state = Mutex(State(partitions: partitions.count))
     }
 
     public func append(_ pushes: [AcceptedPush]) -> LoggedPositions {
-        state.withLock { logs in
-            LoggedPositions(pushes.map { push -> LoggedPushPosition? in
-                guard let deviceID = push.deviceID else { return nil }
-                let partition = partitions.partition(of: deviceID)
-                logs[partition].lastOffset += 1
-                let position = LoggedPushPosition(partition: partition, offset: logs[partition].lastOffset)
-                logs[partition].pushes.append(LoggedPush(position: position, push: push))
-                return position
-            })
+        state.withLock { state in
+            let positions: LoggedPositions
+            if partitions.count == 1, pushes.allSatisfy({ $0.deviceID != nil }) {
+                positions = .run(partition: 0, first: state.lastOffsets[0] + 1, count: pushes.count)
+                state.lastOffsets[0] += Int64(pushes.count)
+            } else {
+                positions = LoggedPositions(pushes.map { push -> LoggedPushPosition? in
+                    guard let deviceID = push.deviceID else { return nil }
+                    let partition = partitions.partition(of: deviceID)
+                    state.lastOffsets[partition] += 1
+                    return LoggedPushPosition(partition: partition, offset: state.lastOffsets[partition])
+                })
+            }
+            if !pushes.isEmpty { state.appended.append(Appended(pushes: pushes, positions: positions)) }
+            return positions
         }
     }
 
+    /// Past the last push appended, only what was appended is taken.
     public func markTaken(through position: LoggedPushPosition) {
         guard (0..<partitions.count).contains(position.partition) else { return }
-        state.withLock { $0[position.partition].take(through: position.offset) }
+        state.withLock { state in
+            let through = min(position.offset, state.lastOffsets[position.partition])
+            guard through > state.takenThrough[position.partition] else { return }
+            state.takenThrough[position.partition] = through
+            state.dropTakenEntries()
+        }
     }
 
     public func untaken() throws(AcceptedPushLogError) -> [LoggedPush] {
-        state.withLock { logs in logs.flatMap { $0.pushes[$0.head...] } }
+        state.withLock { state in
+            var logged: [LoggedPush] = []
+            for entry in state.appended[state.head...] {
+                for index in entry.positions.indices {
+                    if let position = entry.positions[index], !state.isTaken(position) {
+                        logged.append(LoggedPush(position: position, push: entry.pushes[index]))
+                    }
+                }
+            }
+            return logged.sorted { $0.position < $1.position }
+        }
     }
 
     /// Pushes waiting to be taken, in every partition.
     public var count: Int {
-        state.withLock { logs in logs.reduce(0) { $0 + $1.pushes.count - $1.head } }
+        state.withLock { state in
+            state.appended[state.head...].reduce(0) { total, entry in total + entry.positions.filter { !state.isTaken($0) }.count }
+        }
     }
 }
