@@ -88,21 +88,20 @@ public final class PushlabTestServer: Sendable {
         delivery: RuntimeConfiguration.Delivery = .queued()
     ) async throws -> PushlabTestServer {
         let signingKey = try signingKey ?? ProviderSigningKey.bundled()
-        let loaded = try scenario.map { try Scenario.load(path: $0, basePolicy: policy) }
-        if let problem = (loaded?.policy ?? policy).problem { throw PushlabTestingError("The APNs policy is not usable: \(problem)") }
-        let settings = simulatorSettings ?? loaded?.simulatorSettings ?? SimulatorSettings()
-        if let problem = settings.problem { throw PushlabTestingError("The simulator settings are not usable: \(problem)") }
+        var world = try scenario.map { try Scenario.load(path: $0, basePolicy: policy) }
+            ?? Scenario.parse(yaml: "name: PushlabTestServer\n", source: "PushlabTestServer", basePolicy: policy)
+        if let problem = world.policy.problem { throw PushlabTestingError("The APNs policy is not usable: \(problem)") }
+        if let simulatorSettings { world.simulatorSettings = simulatorSettings }
+        if let problem = world.simulatorSettings.problem { throw PushlabTestingError("The simulator settings are not usable: \(problem)") }
         try certificates.checkReadable()
-
-        let world = APNsWorld()
+        // A scenario that declares the same key or app keeps its own declaration.
+        if !world.keys.contains(where: { $0.keyID == signingKey.keyID }) { world.keys.append(signingKey.registration) }
+        if !world.apps.contains(where: { $0.bundleID == defaultBundleID }) {
+            world.apps.append(AppRecord(bundleID: defaultBundleID, teamID: signingKey.teamID))
+        }
         let start = clockStart.map { EpochMilliseconds(($0.timeIntervalSince1970 * 1000).rounded()) } ?? SystemClock().now()
-        let clock = ControlledClock(manualStart: start)
-        let simulator = DeviceSimulator(world: world, clock: clock, settings: settings)
-        simulator.holdCreationLaunches()
-        try loaded?.install(into: world, simulator: simulator)
-        if world.key(signingKey.keyID) == nil { world.add(signingKey.registration) }
-        if world.app(defaultBundleID) == nil { world.add(AppRecord(bundleID: defaultBundleID, teamID: signingKey.teamID)) }
-        let cores = PushlabCores(world: world, clock: clock, simulator: simulator, policy: loaded?.policy ?? policy)
+        // The runtime's own cores, as `pushlab serve` makes them from a scenario.
+        let cores = try PushlabCores(scenario: world, manualStart: start)
 
         // The log first: a waiter woken by the same batch then finds it in `observations(device:)`.
         let log = InMemoryObservationLog()
