@@ -9,9 +9,11 @@
 # 1. kill -9 (--kills times in each mode, default 3): pushlab serve, release build, 20,000
 #    bare tokens and a fresh store, under h2load at 10 x 100 for --load seconds (default 5)
 #    beside a tracked h2 client (Benchmarks/crash_window.py), then kill -9 and a restart on the
-#    same store. Prints the pushes acknowledged, how many of the tracked ones are missing, how
-#    long before the kill the oldest missing one was acknowledged, and the writer's own measure
-#    of the window (pushlab_store_longest_request_wait_milliseconds), in default and --durable mode.
+#    same store. The tracked client pushes to 256 simulated phones. Prints the pushes
+#    acknowledged, how many of the tracked ones are missing from the request log, how many never
+#    reached their phone and how many reached it twice, how long before the kill the oldest
+#    missing one was acknowledged, and the writer's own measure of the window
+#    (pushlab_store_longest_request_wait_milliseconds), in default and --durable mode.
 # 2. Throughput: nghttpd, pushlab and pushlab --durable, each load point driven in turn (the
 #    order rotates each round), --rounds rounds of --duration seconds (default 3 of 6 s) after
 #    1 s of warm-up, as Benchmarks/run.sh does; the best round per cell. Prints each server's
@@ -101,13 +103,16 @@ generatedDeviceTokens:
     bundleId: $TOPIC
     environment: development
     prefix: be
+generatedDevices:
   - count: 256
     bundleId: $TOPIC
-    environment: development
     prefix: bf
+    idPrefix: tracked
+    state: background
 YAML
-# The tracked client's tokens, which h2load never uses: enough of them that none meets the
-# per-token rate limit (300 a minute).
+# The tracked client's tokens, which h2load never uses, each a simulated phone's (so that what
+# a kill leaves the phones is counted too): enough of them that none meets the per-token rate
+# limit (300 a minute).
 TRACKED=$(for ((i = 0; i < 256; i++)); do printf '"bf%062x",' "$i"; done)
 TRACKED="[${TRACKED%,}]"
 body_prefix='{"aps":{"alert":{"title":"Pushlab benchmark","body":"Your order #1234 has shipped and will arrive tomorrow."},"sound":"default","badge":1},"custom":"'
@@ -132,15 +137,16 @@ REPORT=$WORK/report.md
 
 # --- 1. kill -9 ------------------------------------------------------------------------------
 if ((DO_KILLS)); then
-    printf '| mode | acknowledged | stored after restart | tracked | tracked lost | oldest lost, ms before kill | writer window ms | h2load req/s |\n|---|---:|---:|---:|---:|---:|---:|---:|\n' >>"$REPORT"
+    printf '| mode | acknowledged | stored after restart | tracked | tracked lost | oldest lost, ms before kill | tracked never delivered | oldest, ms before kill | delivered twice | writer window ms | h2load req/s |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n' >>"$REPORT"
     sed "s|^|https://127.0.0.1:$BASE/3/device/|" "$WORK/tokens.txt" >"$WORK/uris.txt"
     for mode in default durable; do
         log "kill -9 under load, $mode mode, $KILLS times"
         "$PYTHON" "$SCRIPT_DIR/crash_window.py" --serve "$(serve_words "$BASE")" --db "$WORK/$mode.db" --mode "$mode" \
             --port "$BASE" --control-port $((BASE + 2)) --headers "$HEADERS_JSON" --body "$WORK/body.json" --uris "$WORK/uris.txt" \
             --tokens "$TRACKED" --seconds "$LOAD" --kills "$KILLS" --log-dir "$WORK" |
-            while IFS=$'\t' read -r m acked stored tracked lost oldest window rps; do
-                printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$m" "$acked" "$stored" "$tracked" "$lost" "$oldest" "$window" "$rps" | tee -a "$REPORT"
+            while IFS=$'\t' read -r m acked stored tracked lost oldest undelivered oldest_undelivered twice window rps; do
+                printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$m" "$acked" "$stored" "$tracked" "$lost" "$oldest" \
+                    "$undelivered" "$oldest_undelivered" "$twice" "$window" "$rps" | tee -a "$REPORT"
             done
     done
 fi

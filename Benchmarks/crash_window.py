@@ -6,12 +6,14 @@ Per kill: start `pushlab serve` on the store, run h2load at full load beside a t
 200), read the writer's own measure of the window from /metrics, kill -9, restart on the same
 store, and look up every tracked push. Prints one tab-separated line per kill:
 
-mode  acknowledged  stored  tracked  tracked_lost  oldest_lost_ms  server_window_ms  h2load_rps
+mode  acknowledged  stored  tracked  tracked_lost  oldest_lost_ms  undelivered  oldest_undelivered_ms  delivered_twice  server_window_ms  h2load_rps
 
 acknowledged: h2load's 2xx plus the tracked 200s; stored: the requests the store holds after the
 restart that were not there before (it may hold more than acknowledged: answers the kill kept
 from reaching the client); oldest_lost_ms: how long before the kill the oldest lost tracked push
-was acknowledged (what the window cost, seen from the client).
+was acknowledged (what the window cost, seen from the client). The tracked tokens are simulated
+phones': undelivered counts the tracked pushes no phone observed as delivered after the restart
+(oldest_undelivered_ms as above), delivered_twice the pushes observed as delivered more than once.
 """
 
 from __future__ import annotations
@@ -146,14 +148,32 @@ def one_kill(args, mode_args: list[str], log_dir: Path, n: int) -> str:
         for token in json.loads(args.tokens):
             pushes = json.loads(get(f"{control}/v1/pushes?deviceToken={token}&status=200&limit=10000"))["pushes"]
             stored_ids |= {p["apnsId"] for p in pushes}
+        delivered = delivered_counts(control)
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(60)
     stored = stored_requests(args.db) - before
     lost = [killed_at - t for i, t in acknowledged.items() if i not in stored_ids]
     oldest = f"{max(lost) * 1000:.0f}" if lost else "-"
+    undelivered = [killed_at - t for i, t in acknowledged.items() if i not in delivered]
+    oldest_undelivered = f"{max(undelivered) * 1000:.0f}" if undelivered else "-"
+    twice = sum(1 for count in delivered.values() if count > 1)
     rps = h2load_ok / (killed_at - started)
-    return "\t".join(map(str, [args.mode, h2load_ok + len(acknowledged), stored, len(acknowledged), len(lost), oldest, window, f"{rps:.0f}"]))
+    return "\t".join(map(str, [args.mode, h2load_ok + len(acknowledged), stored, len(acknowledged), len(lost), oldest,
+                              len(undelivered), oldest_undelivered, twice, window, f"{rps:.0f}"]))
+
+
+def delivered_counts(control: str) -> dict[str, int]:
+    """Every phone's `delivered` observations by apns-id (only the tracked tokens have phones)."""
+    counts: dict[str, int] = {}
+    since = 0
+    while True:
+        page = json.loads(get(f"{control}/v1/observations?kind=delivered&since={since}&limit=10000"))["observations"]
+        for observation in page:
+            counts[observation["notificationId"]] = counts.get(observation["notificationId"], 0) + 1
+        if len(page) < 10_000:
+            return counts
+        since = page[-1]["sequence"]
 
 
 def main() -> None:
