@@ -44,11 +44,15 @@ enum AcceptedPushRows {
         }
         for (partition, through) in advanced {
             try db.execute(sql: "DELETE FROM acceptedPushes WHERE partition = ? AND lastOffset <= ?", arguments: [partition, through])
-            try db.execute(
-                sql: "INSERT INTO acceptedPushesTaken (partition, takenThrough) VALUES (?, ?) ON CONFLICT(partition) DO UPDATE SET takenThrough = excluded.takenThrough",
-                arguments: [partition, through]
-            )
+            try setTaken(partition, through: through, in: db)
         }
+    }
+
+    private static func setTaken(_ partition: Int, through: Int64, in db: Database) throws {
+        try db.execute(
+            sql: "INSERT INTO acceptedPushesTaken (partition, takenThrough) VALUES (?, ?) ON CONFLICT(partition) DO UPDATE SET takenThrough = excluded.takenThrough",
+            arguments: [partition, through]
+        )
     }
 
     /// Pushes a blob holds at most: bounds what one read of a restart decodes at once.
@@ -82,12 +86,7 @@ enum AcceptedPushRows {
     /// The phones these pushes were for are gone (the store starts over from another
     /// scenario): every push counts as taken, and numbering goes on.
     static func discardAll(in db: Database) throws {
-        for (partition, last) in try lastOffsets(in: db) {
-            try db.execute(
-                sql: "INSERT INTO acceptedPushesTaken (partition, takenThrough) VALUES (?, ?) ON CONFLICT(partition) DO UPDATE SET takenThrough = excluded.takenThrough",
-                arguments: [partition, last]
-            )
-        }
+        for (partition, last) in try lastOffsets(in: db) { try setTaken(partition, through: last, in: db) }
         try db.execute(sql: "DELETE FROM acceptedPushes")
     }
 

@@ -152,22 +152,9 @@ final class WriteBuffer: Sendable {
     /// requests, within the crash window (a push is always recorded with its request).
     func appendLogged(_ pushes: [AcceptedPush], partitions: DevicePartitions) -> LoggedPositions {
         // Out of the lock: the event loops and the writer share it.
-        let oneRun = partitions.count == 1 && pushes.allSatisfy { $0.deviceID != nil }
+        let oneRun = partitions.numbersAsOneRun(pushes)
         return state.withLock { state in
-            let positions: LoggedPositions
-            if oneRun {
-                let first = state.lastPushOffsets[0, default: 0] + 1
-                state.lastPushOffsets[0] = first + Int64(pushes.count) - 1
-                positions = .run(partition: 0, first: first, count: pushes.count)
-            } else {
-                positions = LoggedPositions(pushes.map { push -> LoggedPushPosition? in
-                    guard let deviceID = push.deviceID else { return nil }
-                    let partition = partitions.partition(of: deviceID)
-                    let offset = state.lastPushOffsets[partition, default: 0] + 1
-                    state.lastPushOffsets[partition] = offset
-                    return LoggedPushPosition(partition: partition, offset: offset)
-                })
-            }
+            let positions = partitions.number(pushes, oneRun: oneRun, after: &state.lastPushOffsets)
             state.pending.append(pushes: pushes, at: positions)
             return positions
         }

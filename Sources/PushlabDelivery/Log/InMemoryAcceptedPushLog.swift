@@ -20,11 +20,10 @@ public final class InMemoryAcceptedPushLog: AcceptedPushLog {
         /// Oldest first; an entry goes once every push of it is taken.
         var appended: [Appended] = []
         var head = 0
-        var lastOffsets: [Int64]
+        var lastOffsets: [Int: Int64] = [:]
         var takenThrough: [Int64]
 
         init(partitions: Int) {
-            lastOffsets = Array(repeating: 0, count: partitions)
             takenThrough = Array(repeating: 0, count: partitions)
         }
 
@@ -59,19 +58,9 @@ public final class InMemoryAcceptedPushLog: AcceptedPushLog {
     }
 
     public func append(_ pushes: [AcceptedPush]) -> LoggedPositions {
-        state.withLock { state in
-            let positions: LoggedPositions
-            if partitions.count == 1, pushes.allSatisfy({ $0.deviceID != nil }) {
-                positions = .run(partition: 0, first: state.lastOffsets[0] + 1, count: pushes.count)
-                state.lastOffsets[0] += Int64(pushes.count)
-            } else {
-                positions = LoggedPositions(pushes.map { push -> LoggedPushPosition? in
-                    guard let deviceID = push.deviceID else { return nil }
-                    let partition = partitions.partition(of: deviceID)
-                    state.lastOffsets[partition] += 1
-                    return LoggedPushPosition(partition: partition, offset: state.lastOffsets[partition])
-                })
-            }
+        let oneRun = partitions.numbersAsOneRun(pushes)
+        return state.withLock { state in
+            let positions = partitions.number(pushes, oneRun: oneRun, after: &state.lastOffsets)
             if !pushes.isEmpty { state.appended.append(Appended(pushes: pushes, positions: positions)) }
             return positions
         }
@@ -81,7 +70,7 @@ public final class InMemoryAcceptedPushLog: AcceptedPushLog {
     public func markTaken(through position: LoggedPushPosition) {
         guard (0..<partitions.count).contains(position.partition) else { return }
         state.withLock { state in
-            let through = min(position.offset, state.lastOffsets[position.partition])
+            let through = min(position.offset, state.lastOffsets[position.partition, default: 0])
             guard through > state.takenThrough[position.partition] else { return }
             state.takenThrough[position.partition] = through
             state.dropTakenEntries()

@@ -72,11 +72,15 @@ final class DeliveryQueue: Sendable {
     /// Where every push appended is logged, under the queue's lock, so that the log's order is
     /// the queue's (nil: nothing is logged).
     let log: (any AcceptedPushLog)?
+    /// The log is also a sink, and hears of takings with the observations (the store); any other
+    /// log is told apart. Found once here, not by a cast every run.
+    let logHearsTakingsAsSink: Bool
 
     init(capacity: Int, log: (any AcceptedPushLog)? = nil, wake: @escaping @Sendable () -> Void) {
         self.capacity = max(1, capacity)
         drainMark = max(1, self.capacity / 64)
         self.log = log
+        logHearsTakingsAsSink = log is any ObservationSink
         self.wake = wake
     }
 

@@ -202,7 +202,7 @@ public final class DeviceSimulator: PushSink, Sendable {
             return
         }
         for entry in sinks { entry.sink.record(batches: batches, taking: taking) }
-        if let log = deliveryQueue.load()?.log, !(log is any ObservationSink) {
+        if let queue = deliveryQueue.load(), let log = queue.log, !queue.logHearsTakingsAsSink {
             for position in taking { log.markTaken(through: position) }
         }
     }
