@@ -4,7 +4,7 @@ import PackageDescription
 // Layout: a pure core and thin adapters around it (docs/ARCHITECTURE.md is the map).
 // - No I/O: PushlabCore (the APNs rules; imports nothing), PushlabSimulator (the phones).
 // - The delivery pipeline: PushlabDelivery (from an accepted push to its phone and the store:
-//   the worker, the pacing of the background work, the log of accepted pushes).
+//   the queue, the worker, the pacing state machine, the log of accepted pushes).
 // - Adapters: PushlabTransport (NIO + OpenSSL + nghttp2), PushlabStore (SQLite), PushlabControl
 //   (the control API and dashboard), PushlabScenario (YAML), PushlabClient, PushlabProviderCalls;
 //   PushlabRuntime puts them together for PushlabCLI (`pushlab`) and PushlabTesting.
@@ -93,7 +93,7 @@ let package = Package(
         .target(
             name: "PushlabControl",
             dependencies: [
-                "PushlabCore", "PushlabSimulator", "PushlabStore", "PushlabScenario", "PushlabOpenSSL", "PushlabClient",
+                "PushlabCore", "PushlabSimulator", "PushlabDelivery", "PushlabStore", "PushlabScenario", "PushlabOpenSSL", "PushlabClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -153,7 +153,8 @@ let package = Package(
         ),
         .executableTarget(name: "pushlab-device-load", dependencies: ["PushlabCore", "PushlabSimulator", "CMallocTuning"], path: "Benchmarks/DeviceLoad"),
         .executableTarget(
-            name: "pushlab-core-bench", dependencies: ["PushlabCore", "PushlabSimulator", "PushlabScenario", "PushlabStore", "CMallocTuning"],
+            name: "pushlab-core-bench",
+            dependencies: ["PushlabCore", "PushlabSimulator", "PushlabDelivery", "PushlabScenario", "PushlabStore", "CMallocTuning"],
             path: "Benchmarks/CorePath"
         ),
         .testTarget(name: "PushlabTestingTests", dependencies: ["PushlabTesting", "PushlabClient"]),

@@ -8,6 +8,7 @@
 // SCENARIO is Benchmarks/.work/scenario.yaml (tokens "be" + 62 hex digits); JWT from mint-jwt.sh.
 import Foundation
 import PushlabCore
+import PushlabDelivery
 import PushlabScenario
 import PushlabSimulator
 import PushlabStore
@@ -31,13 +32,15 @@ let clock = SystemClock()
 let simulator = DeviceSimulator(world: world, clock: clock, settings: scenario.simulatorSettings)
 try scenario.install(into: world, simulator: simulator)
 // As `pushlab serve` runs: the phones are simulated after the answers, from a queue.
-simulator.queueDeliveries(capacity: 100_000_000) {}
+let delivery = DeliveryPipeline(simulator: simulator)
+delivery.queueDeliveries(capacity: 100_000_000) {}
 let log = RequestLog()
-let service = APNsProviderService(world: world, policy: scenario.policy, clock: clock, log: log, sink: simulator)
+let service = APNsProviderService(world: world, policy: scenario.policy, clock: clock, log: log, sink: delivery)
 let store = try storePath.map { try PushlabStore(path: $0, devices: simulator) }
 // As `pushlab serve` starts a store from a scenario: the scenario's devices are not written.
 try store?.reseed(fromScenario: arguments[0])
 _ = store?.connect(observations: simulator, requests: log)
+_ = store.map(delivery.heed)
 
 let tokens = world.tokens.map(\.token)
 // The 250 bytes run.sh sends: an alert with a sound and a badge, so that a phone observes what it

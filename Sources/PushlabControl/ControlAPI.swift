@@ -1,5 +1,6 @@
 import Hummingbird
 import PushlabCore
+import PushlabDelivery
 import PushlabScenario
 import PushlabSimulator
 import PushlabStore
@@ -30,6 +31,8 @@ public final class ControlAPI: Sendable {
     public typealias Signers = @Sendable () -> [Scenario.Signer]
 
     let simulator: DeviceSimulator
+    /// The pipeline in front of the simulator, if its pushes are queued (for the health route).
+    let delivery: DeliveryPipeline?
     let requestLog: RequestLog
     let faults: FaultRules
     let store: PushlabStore?
@@ -57,12 +60,13 @@ public final class ControlAPI: Sendable {
     ///   - eventBufferSize: events that may wait for one slow `/v1/events` client.
     ///   - eventHeartbeat: how often an idle event stream gets a keep-alive comment.
     public init(
-        simulator: DeviceSimulator, requestLog: RequestLog, faults: FaultRules, store: PushlabStore? = nil,
+        simulator: DeviceSimulator, delivery: DeliveryPipeline? = nil, requestLog: RequestLog, faults: FaultRules, store: PushlabStore? = nil,
         scenarioName: String? = nil, reset: Reset? = nil, loadScenario: LoadScenario? = nil, signers: @escaping Signers = { [] },
         eventBufferSize: Int = 1024, eventHeartbeat: Duration = .seconds(15), standIn: StandInBackend = StandInBackend()
     ) {
         self.standIn = standIn
         self.simulator = simulator
+        self.delivery = delivery
         self.requestLog = requestLog
         self.faults = faults
         self.store = store

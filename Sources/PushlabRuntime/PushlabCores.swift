@@ -1,19 +1,23 @@
 import Foundation
 import PushlabControl
 import PushlabCore
+import PushlabDelivery
 import PushlabScenario
 import PushlabSimulator
 import PushlabStore
 import Synchronization
 
-/// The cores one Pushlab runs on: the APNs world and rules, the clock, the device simulator,
-/// the fault rules and the request log. Plain objects, connected to nothing: `PushlabRuntime`
+/// The cores one Pushlab runs on: the APNs world and rules, the clock, the device simulator and
+/// the pipeline between them, the fault rules and the request log. Plain objects, connected to nothing: `PushlabRuntime`
 /// puts sockets, a store and a control API around them. Made from a scenario, they also know
 /// how to go back to it (reset) and to take another (load).
 public final class PushlabCores: Sendable {
     public let world: APNsWorld
     public let clock: ControlledClock
     public let simulator: DeviceSimulator
+    /// Where the service hands accepted pushes: at once to the simulator, until the runtime
+    /// queues them (`DeliveryWorker`).
+    public let delivery: DeliveryPipeline
     public let faults = FaultRules()
     /// The stand-in for the apps' backends, with the scenario's rules.
     public let standIn = StandInBackend()
@@ -50,10 +54,11 @@ public final class PushlabCores: Sendable {
         self.world = world
         self.clock = clock
         self.simulator = simulator
+        delivery = DeliveryPipeline(simulator: simulator)
         manualStart = clock.mode == .manual ? clock.now() : nil
         self.adjust = adjust
         current = Mutex(scenario)
-        service = APNsProviderService(world: world, policy: policy, clock: clock, log: requestLog, sink: simulator, faults: faults)
+        service = APNsProviderService(world: world, policy: policy, clock: clock, log: requestLog, sink: delivery, faults: faults)
         standIn.replaceRules(scenario?.standInRules ?? [])
     }
 
@@ -73,7 +78,7 @@ public final class PushlabCores: Sendable {
             }
         }
         return ControlAPI(
-            simulator: simulator, requestLog: service.log, faults: faults, store: store, scenarioName: scenario?.name,
+            simulator: simulator, delivery: delivery, requestLog: service.log, faults: faults, store: store, scenarioName: scenario?.name,
             reset: reset, loadScenario: loadScenario, signers: { [self] in self.scenario?.signers ?? [] }, standIn: standIn
         )
     }

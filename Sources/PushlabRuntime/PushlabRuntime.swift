@@ -96,6 +96,7 @@ public final class PushlabRuntime: Sendable {
                 // The store has the reloaded devices' launches from the run that made them.
                 if count != nil { simulator.releaseCreationLaunches(observe: false) }
                 parts.disconnects.append(store.connect(observations: simulator, requests: cores.service.log))
+                parts.disconnects.append(cores.delivery.heed(store))
                 // The store keeps the requests (up to its history limit) and answers every query about them.
                 cores.service.log.keepNone()
             }
@@ -115,10 +116,10 @@ public final class PushlabRuntime: Sendable {
                 } else {
                     log = InMemoryAcceptedPushLog()
                 }
-                parts.worker = DeliveryWorker(simulator: simulator, capacity: capacity, log: log)
+                parts.worker = DeliveryWorker(pipeline: cores.delivery, capacity: capacity, log: log)
             }
             // Ahead of anything the listeners accept.
-            simulator.resumeDeliveries(resumed)
+            cores.delivery.resume(resumed)
             let control = configuration.control.map { _ in cores.controlAPI(store: parts.store) }
             if let control { parts.disconnects.append(control.connect()) }
 
@@ -151,7 +152,7 @@ public final class PushlabRuntime: Sendable {
                 Task.detached {
                     while !Task.isCancelled {
                         try? await Task.sleep(for: interval)
-                        simulator.runDueEvents()
+                        cores.delivery.runDueEvents()
                     }
                 }
             }

@@ -90,6 +90,10 @@ final class BatchWriter: Sendable {
                 buffer.addDevices(devices.takeChanges(), to: &batch)
                 lastSnapshot = clock.now
                 tookDevices = true
+            } else if batch.maySaveDevices, devices.hasUnsavedHeldPushes {
+                // A push stored for an offline phone (or held back) was taken: its device goes
+                // with the batch that commits the taking, not within the snapshot interval.
+                buffer.addDevices(devices.takeHeldPushChanges(), to: &batch)
             }
             // On every core only when the writer has caught up: during a load the cores answer.
             // A flush compacts the Notification Center log whole; closing leaves it for the next run.

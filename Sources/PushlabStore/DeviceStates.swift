@@ -4,6 +4,9 @@ import PushlabSimulator
 /// them), and ways to put saved ones back (`load()`).
 public protocol DeviceStates: AnyObject, Sendable {
     func takeChanges() -> DeviceSimulator.Changes
+    /// Devices whose held pushes changed since they were last taken: saved with the next batch.
+    var hasUnsavedHeldPushes: Bool { get }
+    func takeHeldPushChanges() -> DeviceSimulator.Changes
     func discardChanges()
     func device(_ id: String) -> SimulatedDevice?
     /// Saved devices on top of a scenario's: the ones saved replace theirs, the removed go.

@@ -111,7 +111,7 @@ public final class PushlabStore: ObservationSink, RecordCommits, Sendable {
     /// Records `observations`' batches and `requests`' entries from now on, numbering both on
     /// after what the file holds (a new observation must not reuse the sequence, the primary
     /// key, of a saved one). While as many wait as the store may hold without dropping or
-    /// shedding any, the simulator's queued deliveries are held (`holdQueuedDeliveries`).
+    /// shedding any, it reports a backlog (`DeliveryBacklog`) to whoever heeds it.
     public func connect(observations: DeviceSimulator, requests: RequestLog) -> @Sendable () -> Void {
         observations.resumeSequence(after: savedObservationSequence)
         requests.resumeSequence(after: savedRequestSequence)
@@ -119,9 +119,7 @@ public final class PushlabStore: ObservationSink, RecordCommits, Sendable {
         let observer = requests.observe { [buffer, writer] entries in
             if buffer.append(entries) { writer.wake() }
         }
-        buffer.onBackedUp { observations.holdQueuedDeliveries($0) }
-        return { [buffer] in
-            buffer.onBackedUp(nil)
+        return {
             observations.removeSink(sink)
             requests.removeObserver(observer)
         }

@@ -153,4 +153,25 @@ struct ObservationTests {
             #expect(observation.json["sequence"]?.integerValue == observation.sequence)
         }
     }
+
+    /// A run makes room for what can join it: a full run's for a worker's turn, a push's for one
+    /// push delivered at once (an array of 576 observations a push would be 78 KB).
+    @Test func aRunMakesRoomForThePushesThatCanJoinIt() {
+        var single = ObservationRun(pushes: 1)
+        single.makeRoom()
+        #expect(single.observations.capacity >= 8 && single.observations.capacity < ObservationRun.limit)
+        var turn = ObservationRun()
+        turn.makeRoom()
+        #expect(turn.observations.capacity >= ObservationRun.limit + 64)
+        var unbounded = ObservationRun(pushes: .max)
+        unbounded.makeRoom()
+        #expect(unbounded.observations.capacity >= ObservationRun.limit + 64)
+    }
+
+    @Test func anObservationAfterARestartSaysSoInItsJSON() {
+        var observation = Observation(sequence: 1, time: 0, deviceID: "d", bundleID: "b", notificationID: nil, event: .badge(1))
+        #expect(observation.json["afterRestart"] == nil)
+        observation.afterRestart = true
+        #expect(observation.json["afterRestart"] == .bool(true))
+    }
 }

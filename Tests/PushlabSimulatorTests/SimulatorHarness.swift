@@ -126,16 +126,12 @@ final class SimulatorHarness {
     /// The last observation of the device's creation: its running apps launched then.
     let created: Int64
 
-    /// With `queue`, pushes wait in a delivery queue of that capacity (as `pushlab serve` runs
-    /// it) and `wakes` counts the calls that would wake a worker.
-    /// `pushLog`: the queue logs its pushes there (`AcceptedPushLog`).
     init(
-        apps: [AppInstall], settings: SimulatorSettings = SimulatorSettings(), deviceID: String = Fixture.deviceID, queue: Int? = nil,
-        pushLog: (any AcceptedPushLog)? = nil, configure: (inout SimulatedDevice) -> Void = { _ in }
+        apps: [AppInstall], settings: SimulatorSettings = SimulatorSettings(), deviceID: String = Fixture.deviceID,
+        configure: (inout SimulatedDevice) -> Void = { _ in }
     ) throws {
         simulator = DeviceSimulator(world: world, clock: clock, settings: settings, tokenSeed: 7)
         simulator.addSink(log)
-        if let queue { simulator.queueDeliveries(capacity: queue, log: pushLog) { [wakeCount] in wakeCount.add() } }
         self.deviceID = deviceID
         var device = SimulatedDevice(id: deviceID, apps: apps)
         configure(&device)
@@ -144,14 +140,10 @@ final class SimulatorHarness {
     }
 
     convenience init(
-        _ app: AppInstall = .testApp(), settings: SimulatorSettings = SimulatorSettings(), queue: Int? = nil, pushLog: (any AcceptedPushLog)? = nil,
-        configure: (inout SimulatedDevice) -> Void = { _ in }
+        _ app: AppInstall = .testApp(), settings: SimulatorSettings = SimulatorSettings(), configure: (inout SimulatedDevice) -> Void = { _ in }
     ) throws {
-        try self.init(apps: [app], settings: settings, queue: queue, pushLog: pushLog, configure: configure)
+        try self.init(apps: [app], settings: settings, configure: configure)
     }
-
-    private let wakeCount = Counter()
-    var wakes: Int { wakeCount.value }
 
     // MARK: State
 

@@ -1,6 +1,7 @@
 import PushlabCore
 import PushlabSimulator
 import PushlabStore
+import Synchronization
 import Testing
 
 @Suite("Devices: saved as they change, loaded into the next run")
@@ -269,5 +270,61 @@ struct DeviceSnapshotTests {
         #expect(try second.load().map(\.id) == ["phone-1"])
         #expect(secondRun.simulator.devices.map(\.id) == ["phone-1"], "the rows are all the devices there were")
         try await second.close()
+    }
+}
+
+/// A push stored for an offline phone changes what APNs holds for it: its device is saved with
+/// the next batch, not seconds later with the other snapshots, so a crash loses no push a phone
+/// has taken.
+@Suite struct HeldPushSnapshotTests {
+    /// Lets a background task use the first run while the test reads the second (each run is
+    /// used by one side only).
+    private struct Handed<Value>: @unchecked Sendable { let value: Value }
+
+    @Test func aPushStoredForAnOfflinePhoneIsSavedWithTheNextBatchDuringALoad() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("store.db")
+        let firstRun = TestPushlab()
+        try firstRun.addPhone("phone")
+        try firstRun.addPhone("busy")
+        let first = try firstRun.recordingStore(path: path, flushInterval: .milliseconds(20))
+        try await first.flush()
+        _ = try firstRun.simulator.updateDevice("phone", online: false)
+        let response = try #require(firstRun.push(to: firstRun.token("phone")))
+        #expect(response.status == 200)
+        #expect(firstRun.simulator.hasUnsavedHeldPushes)
+
+        // A load on another phone keeps every batch busy: the ordinary snapshots (every 5 s, or
+        // once the store is quiet) never come before the "crash" (reading the file meanwhile).
+        let stop = Atomic<Bool>(false)
+        let handed = Handed(value: (firstRun, firstRun.token("busy")))
+        let load = Task.detached {
+            while !stop.load(ordering: .relaxed) {
+                handed.value.0.push(to: handed.value.1)
+                try? await Task.sleep(for: .milliseconds(2))
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(3)
+        while firstRun.simulator.hasUnsavedHeldPushes, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(!firstRun.simulator.hasUnsavedHeldPushes, "the device was taken within 3 s")
+        let written = first.statistics.itemsWritten
+        while first.statistics.itemsWritten == written, ContinuousClock.now < deadline + .seconds(3) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+
+        let secondRun = TestPushlab()
+        try secondRun.addPhone("phone")
+        try secondRun.addPhone("busy")
+        let second = try secondRun.recordingStore(path: path)
+        try second.load()
+        stop.store(true, ordering: .relaxed)
+        await load.value
+        let device = try #require(secondRun.simulator.device("phone"))
+        #expect(device.online == false)
+        #expect(device.app(TestPushlab.app)?.storedWhileOffline?.apnsID == response.apnsID)
+        try await second.close()
+        try await first.close()
     }
 }

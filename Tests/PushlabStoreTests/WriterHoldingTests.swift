@@ -62,17 +62,24 @@ import Testing
         #expect(told.values == [false, true, false, true, false], "a store that stops telling lets go")
     }
 
-    /// A connected store holds the simulator's queued deliveries while it is backed up.
-    @Test func aBackedUpStoreHoldsTheSimulatorsQueue() async throws {
+    /// A pipeline that heeds the store holds its queued deliveries while the store is backed up,
+    /// and lets go once it stops heeding.
+    @Test func aBackedUpStoreHoldsThePipelinesQueue() async throws {
         let lab = TestPushlab()
-        lab.simulator.queueDeliveries(capacity: 1_000) {}
+        let pipeline = DeliveryPipeline(simulator: lab.simulator)
+        pipeline.queueDeliveries(capacity: 1_000) {}
         let store = try lab.recordingStore(path: ":memory:", flushInterval: .seconds(3600), backlogLimit: 100)
+        let stopHeeding = pipeline.heed(store)
         store.record((1...49).map { .badge($0) })
-        #expect(!lab.simulator.queuedDeliveriesHeld)
+        #expect(!pipeline.isHeld)
         store.record([.badge(50)])
-        #expect(lab.simulator.queuedDeliveriesHeld)
+        #expect(pipeline.isHeld)
         try await store.flush()
-        #expect(!lab.simulator.queuedDeliveriesHeld)
+        #expect(!pipeline.isHeld)
+        store.record((51...100).map { .badge($0) })
+        #expect(pipeline.isHeld)
+        stopHeeding()
+        #expect(!pipeline.isHeld, "a pipeline that stops heeding lets go")
         try await store.close()
     }
 

@@ -37,7 +37,7 @@ extension ControlAPI {
         fields.add("eventClients", events.connectedClients)
         fields.add("lastObservation", simulator.lastSequence)
         // Accepted pushes not yet delivered to their devices (queued delivery; reads wait for them).
-        fields.add("queuedDeliveries", simulator.queuedDeliveries)
+        fields.add("queuedDeliveries", delivery?.queuedDeliveries ?? 0)
         // Recorded and not yet committed (the store holds off while the server is busy).
         fields.add("storeBacklog", store?.backlog)
         fields.add("unsavedDevices", store == nil ? nil : simulator.unsavedChangeCount)

@@ -1,7 +1,6 @@
 import Foundation
 import PushlabCore
 import PushlabDelivery
-import PushlabSimulator
 import Synchronization
 
 #if canImport(Glibc)
@@ -13,7 +12,7 @@ import Glibc
 /// decides at each look: under a load test the answers come first and the phones catch up
 /// afterwards (or when a reader needs them, on the reader's thread).
 public final class DeliveryWorker: Sendable {
-    private let simulator: DeviceSimulator
+    private let pipeline: DeliveryPipeline
     private let capacity: Int
     private let wakeUp = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
@@ -22,11 +21,12 @@ public final class DeliveryWorker: Sendable {
     /// Items delivered per turn: small, so a reader waiting for the worker's turn waits little.
     private static let batch = 64
 
+    /// Makes `pipeline` queue its pushes (`DeliveryPipeline.queueDeliveries`) and delivers them.
     /// `log`: where every push queued is logged until its phone has taken it.
-    public init(simulator: DeviceSimulator, capacity: Int, log: (any AcceptedPushLog)? = nil) {
-        self.simulator = simulator
+    public init(pipeline: DeliveryPipeline, capacity: Int, log: (any AcceptedPushLog)? = nil) {
+        self.pipeline = pipeline
         self.capacity = capacity
-        simulator.queueDeliveries(capacity: capacity, log: log) { [wakeUp] in wakeUp.signal() }
+        pipeline.queueDeliveries(capacity: capacity, log: log) { [wakeUp] in wakeUp.signal() }
         let thread = Thread { [self] in
             // Named from inside (on Linux a name set before `start()` never reaches the thread),
             // in at most 15 characters.
@@ -42,15 +42,15 @@ public final class DeliveryWorker: Sendable {
         let clock = ContinuousClock()
         while !stopping.load(ordering: .acquiring) {
             let decision = pacing.looked(.init(
-                arrived: simulator.totalQueuedDeliveries, queued: simulator.queuedDeliveries,
-                storeHolds: simulator.queuedDeliveriesHeld, now: clock.now
+                arrived: pipeline.totalQueuedDeliveries, queued: pipeline.queuedDeliveries,
+                storeHolds: pipeline.isHeld, now: clock.now
             ))
-            simulator.drainQueuedDeliveries(decision.sendersDrain)
+            pipeline.drain(decision.sendersDrain)
             switch decision.action {
             case .pause(let pause):
                 _ = wakeUp.wait(timeout: .now() + .nanoseconds(Int(pause / .nanoseconds(1))))
             case .deliver:
-                if simulator.deliverQueued(limit: Self.batch) == 0 { wakeUp.wait() }
+                if pipeline.deliverQueued(limit: Self.batch) == 0 { wakeUp.wait() }
             }
         }
         done.signal()
@@ -61,7 +61,7 @@ public final class DeliveryWorker: Sendable {
         stopping.store(true, ordering: .releasing)
         wakeUp.signal()
         done.wait()
-        simulator.settle()
+        pipeline.settle()
     }
 
     /// Nice 19 for this thread only (on Linux the nice value is per thread). Failing is harmless:

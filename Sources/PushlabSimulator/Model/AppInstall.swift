@@ -27,13 +27,13 @@ public struct AppInstall: Sendable, Codable, Equatable {
 
     // What APNs and the system hold back for this app.
     /// The one notification APNs stores while the device is offline.
-    public var storedWhileOffline: PendingPush? { didSet { revision.advance() } }
+    public var storedWhileOffline: PendingPush? { didSet { advanceHeld() } }
     /// The newest background push held over budget or in low power mode.
-    public var heldBackground: PendingPush? { didSet { revision.advance() } }
+    public var heldBackground: PendingPush? { didSet { advanceHeld() } }
     /// When the budget that holds `heldBackground` lets it through; nil while low power mode holds it.
     public var heldBackgroundUntil: EpochMilliseconds? { didSet { revision.advance(if: oldValue != heldBackgroundUntil) } }
     /// Priority 5 and 1 pushes held back while the device is in low power mode.
-    public var heldLowPriority: [PendingPush] { didSet { revision.advance() } }
+    public var heldLowPriority: [PendingPush] { didSet { advanceHeld() } }
     /// When background pushes were delivered, for the budget's windows (the last day's).
     public var backgroundDeliveries: [EpochMilliseconds] { didSet { revision.advance() } }
     /// The app has been told its device token since it was (re)installed.
@@ -54,6 +54,16 @@ public struct AppInstall: Sendable, Codable, Equatable {
     /// session tells from it, without a copy of the install, whether the device has more to save
     /// than Notification Center entries. Neither saved nor compared.
     var revision = Revision()
+    /// Moves on when what APNs or the system holds back for the app changes (a push stored while
+    /// offline, held over budget or in low power mode): the store saves such a device with the
+    /// next batch rather than within its snapshot interval, since a crash would otherwise lose a
+    /// push its phone has taken. Neither saved nor compared.
+    var heldRevision = Revision()
+
+    private mutating func advanceHeld() {
+        revision.advance()
+        heldRevision.advance()
+    }
 
     public init(
         bundleID: String, environment: APNsEnvironment = .development, deviceToken: String,

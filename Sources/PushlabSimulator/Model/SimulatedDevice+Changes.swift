@@ -9,12 +9,16 @@ extension SimulatedDevice {
         private let firstApp: UInt64
         /// Empty, with nothing allocated, for the usual phone of one app.
         private let otherApps: [UInt64]
+        /// The held pushes' stamps of the device and its apps, combined: every stamp is new, so
+        /// any change to one changes this.
+        let held: UInt64
 
         init(_ device: SimulatedDevice) {
             self.device = device.revision.value
             appCount = device.apps.count
             firstApp = device.apps.first?.revision.value ?? 0
             otherApps = device.apps.count > 1 ? device.apps.dropFirst().map(\.revision.value) : []
+            held = device.apps.reduce(device.heldRevision.value) { $0 ^ $1.heldRevision.value }
         }
     }
 

@@ -15,11 +15,19 @@ public struct SimulatedDevice: Sendable, Codable, Equatable {
     public var utcOffsetSeconds: Int { didSet { revision.advance(if: oldValue != utcOffsetSeconds) } }
     public var apps: [AppInstall]
     /// Enrolled in mobile device management; nil for a device that is not.
-    @OutOfLine public var mdm: MDMEnrollment? { didSet { revision.advance() } }
+    @OutOfLine public var mdm: MDMEnrollment? {
+        didSet {
+            revision.advance()
+            if oldValue?.storedWhileOffline?.apnsIDValue != mdm?.storedWhileOffline?.apnsIDValue { heldRevision.advance() }
+        }
+    }
 
     /// Moves on with every change to the device's own fields; each app has its own
     /// (`AppInstall.revision`). Neither saved nor compared.
     var revision = Revision()
+    /// Moves on when the MDM push APNs holds while the device is offline changes (as
+    /// `AppInstall.heldRevision` does for the apps).
+    var heldRevision = Revision()
 
     private enum CodingKeys: String, CodingKey {
         case id, name, iosVersion, online, locked, lowPowerMode, focus, utcOffsetSeconds, apps, mdm
@@ -43,6 +51,15 @@ public struct SimulatedDevice: Sendable, Codable, Equatable {
         mdm?.storedWhileOffline != nil || apps.contains { app in
             !app.pendingLocal.isEmpty || app.liveActivities?.activities.isEmpty == false || app.storedWhileOffline != nil
                 || app.heldBackground != nil || app.liveActivities?.storedBroadcasts.isEmpty == false
+        }
+    }
+
+    /// Whether APNs or the system holds the push `id` for the device: stored while offline, or
+    /// held back for an app.
+    func holds(_ id: APNsID) -> Bool {
+        mdm?.storedWhileOffline?.apnsIDValue == id || apps.contains { app in
+            app.storedWhileOffline?.apnsIDValue == id || app.heldBackground?.apnsIDValue == id
+                || app.heldLowPriority.contains { $0.apnsIDValue == id }
         }
     }
 

@@ -1,12 +1,12 @@
 import PushlabCore
 
-/// What a run of queued pushes observed, waiting to be published in one call
+/// What a run of pushes observed, waiting to be published in one call
 /// (`ObservationSink.record(batches:)`): per push, the sinks' locks, the metrics' counters and
 /// the store's buffer cost more than the phone itself. The run's sessions append to one array
 /// (`DeviceSimulator.runSession`): an array a push cost an allocation on the event loop and a
 /// free on the store's thread. Bounded, so a settle after a long burst publishes as it goes
 /// rather than holding millions of observations.
-struct ObservationRun {
+public struct ObservationRun: Sendable {
     /// Appended to by each session of the run, in order.
     var observations: [Observation] = []
     /// The last position of the log each partition's pushes in the run reached (one entry a
@@ -17,21 +17,21 @@ struct ObservationRun {
     private let room: Int
 
     /// About as many observations as a delivery worker's turn of 64 pushes makes.
-    static let limit = 512
+    public static let limit = 512
 
     /// `pushes`: at most how many pushes join the run, when that is known.
-    init(pushes: Int? = nil) {
+    public init(pushes: Int? = nil) {
         let joining = min(pushes ?? Self.limit, Self.limit)
         room = min(Self.limit + 64, max(1, joining) * 8)
     }
 
-    var isFull: Bool { observations.count >= Self.limit }
+    public var isFull: Bool { observations.count >= Self.limit }
 
     /// Whether the run has anything to publish: observations, or pushes taken.
-    var isEmpty: Bool { observations.isEmpty && taking.isEmpty }
+    public var isEmpty: Bool { observations.isEmpty && taking.isEmpty }
 
     /// A push of the log at `position` was taken in this run.
-    mutating func took(_ position: LoggedPushPosition) {
+    public mutating func took(_ position: LoggedPushPosition) {
         if let index = taking.firstIndex(where: { $0.partition == position.partition }) {
             taking[index].offset = max(taking[index].offset, position.offset)
         } else {

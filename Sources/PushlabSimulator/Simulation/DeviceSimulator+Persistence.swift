@@ -16,9 +16,36 @@ extension DeviceSimulator {
             for id in shard.changed { if let device = shard.devices[id] { changes.changed.append(device) } }
             changes.removed += shard.removed
             shard.changed = []
+            forgetHeldChanges(in: &shard)
             shard.removed = []
         }
         return changes
+    }
+
+    /// Whether a device's held pushes changed since the store last took it (a push stored for an
+    /// offline phone, held over budget, or let go): a few plain loads, asked at every batch.
+    public var hasUnsavedHeldPushes: Bool { heldChangeCount.load(ordering: .relaxed) > 0 }
+
+    /// The devices whose held pushes changed, and forgets them as changed; other changed devices
+    /// wait for `takeChanges`. A store saves these with the batch that commits the pushes'
+    /// takings, so that a push its phone took and holds is never lost to a crash.
+    public func takeHeldPushChanges() -> Changes {
+        var changes = Changes(changed: [], removed: [])
+        guard hasUnsavedHeldPushes else { return changes }
+        forEachShard(settling: false) { shard in
+            for id in shard.heldChanged {
+                shard.changed.remove(id)
+                if let device = shard.devices[id] { changes.changed.append(device) }
+            }
+            forgetHeldChanges(in: &shard)
+        }
+        return changes
+    }
+
+    private func forgetHeldChanges(in shard: inout Shard) {
+        guard !shard.heldChanged.isEmpty else { return }
+        heldChangeCount.subtract(shard.heldChanged.count, ordering: .relaxed)
+        shard.heldChanged = []
     }
 
     /// Devices changed or removed that `takeChanges` has not handed out yet.
@@ -33,6 +60,7 @@ extension DeviceSimulator {
     public func discardChanges() {
         forEachShard(settling: false) { shard in
             shard.changed = []
+            forgetHeldChanges(in: &shard)
             shard.removed = []
         }
     }
@@ -49,6 +77,7 @@ extension DeviceSimulator {
                 removedIDs.append(device.id)
             }
             let pendingRemovals = shard.removed
+            forgetHeldChanges(in: &shard)
             shard = Shard()
             shard.removed = pendingRemovals
         }
@@ -75,6 +104,9 @@ extension DeviceSimulator {
         try addDevices(saved, progress: progress)
         forEachShard(settling: false) { shard in
             shard.changed.subtract(touched)
+            let held = shard.heldChanged.count
+            shard.heldChanged.subtract(touched)
+            heldChangeCount.subtract(held - shard.heldChanged.count, ordering: .relaxed)
             shard.removed.subtract(touched)
         }
     }

@@ -5,9 +5,10 @@ import Synchronization
 /// (it is a `PushSink`), the control API and scenarios change devices, and the clock fires
 /// what is due. Each device is changed under its shard's lock by a `DeviceSession`.
 ///
-/// Pushes are delivered as they are accepted, unless `queueDeliveries` was called: then they
-/// wait in a `DeliveryQueue` for a worker, and every read or change of the devices first
-/// delivers what was accepted before it, so callers see the same results either way.
+/// Device logic only: a push handed to `accept` is delivered on the caller's thread. Whoever
+/// queues pushes instead (PushlabDelivery's pipeline) delivers them through `deliver(_:resumed:into:)`
+/// and installs a settle hook (`installSettleHook`): every read or change of the devices calls it
+/// first, so callers see what was accepted before them either way.
 public final class DeviceSimulator: PushSink, Sendable {
     public let world: APNsWorld
     public let clock: any PushlabClock
@@ -19,18 +20,22 @@ public final class DeviceSimulator: PushSink, Sendable {
         var dueTimes: [String: EpochMilliseconds] = [:]
         /// Devices changed since the store last asked.
         var changed: Set<String> = []
+        /// Of `changed`, devices whose held pushes changed (`AppInstall.heldRevision`).
+        var heldChanged: Set<String> = []
         var removed: Set<String> = []
     }
 
     private let shards: [LockedShard<Shard>]
     private let sequence = Atomic<Int64>(0)
+    /// Devices in the shards' `heldChanged`, read without a lock by a store at every batch.
+    let heldChangeCount = Atomic<Int>(0)
     private let sinks = Mutex<[(id: Int, sink: any ObservationSink)]>([])
     private let nextSinkID = Atomic<Int>(1)
     private let tokens: Mutex<APNsIDGenerator>
     private let deviceCounter = Atomic<Int>(0)
     /// Serializes clock advances so catching up runs once at a time.
     private let advancing = Mutex(())
-    private let deliveryQueue = AtomicLazyReference<DeliveryQueue>()
+    private let settleHook = AtomicLazyReference<SettleHook>()
     private let providerSender = Mutex<(any ProviderRequestSender)?>(nil)
     /// What apps created running did at their launch, while nobody listens yet (nil: published
     /// at once). See `holdCreationLaunches`.
@@ -176,7 +181,11 @@ public final class DeviceSimulator: PushSink, Sendable {
     /// the store only when more than its Notification Centers changed.
     private func store(_ session: inout DeviceSession, before: SimulatedDevice.Revisions, at slot: Dictionary<String, SimulatedDevice>.Index, in shard: inout Shard) {
         let id = session.device.id
-        if session.device.revisions != before { shard.changed.insert(id) }
+        let after = session.device.revisions
+        if after != before {
+            shard.changed.insert(id)
+            if after.held != before.held, shard.heldChanged.insert(id).inserted { heldChangeCount.add(1, ordering: .relaxed) }
+        }
         let due = session.nextDueTime
         swap(&shard.devices.values[slot], &session.device)
         if let due {
@@ -191,20 +200,20 @@ public final class DeviceSimulator: PushSink, Sendable {
         for entry in sinks.withLock({ $0 }) { entry.sink.record(observations) }
     }
 
-    /// The run's observations, and the positions of the log its pushes reached: a log that is
-    /// also a sink (the store) hears of them with the observations, to commit them together;
-    /// any other log is told once the sinks have the observations.
-    private func publish(_ run: inout ObservationRun) {
-        guard let (batches, taking) = run.take() else { return }
+    /// Hands the run's observations to every sink, with the positions of the log its pushes
+    /// reached (`ObservationSink.record(batches:taking:)`: a log that is also a sink commits
+    /// them together), leaving the run empty. Returns those positions, for whoever keeps a log
+    /// that is no sink to mark them taken once the sinks have the observations.
+    @discardableResult
+    public func publish(_ run: inout ObservationRun) -> [LoggedPushPosition] {
+        guard let (batches, taking) = run.take() else { return [] }
         let sinks = sinks.withLock { $0 }
         guard !taking.isEmpty else {
             for entry in sinks { entry.sink.record(batches: batches) }
-            return
+            return []
         }
         for entry in sinks { entry.sink.record(batches: batches, taking: taking) }
-        if let queue = deliveryQueue.load(), let log = queue.log, !queue.logHearsTakingsAsSink {
-            for position in taking { log.markTaken(through: position) }
-        }
+        return taking
     }
 
     /// The first of `count` new sequence numbers.
@@ -223,43 +232,41 @@ public final class DeviceSimulator: PushSink, Sendable {
         accept([push])
     }
 
-    /// One hand-over (one lock, at most one wake-up) for all the pushes of one read.
+    /// The pushes of one read, delivered now on the caller's thread, their observations published
+    /// in runs.
     public func accept(_ pushes: [AcceptedPush]) {
-        guard let queue = deliveryQueue.load() else {
-            var run = ObservationRun(pushes: pushes.count)
-            pushes.withUnsafeBufferPointer { pushes in
-                for index in pushes.indices {
-                    deliver(pushes.baseAddress! + index, into: &run)
-                    if run.isFull { publish(&run) }
-                }
+        var run = ObservationRun(pushes: pushes.count)
+        pushes.withUnsafeBufferPointer { pushes in
+            for index in pushes.indices {
+                deliver(pushes.baseAddress! + index, resumed: false, into: &run)
+                if run.isFull { publish(&run) }
             }
-            publish(&run)
-            return
         }
-        // Draining, twice what came in, so the queue shrinks by one read's pushes each read;
-        // held, a full queue only stays where it is.
-        deliver(owing: queue.append(pushes: pushes), to: queue, limit: max(64, pushes.count * (queue.isDraining && !queue.isHeld ? 2 : 1)))
+        publish(&run)
     }
 
-    private func deliver(owing duty: DeliveryQueue.SenderDuty, to queue: DeliveryQueue, limit: Int) {
-        switch duty {
-        case .none:
-            break
-        case .deliverUnlessBusy:
-            deliver(from: queue, limit: limit, unlessBusy: true)
-        case .deliver:
-            deliver(from: queue, limit: limit, unlessBusy: false)
-        }
+    /// The device observes a push at the time APNs accepted it, whenever it is delivered; its
+    /// observations join `run`, for the caller to publish. Read where it lies, so that a queue
+    /// need not copy it (a copy retains every string it holds). `resumed`: the push was kept
+    /// across a restart, and each of its observations says `afterRestart`.
+    ///
+    /// A resumed push its device already holds (stored while offline, or held back) is not
+    /// received again: the device's snapshot was saved after the phone took it, and the crash
+    /// came before the taking was committed.
+    public func deliver(_ push: UnsafePointer<AcceptedPush>, resumed: Bool, into run: inout ObservationRun) {
+        guard resumed else { return deliver(push, resuming: false, into: &run) }
+        let first = run.observations.count
+        deliver(push, resuming: true, into: &run)
+        for index in first..<run.observations.count { run.observations[index].afterRestart = true }
     }
 
-    /// The device observes a push at the time APNs accepted it, whenever it is delivered. Read
-    /// where it lies (`DeliveryQueue.Item`).
-    private func deliver(_ push: UnsafePointer<AcceptedPush>, into run: inout ObservationRun) {
+    private func deliver(_ push: UnsafePointer<AcceptedPush>, resuming resumed: Bool, into run: inout ObservationRun) {
         guard let deviceID = push.pointee.deviceID else { return }
         let expiresAt = Self.expiry(of: push.pointee, storage: settings.storageMilliseconds)
         let (content, sharedEntry) = payloadContents.read(push.pointee)
         run.makeRoom()
         try? runSession(deviceID, at: push.pointee.receivedAt, observed: &run.observations) { session throws(SimulatorError) in
+            if resumed, session.device.holds(push.pointee.apnsIDValue) { return }
             guard let app = session.device.appIndex(token: push.pointee.deviceToken) else {
                 if session.device.mdm?.token == push.pointee.deviceToken, let content {
                     session.receiveMDM(PendingPush(
@@ -285,14 +292,6 @@ public final class DeviceSimulator: PushSink, Sendable {
     /// A broadcast reaches every device with an activity of the app subscribed to the channel:
     /// online ones apply it, offline ones get it stored (or not) by the channel's policy.
     public func accept(broadcast: AcceptedBroadcast) {
-        guard let queue = deliveryQueue.load() else {
-            deliver(broadcast)
-            return
-        }
-        deliver(owing: queue.append(broadcast: broadcast), to: queue, limit: 64)
-    }
-
-    private func deliver(_ broadcast: AcceptedBroadcast) {
         let payload = broadcast.payload ?? (try? JSONParser.parse(broadcast.payloadBytes.array))
         guard let payload, payload.isObject else { return }
         let storage = min(settings.broadcastStorageMilliseconds, settings.storageMilliseconds)
@@ -335,124 +334,35 @@ public final class DeviceSimulator: PushSink, Sendable {
         return min(limit, expiration.multipliedReportingOverflow(by: 1000).overflow ? limit : expiration * 1000)
     }
 
-    // MARK: Queued delivery
+    // MARK: Settling
 
-    /// From now on accepted pushes wait in a queue of at most `capacity` (beyond it, the sender
-    /// delivers a batch itself) until `deliverQueued` or a read takes them. `wake` is called when
-    /// the queue stops being empty. Only the first call counts; false for a later one.
+    /// Called first by every read or change of the devices (`settle`): whoever queues the pushes
+    /// handed to it delivers there what was accepted before. Only the first call counts; false
+    /// for a later one.
     @discardableResult
-    ///
-    /// `log`: every push appended is logged there first, in the queue's order, and marked taken
-    /// once its phone has taken it (`AcceptedPushLog`); a log that is also an `ObservationSink`
-    /// must be one of this simulator's sinks, and hears of it with the observations.
-    public func queueDeliveries(capacity: Int, log: (any AcceptedPushLog)? = nil, wake: @escaping @Sendable () -> Void) -> Bool {
-        let queue = DeliveryQueue(capacity: capacity, log: log, wake: wake)
-        return deliveryQueue.storeIfNil(queue) === queue
+    public func installSettleHook(_ settle: @escaping @Sendable () -> Void) -> Bool {
+        let hook = SettleHook(settle)
+        return settleHook.storeIfNil(hook) === hook
     }
 
-    /// Hands the pushes a log kept from before a restart to their phones, in order, ahead of
-    /// anything accepted since (call it before the listeners start). Each observation they cause
-    /// says `afterRestart`; their positions are marked taken as usual. Without a queue they are
-    /// delivered now.
-    public func resumeDeliveries(_ logged: [LoggedPush]) {
-        guard !logged.isEmpty else { return }
-        guard let queue = deliveryQueue.load() else {
-            var run = ObservationRun(pushes: logged.count)
-            logged.withUnsafeBufferPointer { logged in
-                for index in logged.indices {
-                    withUnsafePointer(to: logged[index].push) { push in
-                        deliver(queued: .push(push, nil, resumed: true), into: &run)
-                    }
-                }
-            }
-            publish(&run)
-            return
-        }
-        deliver(owing: queue.append(resumed: logged), to: queue, limit: 64)
-    }
-
-    /// Delivers up to `limit` queued pushes and ticks, oldest first; how many it delivered.
-    public func deliverQueued(limit: Int) -> Int {
-        guard let queue = deliveryQueue.load() else { return 0 }
-        return deliver(from: queue, limit: limit, unlessBusy: false)
-    }
-
-    @discardableResult
-    private func deliver(from queue: DeliveryQueue, limit: Int, unlessBusy: Bool) -> Int {
-        var run = ObservationRun(pushes: limit)
-        return queue.deliver(limit: limit, unlessBusy: unlessBusy, { item in deliver(queued: item, into: &run) }, finish: { publish(&run) })
-    }
-
-    /// While a load outlasts a burst (the worker's `BusyHold.isLongLoad`), the senders bring the
-    /// queue down to a 64th of its capacity and keep it there: the phones keep pace with the
-    /// answers, so that little waits when the load stops. Off when the load stops.
-    public func drainQueuedDeliveries(_ on: Bool) {
-        deliveryQueue.load()?.setDraining(on)
-    }
-
-    /// While on, queued pushes wait for a reader or for the queue's capacity: a sink that
-    /// cannot keep up (the store, with as much waiting as it may hold) holds the phones back
-    /// rather than lose what they observe. Off lets the worker and the draining senders go on.
-    public func holdQueuedDeliveries(_ on: Bool) {
-        deliveryQueue.load()?.setHeld(on)
-    }
-
-    /// A sink holds the queued pushes (`holdQueuedDeliveries`).
-    public var queuedDeliveriesHeld: Bool { deliveryQueue.load()?.isHeld ?? false }
-
-    /// The store holds the queue of a long load and much waits in it (`DeliveryQueue.isBackedUp`):
-    /// the transport reads more slowly until the phones catch up.
-    public var isBackedUp: Bool { deliveryQueue.load()?.isBackedUp ?? false }
-
-    /// Pushes accepted and not yet delivered.
-    public var queuedDeliveries: Int { deliveryQueue.load()?.count ?? 0 }
-
-    /// Pushes and ticks queued since `queueDeliveries`, delivered or not (the intake a worker
-    /// measures).
-    public var totalQueuedDeliveries: Int64 { deliveryQueue.load()?.appendedCount ?? 0 }
-
-    /// Delivers everything accepted before the call. Reads and changes through the simulator do
-    /// this themselves; call it before reading what the sinks recorded.
+    /// Delivers everything accepted before the call (through the settle hook). Reads and changes
+    /// through the simulator do this themselves; call it before reading what the sinks recorded.
     public func settle() {
-        guard let queue = deliveryQueue.load() else { return }
-        var run = ObservationRun()
-        queue.settle({ item in deliver(queued: item, into: &run) }, finish: { publish(&run) })
-    }
-
-    /// A push joins the run; anything else first publishes the run, so that the sinks see every
-    /// observation in the order it was made.
-    private func deliver(queued item: DeliveryQueue.Item, into run: inout ObservationRun) {
-        if case .push(let push, let position, let resumed) = item {
-            let first = run.observations.count
-            deliver(push, into: &run)
-            if resumed {
-                for index in first..<run.observations.count { run.observations[index].afterRestart = true }
-            }
-            if let position { run.took(position) }
-            if run.isFull { publish(&run) }
-            return
-        }
-        publish(&run)
-        switch item {
-        case .push:
-            break
-        case .broadcast(let broadcast):
-            deliver(broadcast)
-        case .runDue(let time):
-            advancing.withLock { _ in catchUp(to: time) }
-        }
+        settleHook.load()?.settle()
     }
 
     // MARK: Time
 
-    /// Runs everything due up to the clock's current time (the real-time ticker calls this).
-    /// With queued delivery the tick waits its turn behind the pushes accepted before it.
+    /// Runs everything due up to the clock's current time, after what was accepted before it.
     public func runDueEvents() {
-        if let queue = deliveryQueue.load() {
-            _ = queue.appendRunDue(until: clock.now())
-            return
-        }
-        advancing.withLock { _ in catchUp(to: clock.now()) }
+        settle()
+        runDue(until: clock.now())
+    }
+
+    /// Runs everything due up to `time` (a queue's tick, in its turn behind the pushes accepted
+    /// before it).
+    public func runDue(until time: EpochMilliseconds) {
+        advancing.withLock { _ in catchUp(to: time) }
     }
 
     /// Moves a settable clock forward; everything due on the way happens at its own time.
@@ -561,6 +471,7 @@ public final class DeviceSimulator: PushSink, Sendable {
             guard let device = shard.devices.removeValue(forKey: deviceID) else { return nil }
             shard.dueTimes[deviceID] = nil
             shard.changed.remove(deviceID)
+            if shard.heldChanged.remove(deviceID) != nil { heldChangeCount.subtract(1, ordering: .relaxed) }
             shard.removed.insert(deviceID)
             return device
         }) else { throw .unknownDevice(deviceID) }
@@ -582,4 +493,10 @@ public final class DeviceSimulator: PushSink, Sendable {
             if device(id) == nil { return id }
         }
     }
+}
+
+/// What `installSettleHook` installed, in a box an atomic reference can hold.
+private final class SettleHook: Sendable {
+    let settle: @Sendable () -> Void
+    init(_ settle: @escaping @Sendable () -> Void) { self.settle = settle }
 }

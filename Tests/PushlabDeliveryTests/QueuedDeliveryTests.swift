@@ -1,10 +1,11 @@
 import Foundation
 @testable import PushlabCore
-@testable import PushlabSimulator
+import PushlabDelivery
+import PushlabSimulator
 import Testing
 
-/// `pushlab serve` queues accepted pushes for a worker instead of delivering them on the event
-/// loop. What the phones observe must not depend on it.
+/// `pushlab serve` queues accepted pushes in the pipeline for a worker instead of delivering them
+/// on the event loop. What the phones observe must not depend on it.
 @Suite struct QueuedDeliveryTests {
     /// Pushes, a clock that moves on its own (as real time does) with ticks, local notifications,
     /// taps, a force-quit: told once with pushes delivered as accepted, once queued.
@@ -16,96 +17,101 @@ import Testing
     }
 
     private func story(queue: Int?) throws -> [Observation] {
-        let h = try SimulatorHarness(.testApp(state: .background), queue: queue)
+        let h = try PipelineHarness(queue: queue)
+        let simulator = h.simulator
+        let soon = LocalNotification(
+            identifier: "soon", content: NotificationContent(title: "Reminder", body: "Time to go home", sound: "default", badge: 3),
+            trigger: .timeInterval(seconds: 30, repeats: false)
+        )
         try h.alert()
         try h.silent()
-        try h.schedule(.alert("soon", .timeInterval(seconds: 30, repeats: false)))
+        _ = try simulator.scheduleLocal(soon, app: Fixture.bundleID, on: h.deviceID)
         try h.alert(collapseID: "same")
         // Real time: the clock moves, then a tick; a push accepted in between comes first.
         h.clock.advance(milliseconds: 20 * Fixture.second)
         try h.alert(collapseID: "same")
         h.clock.advance(milliseconds: 20 * Fixture.second)
-        h.simulator.runDueEvents()
+        h.pipeline.runDueEvents()
         try h.silent()
-        try h.tapNotification()
-        try h.change(.forceQuit)
+        try simulator.interact(.tapNotification(bundleID: Fixture.bundleID, notificationID: nil), on: h.deviceID)
+        try simulator.changeApp(Fixture.bundleID, on: h.deviceID, to: .forceQuit)
         try h.silent()
-        try h.advance(Fixture.hour)
+        try simulator.advanceClock(milliseconds: Fixture.hour)
         try h.alert()
         return h.all
     }
 
     @Test func anAcceptedPushWaitsUntilSomethingReadsTheDevice() throws {
-        let h = try SimulatorHarness(queue: 100)
+        let h = try PipelineHarness(queue: 100)
         try h.alert()
-        #expect(h.simulator.queuedDeliveries == 1)
+        #expect(h.pipeline.queuedDeliveries == 1)
         #expect(h.recorded.isEmpty)
         #expect(h.wakes == 1)
 
         let app = try h.app()
         #expect(app.notificationCenter.count == 1)
-        #expect(h.simulator.queuedDeliveries == 0)
+        #expect(h.pipeline.queuedDeliveries == 0)
         #expect(h.recorded.delivered.count == 1)
     }
 
     @Test func aPendingTickIsNoQueuedPush() throws {
-        let h = try SimulatorHarness(queue: 100)
+        let h = try PipelineHarness(queue: 100)
         try h.alert()
         h.clock.advance(milliseconds: Fixture.second)
-        h.simulator.runDueEvents()   // queued behind the push: a tick, which is no push
-        #expect(h.simulator.queuedDeliveries == 1)
-        #expect(h.simulator.deliverQueued(limit: 1) == 1)
-        #expect(h.simulator.queuedDeliveries == 0, "only the tick is left")
-        #expect(h.simulator.deliverQueued(limit: 10) == 1)
-        #expect(h.simulator.queuedDeliveries == 0)
+        h.pipeline.runDueEvents()   // queued behind the push: a tick, which is no push
+        #expect(h.pipeline.queuedDeliveries == 1)
+        #expect(h.pipeline.deliverQueued(limit: 1) == 1)
+        #expect(h.pipeline.queuedDeliveries == 0, "only the tick is left")
+        #expect(h.pipeline.deliverQueued(limit: 10) == 1)
+        #expect(h.pipeline.queuedDeliveries == 0)
     }
 
     @Test func theWorkerIsWokenOnlyWhenTheQueueStopsBeingEmpty() throws {
-        let h = try SimulatorHarness(queue: 100)
+        let h = try PipelineHarness(queue: 100)
         let token = try h.token()
-        for _ in 0..<5 { h.simulator.accept(h.acceptedAlert(to: token)) }
+        for _ in 0..<5 { h.pipeline.accept(h.acceptedAlert(to: token)) }
         #expect(h.wakes == 1)
-        #expect(h.simulator.deliverQueued(limit: 2) == 2)
-        #expect(h.simulator.queuedDeliveries == 3)
-        #expect(h.simulator.deliverQueued(limit: 10) == 3)
-        #expect(h.simulator.deliverQueued(limit: 10) == 0)
-        h.simulator.accept(h.acceptedAlert(to: token))
+        #expect(h.pipeline.deliverQueued(limit: 2) == 2)
+        #expect(h.pipeline.queuedDeliveries == 3)
+        #expect(h.pipeline.deliverQueued(limit: 10) == 3)
+        #expect(h.pipeline.deliverQueued(limit: 10) == 0)
+        h.pipeline.accept(h.acceptedAlert(to: token))
         #expect(h.wakes == 2)
         #expect(h.recorded.delivered.count == 5)
     }
 
     @Test func aFullQueueMakesTheSenderDeliverABatchItself() throws {
-        let h = try SimulatorHarness(queue: 3)
+        let h = try PipelineHarness(queue: 3)
         let token = try h.token()
-        for _ in 0..<3 { h.simulator.accept(h.acceptedAlert(to: token)) }
-        #expect(h.simulator.queuedDeliveries == 3)
-        h.simulator.accept(h.acceptedAlert(to: token))
-        #expect(h.simulator.queuedDeliveries == 0)
+        for _ in 0..<3 { h.pipeline.accept(h.acceptedAlert(to: token)) }
+        #expect(h.pipeline.queuedDeliveries == 3)
+        h.pipeline.accept(h.acceptedAlert(to: token))
+        #expect(h.pipeline.queuedDeliveries == 0)
         #expect(h.recorded.delivered.count == 4)
     }
 
     /// During a long load the sender keeps the queue down to a 64th of its capacity: past that
     /// mark it delivers twice what it hands over, so that little waits when the load stops.
     @Test func drainingMakesTheSenderBringTheQueueDownToItsMark() throws {
-        let h = try SimulatorHarness(queue: 640)
+        let h = try PipelineHarness(queue: 640)
         let token = try h.token()
-        h.simulator.accept((0..<100).map { _ in h.acceptedAlert(to: token) })
-        #expect(h.simulator.queuedDeliveries == 100, "a burst waits: under capacity")
-        h.simulator.drainQueuedDeliveries(true)
+        h.pipeline.accept((0..<100).map { _ in h.acceptedAlert(to: token) })
+        #expect(h.pipeline.queuedDeliveries == 100, "a burst waits: under capacity")
+        h.pipeline.drain(true)
         var sizes: [Int] = []
         for _ in 0..<3 {
-            h.simulator.accept((0..<40).map { _ in h.acceptedAlert(to: token) })
-            sizes.append(h.simulator.queuedDeliveries)
+            h.pipeline.accept((0..<40).map { _ in h.acceptedAlert(to: token) })
+            sizes.append(h.pipeline.queuedDeliveries)
         }
         // 140 waiting, past the mark of 10: 80 delivered. Then 100: a turn ends with what the
         // deliverer took at its start (60), so 40 wait for the next read, which takes all 80.
         #expect(sizes == [60, 40, 0])
-        h.simulator.accept((0..<5).map { _ in h.acceptedAlert(to: token) })
-        #expect(h.simulator.queuedDeliveries == 5, "under the mark, pushes wait as in a burst")
-        h.simulator.drainQueuedDeliveries(false)
-        h.simulator.accept((0..<100).map { _ in h.acceptedAlert(to: token) })
-        #expect(h.simulator.queuedDeliveries == 105)
-        _ = h.simulator.deliverQueued(limit: 1_000)
+        h.pipeline.accept((0..<5).map { _ in h.acceptedAlert(to: token) })
+        #expect(h.pipeline.queuedDeliveries == 5, "under the mark, pushes wait as in a burst")
+        h.pipeline.drain(false)
+        h.pipeline.accept((0..<100).map { _ in h.acceptedAlert(to: token) })
+        #expect(h.pipeline.queuedDeliveries == 105)
+        _ = h.pipeline.deliverQueued(limit: 1_000)
         #expect(h.recorded.delivered.count == 325, "every push delivered once")
     }
 
@@ -113,24 +119,24 @@ import Testing
     /// but the queue still delivers at capacity, a read still settles it, and letting go lets
     /// the next sender drain it again.
     @Test func aHeldQueueIsNotDrainedButStillBoundedAndSettled() throws {
-        let h = try SimulatorHarness(queue: 640)
+        let h = try PipelineHarness(queue: 640)
         let token = try h.token()
-        h.simulator.drainQueuedDeliveries(true)
-        h.simulator.holdQueuedDeliveries(true)
-        #expect(h.simulator.queuedDeliveriesHeld)
-        h.simulator.accept((0..<600).map { _ in h.acceptedAlert(to: token) })
-        #expect(h.simulator.queuedDeliveries == 600, "past the drain mark of 10, but held")
-        h.simulator.accept((0..<100).map { _ in h.acceptedAlert(to: token) })
-        #expect(h.simulator.queuedDeliveries == 600, "past capacity the sender delivers its read's worth, held or not")
+        h.pipeline.drain(true)
+        h.pipeline.hold(true)
+        #expect(h.pipeline.isHeld)
+        h.pipeline.accept((0..<600).map { _ in h.acceptedAlert(to: token) })
+        #expect(h.pipeline.queuedDeliveries == 600, "past the drain mark of 10, but held")
+        h.pipeline.accept((0..<100).map { _ in h.acceptedAlert(to: token) })
+        #expect(h.pipeline.queuedDeliveries == 600, "past capacity the sender delivers its read's worth, held or not")
         #expect(h.recorded.delivered.count == 100)
 
-        h.simulator.holdQueuedDeliveries(false)
-        h.simulator.accept((0..<50).map { _ in h.acceptedAlert(to: token) })
-        #expect(h.simulator.queuedDeliveries == 550, "draining again: twice the read is delivered")
+        h.pipeline.hold(false)
+        h.pipeline.accept((0..<50).map { _ in h.acceptedAlert(to: token) })
+        #expect(h.pipeline.queuedDeliveries == 550, "draining again: twice the read is delivered")
 
-        h.simulator.holdQueuedDeliveries(true)
+        h.pipeline.hold(true)
         h.simulator.settle()
-        #expect(h.simulator.queuedDeliveries == 0)
+        #expect(h.pipeline.queuedDeliveries == 0)
         #expect(h.recorded.delivered.count == 750, "every push delivered once")
     }
 
@@ -138,19 +144,19 @@ import Testing
     /// holding the queue, and more than twice the drain mark waiting. A burst, a sink that keeps
     /// up, or a short queue leave the answers at full speed.
     @Test func theQueueIsBackedUpOnlyWhenHeldDuringALongLoadWithMuchWaiting() throws {
-        let h = try SimulatorHarness(queue: 640)
+        let h = try PipelineHarness(queue: 640)
         let token = try h.token()
-        h.simulator.holdQueuedDeliveries(true)
-        h.simulator.accept((0..<21).map { _ in h.acceptedAlert(to: token) })
-        #expect(!h.simulator.isBackedUp, "a burst: the queue is there to absorb it")
-        h.simulator.drainQueuedDeliveries(true)
-        #expect(h.simulator.isBackedUp, "21 waiting, past twice the drain mark of 10")
-        h.simulator.holdQueuedDeliveries(false)
-        #expect(!h.simulator.isBackedUp, "the sink lets go: the senders drain the queue themselves")
-        h.simulator.holdQueuedDeliveries(true)
-        _ = h.simulator.deliverQueued(limit: 1)
-        #expect(h.simulator.queuedDeliveries == 20)
-        #expect(!h.simulator.isBackedUp, "twice the drain mark is not past it")
+        h.pipeline.hold(true)
+        h.pipeline.accept((0..<21).map { _ in h.acceptedAlert(to: token) })
+        #expect(!h.pipeline.isBackedUp, "a burst: the queue is there to absorb it")
+        h.pipeline.drain(true)
+        #expect(h.pipeline.isBackedUp, "21 waiting, past twice the drain mark of 10")
+        h.pipeline.hold(false)
+        #expect(!h.pipeline.isBackedUp, "the sink lets go: the senders drain the queue themselves")
+        h.pipeline.hold(true)
+        _ = h.pipeline.deliverQueued(limit: 1)
+        #expect(h.pipeline.queuedDeliveries == 20)
+        #expect(!h.pipeline.isBackedUp, "twice the drain mark is not past it")
         h.simulator.settle()
         #expect(h.recorded.delivered.count == 21, "every push delivered once")
     }
@@ -158,16 +164,16 @@ import Testing
     /// While one sender delivers a batch, another past the drain mark goes on answering instead
     /// of waiting for the lock, and owes its batch; the next deliverer delivers it.
     @Test func aSenderPastTheDrainMarkGoesOnWhileAnotherDelivers() throws {
-        let h = try SimulatorHarness(queue: 128)
+        let h = try PipelineHarness(queue: 128)
         let token = try h.token()
-        let simulator = h.simulator
+        let pipeline = h.pipeline
         let gate = GateSink()
-        simulator.addSink(gate)
-        simulator.drainQueuedDeliveries(true)
-        simulator.accept([h.acceptedAlert(to: token)])
+        h.simulator.addSink(gate)
+        pipeline.drain(true)
+        pipeline.accept([h.acceptedAlert(to: token)])
         let firstDone = DispatchSemaphore(value: 0)
         Thread {
-            _ = simulator.deliverQueued(limit: 1)
+            _ = pipeline.deliverQueued(limit: 1)
             firstDone.signal()
         }.start()
         #expect(gate.entered.wait(timeout: .now() + 10) == .success, "the first deliverer holds its batch open")
@@ -175,19 +181,19 @@ import Testing
         let pushes = (1...10).map { h.acceptedAlert(to: token, number: UInt64($0)) }
         let returned = DispatchSemaphore(value: 0)
         Thread {
-            simulator.accept(pushes)
+            pipeline.accept(pushes)
             returned.signal()
         }.start()
         let wentOn = returned.wait(timeout: .now() + 5) == .success
         #expect(wentOn, "the second sender did not wait for the first one's batch")
-        #expect(simulator.queuedDeliveries == 10)
+        #expect(pipeline.queuedDeliveries == 10)
         gate.release.signal()
         #expect(firstDone.wait(timeout: .now() + 10) == .success)
         if !wentOn { _ = returned.wait(timeout: .now() + 10) }
 
         // The second sender's batch is owed: the next deliverer delivers it with its own.
-        #expect(simulator.deliverQueued(limit: 1) == 10, "one asked for, nine owed")
-        #expect(simulator.queuedDeliveries == 0)
+        #expect(pipeline.deliverQueued(limit: 1) == 10, "one asked for, nine owed")
+        #expect(pipeline.queuedDeliveries == 0)
         #expect(h.recorded.delivered.count == 11)
     }
 
@@ -195,7 +201,7 @@ import Testing
     /// batch (its sessions append to one array); the same as one call per push would.
     @Test func aTurnPublishesItsPushesObservationsAtOnceInOrder() throws {
         let (h, sink) = try queuedAlerts(10, queue: 1_000)
-        #expect(h.simulator.deliverQueued(limit: 10) == 10)
+        #expect(h.pipeline.deliverQueued(limit: 10) == 10)
         let calls = sink.calls
         #expect(calls.count == 1)
         #expect(calls.first?.count == 1, "one batch for the turn")
@@ -210,12 +216,12 @@ import Testing
     }
 
     /// `count` alerts queued in one read, for a simulator whose sinks include a recording one.
-    private func queuedAlerts(_ count: Int, queue: Int) throws -> (SimulatorHarness, BatchRecordingSink) {
-        let h = try SimulatorHarness(queue: queue)
+    private func queuedAlerts(_ count: Int, queue: Int) throws -> (PipelineHarness, BatchRecordingSink) {
+        let h = try PipelineHarness(queue: queue)
         let sink = BatchRecordingSink()
         h.simulator.addSink(sink)
         let token = try h.token()
-        h.simulator.accept((0..<count).map { _ in h.acceptedAlert(to: token) })
+        h.pipeline.accept((0..<count).map { _ in h.acceptedAlert(to: token) })
         return (h, sink)
     }
 
@@ -231,36 +237,22 @@ import Testing
         #expect(observations.reduce(0, +) == h.recorded.count)
     }
 
-    /// A run makes room for what can join it: a full run's for a worker's turn, a push's for one
-    /// push delivered at once (an array of 576 observations a push would be 78 KB).
-    @Test func aRunMakesRoomForThePushesThatCanJoinIt() {
-        var single = ObservationRun(pushes: 1)
-        single.makeRoom()
-        #expect(single.observations.capacity >= 8 && single.observations.capacity < ObservationRun.limit)
-        var turn = ObservationRun()
-        turn.makeRoom()
-        #expect(turn.observations.capacity >= ObservationRun.limit + 64)
-        var unbounded = ObservationRun(pushes: .max)
-        unbounded.makeRoom()
-        #expect(unbounded.observations.capacity >= ObservationRun.limit + 64)
-    }
-
     @Test func theAnswersOfOneReadAreHandedOverAtOnce() throws {
-        let h = try SimulatorHarness(queue: 10)
+        let h = try PipelineHarness(queue: 10)
         let token = try h.token()
-        h.simulator.accept((0..<4).map { _ in h.acceptedAlert(to: token) })
+        h.pipeline.accept((0..<4).map { _ in h.acceptedAlert(to: token) })
         #expect(h.wakes == 1, "one hand-over, one wake-up")
-        #expect(h.simulator.queuedDeliveries == 4)
+        #expect(h.pipeline.queuedDeliveries == 4)
         // A batch that overfills the queue is delivered by its sender, whatever its size.
-        h.simulator.accept((0..<100).map { _ in h.acceptedAlert(to: token) })
-        #expect(h.simulator.queuedDeliveries <= 10)
-        _ = h.simulator.deliverQueued(limit: 1000)
+        h.pipeline.accept((0..<100).map { _ in h.acceptedAlert(to: token) })
+        #expect(h.pipeline.queuedDeliveries <= 10)
+        _ = h.pipeline.deliverQueued(limit: 1000)
         #expect(h.recorded.delivered.count == 104, "every push delivered once")
     }
 
     /// Reads are queued as the arrays they came in; a worker's turn may end inside one.
     @Test func pushesComeOutInTheOrderTheyWereAcceptedWhateverTheWorkersTurns() throws {
-        let h = try SimulatorHarness(queue: 100)
+        let h = try PipelineHarness(queue: 100)
         let token = try h.token()
         var number: UInt64 = 0
         let reads = [3, 1, 4, 2].map { size in
@@ -269,17 +261,17 @@ import Testing
                 return h.acceptedAlert(to: token, number: number)
             }
         }
-        for read in reads { h.simulator.accept(read) }
-        #expect(h.simulator.queuedDeliveries == 10)
+        for read in reads { h.pipeline.accept(read) }
+        #expect(h.pipeline.queuedDeliveries == 10)
         var turns: [Int] = []
-        while case let delivered = h.simulator.deliverQueued(limit: 3), delivered > 0 { turns.append(delivered) }
+        while case let delivered = h.pipeline.deliverQueued(limit: 3), delivered > 0 { turns.append(delivered) }
         #expect(turns == [3, 3, 3, 1])
-        #expect(h.simulator.queuedDeliveries == 0)
+        #expect(h.pipeline.queuedDeliveries == 0)
         #expect(h.recorded.delivered.map(\.notificationID) == reads.flatMap { $0.map(\.apnsID) })
     }
 
     @Test func aPushIsObservedAtTheTimeItWasAcceptedNotWhenDelivered() throws {
-        let h = try SimulatorHarness(queue: 100)
+        let h = try PipelineHarness(queue: 100)
         let accepted = h.now
         try h.alert()
         h.clock.advance(milliseconds: Fixture.hour)
@@ -289,14 +281,17 @@ import Testing
     }
 
     @Test func aTickWaitsBehindThePushesAcceptedBeforeIt() throws {
-        let h = try SimulatorHarness(queue: 100)
-        try h.schedule(.alert("soon", .timeInterval(seconds: 30, repeats: false)))
+        let h = try PipelineHarness(queue: 100)
+        _ = try h.simulator.scheduleLocal(
+            LocalNotification(identifier: "soon", content: NotificationContent(body: "Time to go home"), trigger: .timeInterval(seconds: 30, repeats: false)),
+            app: Fixture.bundleID, on: h.deviceID
+        )
         let pushID = try h.alert()
         h.clock.advance(milliseconds: Fixture.minute)
-        h.simulator.runDueEvents()
-        h.simulator.runDueEvents()
-        #expect(h.simulator.totalQueuedDeliveries == 2, "the push and one tick: ticks merge")
-        #expect(h.simulator.queuedDeliveries == 1, "a tick is no push")
+        h.pipeline.runDueEvents()
+        h.pipeline.runDueEvents()
+        #expect(h.pipeline.totalQueuedDeliveries == 2, "the push and one tick: ticks merge")
+        #expect(h.pipeline.queuedDeliveries == 1, "a tick is no push")
         #expect(h.recorded.isEmpty)
 
         let delivered = h.all.delivered
@@ -304,25 +299,12 @@ import Testing
     }
 
     @Test func advancingTheClockFirstDeliversWhatWasAccepted() throws {
-        let h = try SimulatorHarness(.testApp(state: .background), queue: 100)
+        let h = try PipelineHarness(queue: 100)
         try h.silent()
-        try h.advance(2 * Fixture.hour)
-        #expect(h.simulator.queuedDeliveries == 0)
+        try h.simulator.advanceClock(milliseconds: 2 * Fixture.hour)
+        #expect(h.pipeline.queuedDeliveries == 0)
         #expect(h.recorded.delivered.count == 1)
         #expect(h.recorded.delivered.first?.time == Fixture.start)
-    }
-}
-
-extension SimulatorHarness {
-    /// An alert for `token` as the APNs layer hands it over, without reading the device first.
-    func acceptedAlert(to token: String, number: UInt64 = 0) -> AcceptedPush {
-        AcceptedPush(
-            apnsID: APNsID(CanonicalUUID(high: 1 &+ number, low: UInt64(now), isLowercase: false)), receivedAt: now,
-            environment: .development, deviceToken: token, registration: world.token(token), topic: Fixture.bundleID,
-            bundleID: Fixture.bundleID, pushType: .alert, priority: 10, expiration: nil, collapseID: nil,
-            payload: try? Fixture.json(Fixture.alertPayload), rawPayload: Array(Fixture.alertPayload.utf8),
-            isDeliverable: true, connectionID: 1
-        )
     }
 }
 

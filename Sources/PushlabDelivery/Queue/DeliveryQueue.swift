@@ -1,13 +1,14 @@
 import PushlabCore
+import PushlabSimulator
 import Synchronization
 
-/// What the simulator has been handed and not yet acted on, in the order it was handed over.
-/// APNs answers 200 when it accepts a push and reaches the phone later; a queued simulator does
-/// the same, so an event loop only appends here and whoever delivers (a background worker, or a
-/// reader that needs everything up to now) takes items off in order.
+/// What the pipeline has been handed and not yet delivered, in the order it was handed over.
+/// APNs answers 200 when it accepts a push and reaches the phone later; the pipeline does the
+/// same, so an event loop only appends here and whoever delivers (the worker, or a reader that
+/// needs everything up to now) takes items off in order.
 ///
-/// No threads or I/O here: `deliver(limit:)` is called by the adapter's worker, `settle()` by
-/// anything that reads or changes the devices.
+/// No threads or I/O here: `deliver(limit:)` is called by the worker and the senders,
+/// `settle()` by anything that reads or changes the devices.
 final class DeliveryQueue: Sendable {
     /// Handed to whoever delivers, for the length of one call: a push is read where it lies in
     /// its read's array (a copy of it retained every string it holds, and its memory was a

@@ -1,5 +1,6 @@
 @testable import PushlabCore
-@testable import PushlabSimulator
+import PushlabDelivery
+import PushlabSimulator
 import Synchronization
 import Testing
 
@@ -61,7 +62,7 @@ import Testing
 
     @Test func everyQueuedPushIsLoggedAndTakenOnceDelivered() throws {
         let log = RecordingLog()
-        let h = try SimulatorHarness(queue: 100, pushLog: log)
+        let h = try PipelineHarness(queue: 100, pushLog: log)
         let first = try h.alert()
         // Logged when queued; not taken before its phone has it.
         #expect(log.appended == [first])
@@ -76,7 +77,7 @@ import Testing
 
     @Test func aLogThatIsASinkHearsOfTakingsWithTheObservations() throws {
         let log = SinkLog()
-        let h = try SimulatorHarness(queue: 100, pushLog: log)
+        let h = try PipelineHarness(queue: 100, pushLog: log)
         h.simulator.addSink(log)
         try h.alert()
         try h.alert()
@@ -87,7 +88,7 @@ import Testing
 
     @Test func resumedPushesAreObservedAfterARestartAndKeepTheirPlace() throws {
         let log = RecordingLog()
-        let h = try SimulatorHarness(queue: 100, pushLog: log)
+        let h = try PipelineHarness(queue: 100, pushLog: log)
         // What a restart finds in the log: two pushes at offsets 7 and 8 of the last run.
         let token = try h.token()
         let resumed = (7...8).map { offset in
@@ -98,7 +99,7 @@ import Testing
                 isDeliverable: true, connectionID: 1
             ))
         }
-        h.simulator.resumeDeliveries(resumed)
+        h.pipeline.resume(resumed)
         let fresh = try h.alert()
         let observed = h.all.filter { $0.notificationID != nil }
         let resumedIDs = Set(resumed.map(\.push.apnsIDValue.text))
@@ -112,10 +113,38 @@ import Testing
         #expect(log.takenThrough == 8)
     }
 
-    @Test func anObservationAfterARestartSaysSoInItsJSON() {
-        var observation = Observation(sequence: 1, time: 0, deviceID: "d", bundleID: "b", notificationID: nil, event: .badge(1))
-        #expect(observation.json["afterRestart"] == nil)
-        observation.afterRestart = true
-        #expect(observation.json["afterRestart"] == .bool(true))
+    /// A device saved after its phone took a push (stored while offline), with the crash before
+    /// the taking was committed: the push is resumed, and the device does not receive it again.
+    @Test func aResumedPushTheDeviceAlreadyHoldsIsNotReceivedTwice() throws {
+        let log = RecordingLog()
+        let h = try PipelineHarness(queue: 100, pushLog: log)
+        _ = try h.simulator.updateDevice(h.deviceID, online: false)
+        let stored = try h.alert()
+        let held = try #require(try h.app().storedWhileOffline)
+        #expect(held.apnsID == stored)
+        let before = h.all.about(stored)
+        #expect(before.map(\.kind) == [.stored])
+
+        let token = try h.token()
+        let again = AcceptedPush(
+            apnsID: held.apnsIDValue, receivedAt: held.receivedAt, environment: .development, deviceToken: token,
+            registration: h.world.token(token), topic: Fixture.bundleID, bundleID: Fixture.bundleID, pushType: .alert, priority: 10,
+            expiration: nil, collapseID: nil, payload: nil, rawPayload: Array(Fixture.alertPayload.utf8), isDeliverable: true, connectionID: 1
+        )
+        h.pipeline.resume([LoggedPush(position: LoggedPushPosition(partition: 0, offset: 1), push: again)])
+        #expect(h.all.about(stored) == before, "no second `stored`, no replaced one")
+        #expect(try h.app().storedWhileOffline?.apnsID == stored)
+        #expect(log.takenThrough == 1, "still marked taken")
+
+        // A resumed push the device does not hold yet is received as any push is.
+        let other = AcceptedPush(
+            apnsID: APNsID("C0000000-0000-4000-8000-000000000001"), receivedAt: h.now, environment: .development, deviceToken: token,
+            registration: h.world.token(token), topic: Fixture.bundleID, bundleID: Fixture.bundleID, pushType: .alert, priority: 10,
+            expiration: nil, collapseID: nil, payload: nil, rawPayload: Array(Fixture.alertPayload.utf8), isDeliverable: true, connectionID: 1
+        )
+        h.pipeline.resume([LoggedPush(position: LoggedPushPosition(partition: 0, offset: 2), push: other)])
+        let resumed = h.all.about(other.apnsIDValue.text)
+        #expect(resumed.map(\.kind) == [.stored])
+        #expect(resumed.allSatisfy { $0.afterRestart })
     }
 }
