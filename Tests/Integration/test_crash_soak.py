@@ -114,18 +114,28 @@ def logged_ids(control_url: str, phone: int) -> set[str]:
     return {p["apnsId"] for p in pushes}
 
 
-def delivered_counts(control_url: str) -> dict[str, int]:
-    """Every phone's `delivered` observations by apns-id, a page at a time: one scan reads each
-    stored chunk once, where a query per phone would read every chunk holding one of its pushes."""
+def delivered_counts(control_url: str) -> tuple[dict[str, int], set[str]]:
+    """Every phone's `delivered` observations by apns-id, a page at a time (one scan reads each
+    stored chunk once, where a query per phone would read every chunk holding one of its pushes),
+    and the apns-ids whose delivery says it came after a restart."""
     counts: dict[str, int] = {}
+    after_restart: set[str] = set()
     since = 0
     while True:
         page = control(f"{control_url}/v1/observations?kind=delivered&since={since}&limit=10000")["observations"]
         for observation in page:
             counts[observation["notificationId"]] = counts.get(observation["notificationId"], 0) + 1
+            if observation.get("afterRestart"):
+                after_restart.add(observation["notificationId"])
         if len(page) < 10_000:
-            return counts
+            return counts, after_restart
         since = page[-1]["sequence"]
+
+
+def resumed_count(line: str) -> int:
+    """N of the banner's "resumed N push(es) …" line (0 for "resumed nothing")."""
+    words = line.split()
+    return int(words[1]) if len(words) > 1 and words[0] == "resumed" and words[1].isdigit() else 0
 
 
 def soak(fresh_server, tmp_path, *extra: str) -> list[dict]:
@@ -150,7 +160,7 @@ def soak(fresh_server, tmp_path, *extra: str) -> list[dict]:
                        "started": srv.stdout(), "seed": seed})
 
     final = fresh_server("--db", str(db), *extra, scenario=scenario)
-    delivered = delivered_counts(final.control_url)
+    delivered, after_restart = delivered_counts(final.control_url)
     for n, r in enumerate(rounds):
         r["resumed"] = next((line.strip() for line in (rounds[n + 1]["started"] if n + 1 < CYCLES else final.stdout()).splitlines()
                              if "resumed" in line), "resumed nothing")
@@ -159,6 +169,7 @@ def soak(fresh_server, tmp_path, *extra: str) -> list[dict]:
         r["unlogged"] = {i: r["killed_at"] - t for i, t in r["acknowledged"].items() if i not in r["logged"]}
         r["undelivered"] = {i: r["killed_at"] - t for i, t in r["acknowledged"].items() if i not in r["delivered"]}
         r["twice"] = {i for i, count in r["delivered"].items() if count > 1}
+        r["after_restart"] = after_restart
     # Any push at all, tracked or h2load's: a phone never observes one delivery twice.
     rounds[-1]["twice"] |= {i for i, count in delivered.items() if count > 1}
     return rounds
@@ -182,6 +193,11 @@ def check(rounds: list[dict], window: float | None) -> None:
                               f"kill -9 are {what} ({describe(rounds)})")
     # The soak is about what waits: some restart must have had pushes to hand over.
     assert any(r["resumed"] != "resumed nothing" for r in rounds), describe(rounds)
+    # Each push resumed is delivered once, saying so; one resumed by two restarts (the kill came
+    # before its phone took it again) is counted by both banners.
+    resumed = sum(resumed_count(r["resumed"]) for r in rounds)
+    marked = len(rounds[-1]["after_restart"])
+    assert 0 < marked <= resumed, f"{marked} deliveries say afterRestart, {resumed} pushes resumed ({describe(rounds)})"
 
 
 def test_kill_9_loses_no_push_acknowledged_before_the_crash_window(fresh_server, tmp_path):
