@@ -6,7 +6,8 @@ import PackageDescription
 // - The delivery pipeline: PushlabDelivery (from an accepted push to its phone and the store:
 //   the queue, the worker, the pacing state machine, the log of accepted pushes).
 // - Adapters: PushlabTransport (NIO + OpenSSL + nghttp2), PushlabStore (SQLite), PushlabControl
-//   (the control API and dashboard), PushlabScenario (YAML), PushlabClient, PushlabProviderCalls;
+//   (the control API and dashboard), PushlabScenario (YAML), PushlabClient, PushlabProviderCalls,
+//   PushlabRedis (a RESP3 and Redis Cluster client on NIO, the engine of a Pushlab cluster);
 //   PushlabRuntime puts them together for PushlabCLI (`pushlab`) and PushlabTesting.
 // The C libraries are reached only through their owning wrappers (PushlabNGHTTP2,
 // PushlabOpenSSL); nothing else imports CNGHTTP2 or COpenSSL.
@@ -22,6 +23,7 @@ let package = Package(
         .library(name: "PushlabClient", targets: ["PushlabClient"]),
         .library(name: "PushlabControl", targets: ["PushlabControl"]),
         .library(name: "PushlabDelivery", targets: ["PushlabDelivery"]),
+        .library(name: "PushlabRedis", targets: ["PushlabRedis"]),
         .library(name: "PushlabRuntime", targets: ["PushlabRuntime"]),
         .library(name: "PushlabTesting", targets: ["PushlabTesting"]),
     ],
@@ -61,6 +63,11 @@ let package = Package(
         .target(name: "PushlabCore"),
         .target(name: "PushlabSimulator", dependencies: ["PushlabCore"]),
         .target(name: "PushlabDelivery", dependencies: ["PushlabCore", "PushlabSimulator"]),
+        // The one hand-written protocol client: no Swift Redis client is among this machine's packages.
+        .target(
+            name: "PushlabRedis",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]
+        ),
         .target(
             name: "PushlabStore",
             dependencies: [
@@ -159,6 +166,7 @@ let package = Package(
         ),
         .testTarget(name: "PushlabTestingTests", dependencies: ["PushlabTesting", "PushlabClient"]),
         .testTarget(name: "PushlabNGHTTP2Tests", dependencies: ["PushlabNGHTTP2"]),
+        .testTarget(name: "PushlabRedisTests", dependencies: ["PushlabRedis"]),
         .testTarget(name: "PushlabDeliveryTests", dependencies: ["PushlabDelivery", "PushlabSimulator", "PushlabCore", "PushlabStore"]),
         .testTarget(name: "PushlabScenarioTests", dependencies: ["PushlabScenario", "PushlabCore", "PushlabSimulator"]),
         .testTarget(name: "PushlabOpenSSLTests", dependencies: ["PushlabOpenSSL"]),

@@ -12,6 +12,7 @@ packages=(
   python3 python3-venv                   # the integration suite (aioapns, h2, pytest)
   chromium chromium-driver fonts-inter   # the dashboard's browser tests (headless, WebDriver) and their screenshots' font
   debootstrap buildah podman runc        # make dist / make image and their tests: a stock Debian root, the image, a container
+  redis-server haproxy                   # a Pushlab cluster: its engine (Redis Cluster) and its front (TCP mode)
 )
 
 missing=()
