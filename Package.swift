@@ -68,6 +68,7 @@ let package = Package(
             name: "PushlabRedis",
             dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]
         ),
+        .target(name: "PushlabCluster", dependencies: ["PushlabCore", "PushlabRedis"]),
         .target(
             name: "PushlabStore",
             dependencies: [
@@ -166,7 +167,7 @@ let package = Package(
         ),
         .testTarget(name: "PushlabTestingTests", dependencies: ["PushlabTesting", "PushlabClient"]),
         .testTarget(name: "PushlabNGHTTP2Tests", dependencies: ["PushlabNGHTTP2"]),
-        .testTarget(name: "PushlabRedisTests", dependencies: ["PushlabRedis"]),
+        .testTarget(name: "PushlabRedisTests", dependencies: ["PushlabRedis", "PushlabCluster", "PushlabCore"]),
         .testTarget(name: "PushlabDeliveryTests", dependencies: ["PushlabDelivery", "PushlabSimulator", "PushlabCore", "PushlabStore"]),
         .testTarget(name: "PushlabScenarioTests", dependencies: ["PushlabScenario", "PushlabCore", "PushlabSimulator"]),
         .testTarget(name: "PushlabOpenSSLTests", dependencies: ["PushlabOpenSSL"]),

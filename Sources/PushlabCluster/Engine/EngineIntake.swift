@@ -1,0 +1,87 @@
+import PushlabCore
+import PushlabRedis
+
+/// The engine's half of accepting a push, in one round trip to the master of the device's
+/// partition: one script checks the token's state (410 with its timestamp), counts it in the
+/// token's rate-limit window (429), and appends the push to the partition's log, all or nothing.
+/// The 200 may go out once it returns: the push is in the engine.
+public struct EngineIntake: Sendable {
+    public let keys: EngineKeys
+    private let client: RedisClusterClient
+
+    public init(client: RedisClusterClient, keys: EngineKeys) {
+        self.client = client
+        self.keys = keys
+    }
+
+    /// What the engine made of a push.
+    public enum Verdict: Sendable, Equatable {
+        /// In the partition's log, at this stream id.
+        case accepted(StreamID)
+        /// The token was unregistered at this time (410 `Unregistered`, `apns-unique-id`'s timestamp).
+        case unregistered(since: EpochMilliseconds)
+        /// Over the token's limit in its window (429 `TooManyRequests`).
+        case tooManyRequests
+    }
+
+    /// `push`: the push as its log entry holds it (opaque to the engine). `now`: the cluster's
+    /// clock. `limit`: the per-token rate limit (`APNsPolicy.RateLimit`).
+    public func accept(
+        _ push: [UInt8], token: String, deviceID: String, now: EpochMilliseconds, limit: APNsPolicy.RateLimit
+    ) async throws(RedisError) -> Verdict {
+        let partition = keys.partitions.partition(of: deviceID)
+        let window = Int64(limit.perSeconds * 1000)
+        let answer = try await Script.accept.run(
+            on: client, slot: keys.slot(partition),
+            keys: [keys.tokenState(token, partition: partition), keys.rateWindow(token, partition: partition), keys.log(partition)],
+            arguments: [RESPArgument(now), RESPArgument(window), RESPArgument(limit.requests), RESPArgument(bytes: push), RESPArgument(deviceID)]
+        )
+        guard let fields = answer.elements, let verdict = fields.first?.text else {
+            throw RedisError(.protocolError, "the intake script answered \(answer)")
+        }
+        switch verdict {
+        case "accepted":
+            guard fields.count == 2, let id = fields[1].text.flatMap(StreamID.init) else { break }
+            return .accepted(id)
+        case "unregistered":
+            guard fields.count == 2, let since = fields[1].integer else { break }
+            return .unregistered(since: since)
+        case "limited":
+            return .tooManyRequests
+        default:
+            break
+        }
+        throw RedisError(.protocolError, "the intake script answered \(answer)")
+    }
+
+    /// Marks `token` unregistered at `since`: from now on every node answers 410 with that time.
+    public func unregister(token: String, deviceID: String, since: EpochMilliseconds) async throws(RedisError) {
+        let partition = keys.partitions.partition(of: deviceID)
+        _ = try await client.send(
+            RESPCommand("HSET", RESPArgument(keys.tokenState(token, partition: partition)), "unregisteredAt", RESPArgument(since)),
+            slot: keys.slot(partition)
+        )
+    }
+}
+
+extension Script {
+    /// KEYS: token state, rate window, log. ARGV: now, window (ms), limit, push, device id.
+    /// A rejected push is not counted, as `DeviceTokenRateLimiter` does not count it.
+    static let accept = Script(source: """
+        local since = redis.call('HGET', KEYS[1], 'unregisteredAt')
+        if since then return {'unregistered', tonumber(since)} end
+        local now = tonumber(ARGV[1])
+        local window = tonumber(ARGV[2])
+        local start = tonumber(redis.call('HGET', KEYS[2], 'start') or '-1')
+        local count = tonumber(redis.call('HGET', KEYS[2], 'count') or '0')
+        if start < 0 or now - start >= window then
+          start = now
+          count = 0
+        end
+        if count >= tonumber(ARGV[3]) then return {'limited'} end
+        redis.call('HSET', KEYS[2], 'start', start, 'count', count + 1)
+        redis.call('PEXPIRE', KEYS[2], window * 2)
+        local id = redis.call('XADD', KEYS[3], '*', 'push', ARGV[4], 'device', ARGV[5])
+        return {'accepted', id}
+        """)
+}

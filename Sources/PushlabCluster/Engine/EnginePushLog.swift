@@ -1,0 +1,125 @@
+import PushlabRedis
+
+/// The consuming side of the partitions' logs (`EngineKeys.log`): a node reads the pushes of the
+/// partitions it simulates as a consumer of the partitions' group, takes them once their phones
+/// have, and claims what a dead node had read and not taken (`XAUTOCLAIM`). Redis keeps, per
+/// group, which consumer holds which entry: nothing of it is Pushlab's own bookkeeping.
+public struct EnginePushLog: Sendable {
+    public let keys: EngineKeys
+    private let client: RedisClusterClient
+
+    public init(client: RedisClusterClient, keys: EngineKeys) {
+        self.client = client
+        self.keys = keys
+    }
+
+    /// One push in a partition's log.
+    public struct Entry: Sendable, Equatable {
+        public var id: StreamID
+        /// As `EngineIntake.accept` was given it.
+        public var push: [UInt8]
+        public var deviceID: String
+    }
+
+    /// Makes the group on each partition's log (and the log itself); a group that exists already
+    /// is left as it is.
+    public func prepare(partitions: some Sequence<Int>) async throws(RedisError) {
+        for partition in partitions {
+            do {
+                _ = try await client.send(
+                    RESPCommand("XGROUP", "CREATE", RESPArgument(keys.log(partition)), RESPArgument(keys.group), "0", "MKSTREAM"),
+                    slot: keys.slot(partition)
+                )
+            } catch where error.code == "BUSYGROUP" {
+                continue
+            }
+        }
+    }
+
+    /// Up to `count` pushes of `partition` no consumer has read yet, oldest first; they are now
+    /// `consumer`'s until it takes them, or until another claims them.
+    public func readNew(partition: Int, consumer: String, count: Int) async throws(RedisError) -> [Entry] {
+        try await read(partition: partition, consumer: consumer, count: count, from: ">")
+    }
+
+    /// What `consumer` read before and has not taken (after its own restart), oldest first.
+    public func readOwnPending(partition: Int, consumer: String, count: Int) async throws(RedisError) -> [Entry] {
+        try await read(partition: partition, consumer: consumer, count: count, from: "0")
+    }
+
+    private func read(partition: Int, consumer: String, count: Int, from start: String) async throws(RedisError) -> [Entry] {
+        let answer = try await client.send(
+            RESPCommand("XREADGROUP", "GROUP", RESPArgument(keys.group), RESPArgument(consumer), "COUNT", RESPArgument(count),
+                        "STREAMS", RESPArgument(keys.log(partition)), RESPArgument(start)),
+            slot: keys.slot(partition)
+        )
+        guard !answer.isNull else { return [] }
+        guard let streams = answer.pairs, let entries = streams.first?.value.elements else {
+            throw RedisError(.protocolError, "XREADGROUP answered \(answer)")
+        }
+        return try Self.entries(entries)
+    }
+
+    /// Takes `ids` of `partition`: acknowledged to the group and deleted from the log, together
+    /// with `alongside` (commands on keys of the same partition: what the phones observed), in
+    /// one transaction, so that the engine never has the one without the other.
+    public func take(partition: Int, ids: [StreamID], alongside: [RESPCommand] = []) async throws(RedisError) {
+        guard !ids.isEmpty || !alongside.isEmpty else { return }
+        let log = RESPArgument(keys.log(partition))
+        let idArguments = ids.map { RESPArgument($0.description) }
+        var commands = [RESPCommand("MULTI")] + alongside
+        if !ids.isEmpty {
+            commands.append(RESPCommand("XACK", [log, RESPArgument(keys.group)] + idArguments))
+            commands.append(RESPCommand("XDEL", [log] + idArguments))
+        }
+        commands.append(RESPCommand("EXEC"))
+        let answers = try await client.pipeline(commands, slot: keys.slot(partition))
+        if let failure = answers.compactMap(\.errorMessage).first { throw RedisError(.server, failure) }
+        guard let results = answers.last?.elements else { throw RedisError(.server, "the transaction taking \(ids.count) pushes was aborted") }
+        if let failure = results.compactMap(\.errorMessage).first { throw RedisError(.server, failure) }
+    }
+
+    /// Pushes of `partition` that another consumer read and has not taken for `minIdle` (a node
+    /// that died): they become `consumer`'s, oldest first. Entries deleted meanwhile are left out.
+    public func claimAbandoned(partition: Int, consumer: String, minIdle: Duration, count: Int) async throws(RedisError) -> [Entry] {
+        var claimed: [Entry] = []
+        var cursor = "0-0"
+        repeat {
+            let answer = try await client.send(
+                RESPCommand("XAUTOCLAIM", RESPArgument(keys.log(partition)), RESPArgument(keys.group), RESPArgument(consumer),
+                            RESPArgument(Int64(minIdle / .milliseconds(1))), RESPArgument(cursor), "COUNT", RESPArgument(count - claimed.count)),
+                slot: keys.slot(partition)
+            )
+            guard let parts = answer.elements, parts.count >= 2, let next = parts[0].text, let entries = parts[1].elements else {
+                throw RedisError(.protocolError, "XAUTOCLAIM answered \(answer)")
+            }
+            claimed += try Self.entries(entries)
+            cursor = next
+        } while cursor != "0-0" && claimed.count < count
+        return claimed
+    }
+
+    /// Pushes in `partition`'s log: accepted and not yet taken.
+    public func untakenCount(partition: Int) async throws(RedisError) -> Int {
+        let answer = try await client.send(RESPCommand("XLEN", RESPArgument(keys.log(partition))), slot: keys.slot(partition))
+        return Int(answer.integer ?? 0)
+    }
+
+    /// Stream entries `[[id, [field, value, …]], …]`; an entry whose fields are gone (deleted
+    /// while pending) is left out.
+    private static func entries(_ values: [RESPValue]) throws(RedisError) -> [Entry] {
+        var entries: [Entry] = []
+        for value in values {
+            guard let parts = value.elements, parts.count == 2, let id = parts[0].text.flatMap(StreamID.init) else {
+                throw RedisError(.protocolError, "a stream entry it cannot read: \(value)")
+            }
+            guard let fields = parts[1].pairs else { continue }
+            guard let push = fields.first(where: { $0.key.text == "push" })?.value.bytes,
+                  let device = fields.first(where: { $0.key.text == "device" })?.value.text else {
+                throw RedisError(.protocolError, "the log entry \(id) has no push or device")
+            }
+            entries.append(Entry(id: id, push: push, deviceID: device))
+        }
+        return entries
+    }
+}

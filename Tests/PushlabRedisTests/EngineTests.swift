@@ -1,0 +1,115 @@
+import PushlabCluster
+import PushlabCore
+import PushlabRedis
+import Testing
+
+/// The engine's side of a Pushlab cluster against a real three-master Redis Cluster: the intake
+/// script (410, 429 and the log in one round trip) and the partitions' logs as consumer groups.
+@Suite(.serialized) struct EngineTests {
+    private static let minute = APNsPolicy.RateLimit(requests: 3, perSeconds: 60)
+
+    @Test func theIntakeAnswersAsAPNsWouldForEveryNodeAndLogsWhatItAccepts() async throws {
+        let servers = try RedisServers.start(count: 3, cluster: true)
+        defer { servers.stop() }
+        let client = RedisClusterClient(seeds: servers.endpoints)
+        try await client.start()
+        let keys = EngineKeys(partitions: DevicePartitions(count: 64))
+        let intake = EngineIntake(client: client, keys: keys)
+        // Another node, with a client of its own, sees the same windows and states.
+        let otherClient = RedisClusterClient(seeds: [servers.endpoints[2]])
+        try await otherClient.start()
+        let otherNode = EngineIntake(client: otherClient, keys: keys)
+
+        let start: EpochMilliseconds = 1_767_225_600_000
+        var ids: [StreamID] = []
+        for (n, node) in [intake, otherNode, intake].enumerated() {
+            guard case .accepted(let id) = try await node.accept([UInt8(n)], token: "aa", deviceID: "phone-1", now: start + Int64(n), limit: Self.minute) else {
+                Issue.record("push \(n) was not accepted")
+                continue
+            }
+            ids.append(id)
+        }
+        #expect(ids == ids.sorted() && Set(ids).count == 3)
+        #expect(try await otherNode.accept([9], token: "aa", deviceID: "phone-1", now: start + 10, limit: Self.minute) == .tooManyRequests,
+                "the fourth in the window, on either node")
+        #expect(try await intake.accept([9], token: "aa", deviceID: "phone-1", now: start + 59_999, limit: Self.minute) == .tooManyRequests)
+        #expect(try await intake.accept([9], token: "bb", deviceID: "phone-1", now: start + 10, limit: Self.minute) != .tooManyRequests,
+                "another token of the device has a window of its own")
+        guard case .accepted = try await otherNode.accept([9], token: "aa", deviceID: "phone-1", now: start + 60_000, limit: Self.minute) else {
+            Issue.record("a new window did not start a minute later")
+            return
+        }
+
+        try await intake.unregister(token: "aa", deviceID: "phone-1", since: start + 61_000)
+        #expect(try await otherNode.accept([9], token: "aa", deviceID: "phone-1", now: start + 62_000, limit: Self.minute)
+            == .unregistered(since: start + 61_000))
+
+        let log = EnginePushLog(client: client, keys: keys)
+        let partition = keys.partitions.partition(of: "phone-1")
+        #expect(try await log.untakenCount(partition: partition) == 5, "three, the other token's and the one of the next window; none refused")
+        await client.close()
+        await otherClient.close()
+    }
+
+    /// Two nodes consume one partition: each push is read by one of them; what a dead node read
+    /// and never took is claimed by the other once it has been idle long enough, and taking
+    /// deletes it, with what was written alongside, in one transaction.
+    @Test func aDeadConsumersPushesAreClaimedAndEveryPushIsTakenOnce() async throws {
+        let servers = try RedisServers.start(count: 3, cluster: true)
+        defer { servers.stop() }
+        let client = RedisClusterClient(seeds: servers.endpoints)
+        try await client.start()
+        let keys = EngineKeys(prefix: "lab", partitions: DevicePartitions(count: 8))
+        let intake = EngineIntake(client: client, keys: keys)
+        let log = EnginePushLog(client: client, keys: keys)
+        let partition = keys.partitions.partition(of: "phone-7")
+        try await log.prepare(partitions: 0..<8)
+        try await log.prepare(partitions: [partition])  // again: the group is kept
+        for n in 0..<10 {
+            _ = try await intake.accept([UInt8(n)], token: "t\(n)", deviceID: "phone-7", now: 1_000 + Int64(n), limit: Self.minute)
+        }
+
+        let readByA = try await log.readNew(partition: partition, consumer: "node-a", count: 4)
+        let readByB = try await log.readNew(partition: partition, consumer: "node-b", count: 100)
+        #expect(readByA.map(\.push) == (0..<4).map { [UInt8($0)] })
+        #expect(readByB.map(\.push) == (4..<10).map { [UInt8($0)] }, "in the order accepted, each read once")
+        #expect(readByB.allSatisfy { $0.deviceID == "phone-7" })
+
+        // Node b takes its pushes with what the phones observed, atomically.
+        let observations = "lab:\(keys.tag(partition)):observations"
+        try await log.take(partition: partition, ids: readByB.map(\.id), alongside: [RESPCommand("RPUSH", RESPArgument(observations), "delivered")])
+        #expect(try await client.send(RESPCommand("LLEN", RESPArgument(observations)), key: observations) == .integer(1))
+        #expect(try await log.untakenCount(partition: partition) == 4)
+
+        // Node a dies with its four pushes read and not taken. Too soon, nothing is claimed.
+        #expect(try await log.claimAbandoned(partition: partition, consumer: "node-b", minIdle: .seconds(60), count: 100).isEmpty)
+        try await Task.sleep(for: .milliseconds(150))
+        let claimed = try await log.claimAbandoned(partition: partition, consumer: "node-b", minIdle: .milliseconds(100), count: 100)
+        #expect(claimed == readByA)
+        #expect(try await log.readOwnPending(partition: partition, consumer: "node-b", count: 100) == readByA, "b's own now, after a restart of b too")
+        try await log.take(partition: partition, ids: claimed.map(\.id))
+        #expect(try await log.untakenCount(partition: partition) == 0)
+        #expect(try await log.readNew(partition: partition, consumer: "node-a", count: 100).isEmpty)
+        #expect(try await log.readOwnPending(partition: partition, consumer: "node-a", count: 100).isEmpty, "a comes back to nothing")
+        await client.close()
+    }
+
+    @Test func aMasterThatLostTheScriptGetsItWhole() async throws {
+        let servers = try RedisServers.start(count: 3, cluster: true)
+        defer { servers.stop() }
+        let client = RedisClusterClient(seeds: servers.endpoints)
+        try await client.start()
+        let keys = EngineKeys(partitions: DevicePartitions(count: 16))
+        let intake = EngineIntake(client: client, keys: keys)
+        guard case .accepted = try await intake.accept([1], token: "aa", deviceID: "d", now: 0, limit: Self.minute) else {
+            Issue.record("not accepted")
+            return
+        }
+        for index in servers.endpoints.indices { try servers.cli(index, "SCRIPT", "FLUSH") }
+        guard case .accepted = try await intake.accept([2], token: "aa", deviceID: "d", now: 1, limit: Self.minute) else {
+            Issue.record("not accepted after SCRIPT FLUSH")
+            return
+        }
+        await client.close()
+    }
+}
