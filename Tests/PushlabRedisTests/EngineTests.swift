@@ -3,17 +3,17 @@ import PushlabCore
 import PushlabRedis
 import Testing
 
-/// The engine's side of a Pushlab cluster against a real three-master Redis Cluster: the intake
-/// script (410, 429 and the log in one round trip) and the partitions' logs as consumer groups.
-@Suite(.serialized) struct EngineTests {
+/// The engine's side of a Pushlab cluster against a real Redis Cluster: the intake script (410,
+/// 429 and the log in one round trip) and the partitions' logs as consumer groups. Each test
+/// keeps to keys of its own prefix on the shared cluster, but the failover, which has its own.
+@Suite struct EngineTests {
     private static let minute = APNsPolicy.RateLimit(requests: 3, perSeconds: 60)
 
     @Test func theIntakeAnswersAsAPNsWouldForEveryNodeAndLogsWhatItAccepts() async throws {
-        let servers = try RedisServers.start(count: 3, cluster: true)
-        defer { servers.stop() }
+        let servers = try RedisServers.sharedCluster()
         let client = RedisClusterClient(seeds: servers.endpoints)
         try await client.start()
-        let keys = EngineKeys(partitions: DevicePartitions(count: 64))
+        let keys = EngineKeys(prefix: "intake-\(UInt32.random(in: 0...UInt32.max))", partitions: DevicePartitions(count: 64))
         let intake = EngineIntake(client: client, keys: keys)
         // Another node, with a client of its own, sees the same windows and states.
         let otherClient = RedisClusterClient(seeds: [servers.endpoints[2]])
@@ -55,11 +55,11 @@ import Testing
     /// and never took is claimed by the other once it has been idle long enough, and taking
     /// deletes it, with what was written alongside, in one transaction.
     @Test func aDeadConsumersPushesAreClaimedAndEveryPushIsTakenOnce() async throws {
-        let servers = try RedisServers.start(count: 3, cluster: true)
-        defer { servers.stop() }
+        let servers = try RedisServers.sharedCluster()
         let client = RedisClusterClient(seeds: servers.endpoints)
         try await client.start()
-        let keys = EngineKeys(prefix: "lab", partitions: DevicePartitions(count: 8))
+        let prefix = "consumers-\(UInt32.random(in: 0...UInt32.max))"
+        let keys = EngineKeys(prefix: prefix, partitions: DevicePartitions(count: 8))
         let intake = EngineIntake(client: client, keys: keys)
         let log = EnginePushLog(client: client, keys: keys)
         let partition = keys.partitions.partition(of: "phone-7")
@@ -76,7 +76,7 @@ import Testing
         #expect(readByB.allSatisfy { $0.deviceID == "phone-7" })
 
         // Node b takes its pushes with what the phones observed, atomically.
-        let observations = "lab:\(keys.tag(partition)):observations"
+        let observations = "\(prefix):\(keys.tag(partition)):observations"
         try await log.take(partition: partition, ids: readByB.map(\.id), alongside: [RESPCommand("RPUSH", RESPArgument(observations), "delivered")])
         #expect(try await client.send(RESPCommand("LLEN", RESPArgument(observations)), key: observations) == .integer(1))
         #expect(try await log.untakenCount(partition: partition) == 4)
@@ -95,11 +95,10 @@ import Testing
     }
 
     @Test func aMasterThatLostTheScriptGetsItWhole() async throws {
-        let servers = try RedisServers.start(count: 3, cluster: true)
-        defer { servers.stop() }
+        let servers = try RedisServers.sharedCluster()
         let client = RedisClusterClient(seeds: servers.endpoints)
         try await client.start()
-        let keys = EngineKeys(partitions: DevicePartitions(count: 16))
+        let keys = EngineKeys(prefix: "script-\(UInt32.random(in: 0...UInt32.max))", partitions: DevicePartitions(count: 16))
         let intake = EngineIntake(client: client, keys: keys)
         guard case .accepted = try await intake.accept([1], token: "aa", deviceID: "d", now: 0, limit: Self.minute) else {
             Issue.record("not accepted")
@@ -110,6 +109,53 @@ import Testing
             Issue.record("not accepted after SCRIPT FLUSH")
             return
         }
+        await client.close()
+    }
+
+    /// `kill -9` of the master of a partition under `--durable` intake: a replica is promoted,
+    /// the clients follow the new slot map, and every push acknowledged before, during and after
+    /// the failover is in the partition's log, once. Two replicas a master, so that the new
+    /// master still has one to `WAIT` for.
+    @Test func aMastersFailoverLosesNoDurablyAcceptedPush() async throws {
+        let servers = try RedisServers.start(count: 9, cluster: true, replicas: 2)
+        defer { servers.stop() }
+        let client = RedisClusterClient(seeds: servers.endpoints)
+        try await client.start()
+        let keys = EngineKeys(partitions: DevicePartitions(count: 32))
+        let intake = EngineIntake(client: client, keys: keys, replicas: 1, replicaTimeout: .seconds(2))
+        let log = EnginePushLog(client: client, keys: keys)
+        let partition = keys.partitions.partition(of: "phone-f")
+        try await log.prepare(partitions: [partition])
+        let limit = APNsPolicy.RateLimit(requests: 1_000_000, perSeconds: 60)
+
+        var acknowledged: [[UInt8]] = []
+        var refused = 0
+        var number: UInt32 = 0
+        func send() async {
+            number += 1
+            let push = withUnsafeBytes(of: number.bigEndian) { Array($0) }
+            do {
+                if case .accepted = try await intake.accept(push, token: "ff", deviceID: "phone-f", now: 1_000, limit: limit) { acknowledged.append(push) }
+            } catch {
+                refused += 1
+            }
+        }
+        for _ in 0..<50 { await send() }
+        let oldMaster = try #require(client.slotMap?.master(ofSlot: keys.slot(partition)))
+        servers.kill(try #require(servers.index(of: oldMaster)))
+        let killedAt = ContinuousClock.now
+        // Pushes go on while the replica takes over: refused (a provider retries them) until the
+        // new master answers, never acknowledged and lost.
+        while ContinuousClock.now - killedAt < .seconds(20) {
+            await send()
+            if acknowledged.count >= 100 { break }
+        }
+        #expect(acknowledged.count >= 100, "the new master took pushes within 20 s (\(refused) refused meanwhile)")
+        #expect(client.slotMap?.master(ofSlot: keys.slot(partition)) != oldMaster, "the client follows the new map")
+
+        let logged = try await log.readNew(partition: partition, consumer: "node-a", count: 10_000).map(\.push)
+        #expect(Set(acknowledged).isSubset(of: Set(logged)), "\(Set(acknowledged).subtracting(logged).count) acknowledged pushes lost")
+        #expect(logged.count == Set(logged).count, "none twice")
         await client.close()
     }
 }

@@ -1,29 +1,35 @@
 import PushlabRedis
 import Testing
 
-/// The cluster client against a real cluster of three `redis-server` masters.
+/// The cluster client against a real cluster of three `redis-server` masters. The tests that
+/// move slots or cut connections share a cluster of their own, one test at a time, each on slots
+/// and keys of its own.
 @Suite(.serialized) struct RedisClusterClientTests {
     @Test func keysGoToTheMasterOfTheirSlotAndATagKeepsThemTogether() async throws {
-        let servers = try RedisServers.start(count: 3, cluster: true)
-        defer { servers.stop() }
+        let servers = try RedisServers.sharedCluster()
         let client = RedisClusterClient(seeds: [servers.endpoints[1]])
         try await client.start()
         let map = try #require(client.slotMap)
         #expect(map.masters.count == 3 && map.coversEverySlot)
+        let prefix = "spread-\(UInt32.random(in: 0...UInt32.max))"
+        var perNode = [0, 0, 0]
         for n in 0..<60 {
-            _ = try await client.send(RESPCommand("SET", RESPArgument("key-\(n)"), RESPArgument(n)), key: "key-\(n)")
+            let key = "\(prefix)-\(n)"
+            _ = try await client.send(RESPCommand("SET", RESPArgument(key), RESPArgument(n)), key: key)
+            // On the master the slot map names, and on no other.
+            let holders = try servers.endpoints.indices.filter { try servers.cli($0, "EXISTS", key) == "1" }
+            #expect(holders.map { servers.endpoints[$0] } == [map.master(ofSlot: HashSlot.of(key))], "\(key)")
+            for holder in holders { perNode[holder] += 1 }
         }
-        var perNode: [Int] = []
-        for index in servers.endpoints.indices { perNode.append(Int(try servers.cli(index, "DBSIZE")) ?? -1) }
-        #expect(perNode.reduce(0, +) == 60)
         #expect(perNode.allSatisfy { $0 > 0 }, "spread over every master: \(perNode)")
-        for n in 0..<60 { #expect(try await client.send(RESPCommand("GET", RESPArgument("key-\(n)")), key: "key-\(n)").text == String(n)) }
+        for n in 0..<60 { #expect(try await client.send(RESPCommand("GET", RESPArgument("\(prefix)-\(n)")), key: "\(prefix)-\(n)").text == String(n)) }
 
         // One tag, one slot: a pipeline of keys with it runs on one master in one round trip.
-        let slot = HashSlot.of("{phone-7}")
+        let tag = "{\(prefix)-phone-7}"
         let answers = try await client.pipeline(
-            [RESPCommand("SET", "{phone-7}:state", "online"), RESPCommand("XADD", "{phone-7}:log", "*", "push", "1"), RESPCommand("GET", "{phone-7}:state")],
-            slot: slot
+            [RESPCommand("SET", RESPArgument("\(tag):state"), "online"), RESPCommand("XADD", RESPArgument("\(tag):log"), "*", "push", "1"),
+             RESPCommand("GET", RESPArgument("\(tag):state"))],
+            slot: HashSlot.of(tag)
         )
         #expect(answers[0] == .simpleString("OK") && answers[2].text == "online")
         await client.close()
@@ -32,8 +38,7 @@ import Testing
     /// A slot moved to another master after the client read the map: the old master answers
     /// MOVED, and the client follows it (and reads the map again).
     @Test func aMovedSlotIsFollowed() async throws {
-        let servers = try RedisServers.start(count: 3, cluster: true)
-        defer { servers.stop() }
+        let servers = try RedisServers.sharedCluster(changing: true)
         let client = RedisClusterClient(seeds: [servers.endpoints[0]])
         try await client.start()
         let slot = HashSlot.of("moving")
@@ -53,8 +58,7 @@ import Testing
     /// A slot half-way through a migration: a key already moved is answered ASK by the old
     /// master, and the client asks the new one (ASKING) without changing its map.
     @Test func aMigratingSlotIsAskedForOnTheNewMaster() async throws {
-        let servers = try RedisServers.start(count: 3, cluster: true)
-        defer { servers.stop() }
+        let servers = try RedisServers.sharedCluster(changing: true)
         let client = RedisClusterClient(seeds: [servers.endpoints[0]])
         try await client.start()
         let slot = HashSlot.of("{m}a")
@@ -72,18 +76,17 @@ import Testing
     }
 
     @Test func aClosedConnectionIsMadeAgain() async throws {
-        let servers = try RedisServers.start(count: 3, cluster: true)
-        defer { servers.stop() }
+        let servers = try RedisServers.sharedCluster(changing: true)
         let client = RedisClusterClient(seeds: servers.endpoints)
         try await client.start()
-        _ = try await client.send(RESPCommand("SET", "k", "v"), key: "k")
-        let node = try #require(client.slotMap?.master(ofSlot: HashSlot.of("k")))
+        _ = try await client.send(RESPCommand("SET", "kept", "v"), key: "kept")
+        let node = try #require(client.slotMap?.master(ofSlot: HashSlot.of("kept")))
         let index = try #require(servers.index(of: node))
         try servers.cli(index, "CLIENT", "KILL", "TYPE", "normal")
         try await Task.sleep(for: .milliseconds(50))
         // The command in flight when a connection dies fails; the next one connects again.
-        _ = try? await client.send(RESPCommand("GET", "k"), key: "k")
-        #expect(try await client.send(RESPCommand("GET", "k"), key: "k").text == "v")
+        _ = try? await client.send(RESPCommand("GET", "kept"), key: "kept")
+        #expect(try await client.send(RESPCommand("GET", "kept"), key: "kept").text == "v")
         await client.close()
     }
 

@@ -20,8 +20,25 @@ final class RedisServers: Sendable {
         self.folder = folder
     }
 
-    /// `count` servers; with `cluster`, made one cluster of `count` masters (every slot served).
-    static func start(count: Int = 1, cluster: Bool = false) throws -> RedisServers {
+    /// One three-master cluster for the tests that neither change its topology nor cut its
+    /// connections; each keeps to keys of its own (a prefix of its own). Never stopped: it goes
+    /// with the test process.
+    ///
+    /// `changing`: another cluster, for the one serialized suite whose tests move slots and cut
+    /// connections, one test at a time (each on slots and keys of its own).
+    static func sharedCluster(changing: Bool = false) throws -> RedisServers {
+        guard let cluster = changing ? changed : shared else {
+            throw Missing(description: "the shared cluster did not start (see the tests that start their own)")
+        }
+        return cluster
+    }
+
+    private static let shared: RedisServers? = try? start(count: 3, cluster: true)
+    private static let changed: RedisServers? = try? start(count: 3, cluster: true)
+
+    /// `count` servers; with `cluster`, made one cluster of `count / (replicas + 1)` masters
+    /// (every slot served), each with `replicas` replicas.
+    static func start(count: Int = 1, cluster: Bool = false, replicas: Int = 0) throws -> RedisServers {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw Missing(description: "redis-server is not installed: scripts/install-deps.sh installs it (Debian's redis-server)")
         }
@@ -36,7 +53,7 @@ final class RedisServers: Sendable {
         }
         let servers = RedisServers(endpoints: endpoints, processes: processes, folder: folder)
         running.withLock { $0.append(contentsOf: processes.map(\.processIdentifier)) }
-        if cluster { try servers.createCluster() }
+        if cluster { try servers.createCluster(replicas: replicas) }
         return servers
     }
 
@@ -50,7 +67,7 @@ final class RedisServers: Sendable {
             process.currentDirectoryURL = directory
             var arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no",
                              "--logfile", directory.appendingPathComponent("redis.log").path]
-            if cluster { arguments += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000"] }
+            if cluster { arguments += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "1000"] }
             process.arguments = arguments
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
@@ -96,21 +113,24 @@ final class RedisServers: Sendable {
         try Self.cliOutput(["-p", String(endpoints[index].port)] + arguments)
     }
 
-    private func createCluster() throws {
+    private func createCluster(replicas: Int) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.cli)
-        process.arguments = ["--cluster", "create"] + endpoints.map(\.description) + ["--cluster-replicas", "0", "--cluster-yes"]
+        process.arguments = ["--cluster", "create"] + endpoints.map(\.description) + ["--cluster-replicas", String(replicas), "--cluster-yes"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw Missing(description: "redis-cli --cluster create failed") }
         // Every node must agree that every slot is served before a test relies on it.
-        for _ in 0..<500 {
-            if try endpoints.indices.allSatisfy({ try cli($0, "CLUSTER", "INFO").contains("cluster_state:ok") }) { return }
+        for _ in 0..<1_000 {
+            if try endpoints.indices.allSatisfy({ index in
+                let info = try cli(index, "INFO", "replication")
+                return try cli(index, "CLUSTER", "INFO").contains("cluster_state:ok") && (info.contains("role:master") || info.contains("master_link_status:up"))
+            }) { return }
             usleep(10_000)
         }
-        throw Missing(description: "the cluster did not reach cluster_state:ok in 5 s")
+        throw Missing(description: "the cluster did not reach cluster_state:ok with every replica linked in 10 s")
     }
 
     /// Node `index`'s cluster id.

@@ -8,10 +8,18 @@ import PushlabRedis
 public struct EngineIntake: Sendable {
     public let keys: EngineKeys
     private let client: RedisClusterClient
+    /// `pushlab serve --durable`: a push is accepted once its entry is also on this many
+    /// replicas (`WAIT`), so that a master's failover loses none.
+    public let replicas: Int
+    /// How long `WAIT` may take before the push is refused (500 `InternalServerError` to the
+    /// provider, which retries).
+    public let replicaTimeout: Duration
 
-    public init(client: RedisClusterClient, keys: EngineKeys) {
+    public init(client: RedisClusterClient, keys: EngineKeys, replicas: Int = 0, replicaTimeout: Duration = .seconds(1)) {
         self.client = client
         self.keys = keys
+        self.replicas = replicas
+        self.replicaTimeout = replicaTimeout
     }
 
     /// What the engine made of a push.
@@ -31,11 +39,16 @@ public struct EngineIntake: Sendable {
     ) async throws(RedisError) -> Verdict {
         let partition = keys.partitions.partition(of: deviceID)
         let window = Int64(limit.perSeconds * 1000)
-        let answer = try await Script.accept.run(
+        let wait = replicas > 0 ? [RESPCommand("WAIT", RESPArgument(replicas), RESPArgument(Int64(replicaTimeout / .milliseconds(1))))] : []
+        let (answer, waited) = try await Script.accept.run(
             on: client, slot: keys.slot(partition),
             keys: [keys.tokenState(token, partition: partition), keys.rateWindow(token, partition: partition), keys.log(partition)],
-            arguments: [RESPArgument(now), RESPArgument(window), RESPArgument(limit.requests), RESPArgument(bytes: push), RESPArgument(deviceID)]
+            arguments: [RESPArgument(now), RESPArgument(window), RESPArgument(limit.requests), RESPArgument(bytes: push), RESPArgument(deviceID)],
+            then: wait
         )
+        if let reached = waited.first?.integer, reached < replicas {
+            throw RedisError(.cluster, "the push reached \(reached) of \(replicas) replicas in \(replicaTimeout)")
+        }
         guard let fields = answer.elements, let verdict = fields.first?.text else {
             throw RedisError(.protocolError, "the intake script answered \(answer)")
         }

@@ -12,7 +12,11 @@ final class Script: Sendable {
         self.source = source
     }
 
-    func run(on client: RedisClusterClient, slot: Int, keys: [String], arguments: [RESPArgument]) async throws(RedisError) -> RESPValue {
+    /// `then`: commands sent right behind the script on the same connection (`WAIT`), whose
+    /// answers are checked for errors only.
+    func run(
+        on client: RedisClusterClient, slot: Int, keys: [String], arguments: [RESPArgument], then: [RESPCommand] = []
+    ) async throws(RedisError) -> (script: RESPValue, then: [RESPValue]) {
         let tail = [RESPArgument(keys.count)] + keys.map { RESPArgument($0) } + arguments
         var known = sha1.withLock { $0 }
         if known == nil {
@@ -21,10 +25,11 @@ final class Script: Sendable {
             sha1.withLock { $0 = text }
             known = text
         }
-        do {
-            return try await client.send(RESPCommand("EVALSHA", [RESPArgument(known!)] + tail), slot: slot)
-        } catch where error.code == "NOSCRIPT" {
-            return try await client.send(RESPCommand("EVAL", [RESPArgument(source)] + tail), slot: slot)
+        var answers = try await client.pipeline([RESPCommand("EVALSHA", [RESPArgument(known!)] + tail)] + then, slot: slot)
+        if answers[0].errorMessage?.hasPrefix("NOSCRIPT") == true {
+            answers = try await client.pipeline([RESPCommand("EVAL", [RESPArgument(source)] + tail)] + then, slot: slot)
         }
+        if let failure = answers.compactMap(\.errorMessage).first { throw RedisError(.server, failure) }
+        return (answers[0], Array(answers.dropFirst()))
     }
 }
