@@ -1,3 +1,4 @@
+import Foundation
 @testable import PushlabSimulator
 import PushlabCore
 import Synchronization
@@ -85,4 +86,33 @@ final class Reports: Sendable {
     private let lock = Mutex<[(step: LoadProgress.Step, done: Int, total: Int)]>([])
     var seen: [(step: LoadProgress.Step, done: Int, total: Int)] { lock.withLock { $0 } }
     var progress: LoadProgress { LoadProgress { [self] step, done, total in lock.withLock { $0.append((step, done, total)) } } }
+}
+
+@Suite struct RestoreRaceTests {
+    /// A store's writer runs while a restart restores its devices: whenever it asks what changed,
+    /// it never finds a restored device removed. Once it did (between taking the device out and
+    /// putting the saved one in), and saved it so: the next start lost the device.
+    @Test func aStoreAskingDuringARestoreNeverSeesARestoredDeviceRemoved() throws {
+        let simulator = DeviceSimulator(world: APNsWorld(), clock: ManualClock(Fixture.start))
+        let token = { (number: Int) in String(repeating: "0", count: 63) + String(number, radix: 16) }
+        try simulator.replaceAll(with: (1...3).map { SimulatedDevice(id: "phone-\($0)", apps: [AppInstall(bundleID: Fixture.bundleID, deviceToken: token($0))]) })
+        simulator.discardChanges()
+        let saved = (1...3).map { number in
+            SimulatedDevice(id: "phone-\(number)", name: "saved", apps: [AppInstall(bundleID: Fixture.bundleID, deviceToken: token(number))])
+        }
+        let done = Atomic<Bool>(false)
+        let seenRemoved = Mutex<Set<String>>([])
+        let writer = Thread {
+            while !done.load(ordering: .relaxed) {
+                let removed = simulator.takeChanges().removed
+                if !removed.isEmpty { seenRemoved.withLock { $0.formUnion(removed) } }
+            }
+        }
+        writer.start()
+        for _ in 0..<2_000 { try simulator.restore(saved, removing: []) }
+        done.store(true, ordering: .relaxed)
+        while !writer.isFinished { usleep(1_000) }
+        #expect(seenRemoved.withLock { $0 }.isEmpty)
+        #expect(simulator.deviceCount == 3)
+    }
 }

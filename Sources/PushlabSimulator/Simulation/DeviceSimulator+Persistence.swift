@@ -97,7 +97,7 @@ extension DeviceSimulator {
         let touched = Set(saved.map(\.id)).union(removed)
         var replacedTokens: [(token: String, deviceID: String)] = []
         for id in touched {
-            guard let device = try? delete(id) else { continue }
+            guard let device = try? delete(id, markingRemoved: false) else { continue }
             replacedTokens += device.tokenRecords.map { ($0.token, id) }
         }
         forgetTokens(replacedTokens)

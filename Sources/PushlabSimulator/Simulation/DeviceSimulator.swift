@@ -465,14 +465,17 @@ public final class DeviceSimulator: PushSink, Sendable {
         }
     }
 
-    func delete(_ deviceID: String) throws(SimulatorError) -> SimulatedDevice {
+    /// `markingRemoved`: the store is told the device went. Off for a device about to be put
+    /// back (`restore`): a store writing meanwhile would save the device as removed, and the
+    /// next start would lose it.
+    func delete(_ deviceID: String, markingRemoved: Bool = true) throws(SimulatorError) -> SimulatedDevice {
         settle()
         guard let device = shard(deviceID).withLock({ shard -> SimulatedDevice? in
             guard let device = shard.devices.removeValue(forKey: deviceID) else { return nil }
             shard.dueTimes[deviceID] = nil
             shard.changed.remove(deviceID)
             if shard.heldChanged.remove(deviceID) != nil { heldChangeCount.subtract(1, ordering: .relaxed) }
-            shard.removed.insert(deviceID)
+            if markingRemoved { shard.removed.insert(deviceID) }
             return device
         }) else { throw .unknownDevice(deviceID) }
         return device
