@@ -9,10 +9,16 @@ import Testing
 @Suite struct EngineTests {
     private static let minute = APNsPolicy.RateLimit(requests: 3, perSeconds: 60)
 
-    @Test func theIntakeAnswersAsAPNsWouldForEveryNodeAndLogsWhatItAccepts() async throws {
-        let servers = try RedisServers.sharedCluster()
+    /// A node's client of `servers`, with the slot map read.
+    private static func connect(to servers: RedisServers) async throws -> RedisClusterClient {
         let client = RedisClusterClient(seeds: servers.endpoints)
         try await client.start()
+        return client
+    }
+
+    @Test func theIntakeAnswersAsAPNsWouldForEveryNodeAndLogsWhatItAccepts() async throws {
+        let servers = try RedisServers.sharedCluster()
+        let client = try await Self.connect(to: servers)
         let keys = EngineKeys(prefix: "intake-\(UInt32.random(in: 0...UInt32.max))", partitions: DevicePartitions(count: 64))
         let intake = EngineIntake(client: client, keys: keys)
         // Another node, with a client of its own, sees the same windows and states.
@@ -56,8 +62,7 @@ import Testing
     /// deletes it, with what was written alongside, in one transaction.
     @Test func aDeadConsumersPushesAreClaimedAndEveryPushIsTakenOnce() async throws {
         let servers = try RedisServers.sharedCluster()
-        let client = RedisClusterClient(seeds: servers.endpoints)
-        try await client.start()
+        let client = try await Self.connect(to: servers)
         let prefix = "consumers-\(UInt32.random(in: 0...UInt32.max))"
         let keys = EngineKeys(prefix: prefix, partitions: DevicePartitions(count: 8))
         let intake = EngineIntake(client: client, keys: keys)
@@ -96,8 +101,7 @@ import Testing
 
     @Test func aMasterThatLostTheScriptGetsItWhole() async throws {
         let servers = try RedisServers.sharedCluster()
-        let client = RedisClusterClient(seeds: servers.endpoints)
-        try await client.start()
+        let client = try await Self.connect(to: servers)
         let keys = EngineKeys(prefix: "script-\(UInt32.random(in: 0...UInt32.max))", partitions: DevicePartitions(count: 16))
         let intake = EngineIntake(client: client, keys: keys)
         guard case .accepted = try await intake.accept([1], token: "aa", deviceID: "d", now: 0, limit: Self.minute) else {
@@ -119,8 +123,7 @@ import Testing
     @Test func aMastersFailoverLosesNoDurablyAcceptedPush() async throws {
         let servers = try RedisServers.start(count: 9, cluster: true, replicas: 2)
         defer { servers.stop() }
-        let client = RedisClusterClient(seeds: servers.endpoints)
-        try await client.start()
+        let client = try await Self.connect(to: servers)
         let keys = EngineKeys(partitions: DevicePartitions(count: 32))
         let intake = EngineIntake(client: client, keys: keys, replicas: 1, replicaTimeout: .seconds(2))
         let log = EnginePushLog(client: client, keys: keys)

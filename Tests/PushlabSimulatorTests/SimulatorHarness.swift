@@ -109,12 +109,6 @@ extension Array where Element == Observation {
     }
 }
 
-final class Counter: Sendable {
-    private let count = Atomic<Int>(0)
-    func add() { count.add(1, ordering: .relaxed) }
-    var value: Int { count.load(ordering: .relaxed) }
-}
-
 /// One simulator with a manual clock, one device and an in-memory log.
 final class SimulatorHarness {
     let clock = ManualClock(Fixture.start)

@@ -129,7 +129,8 @@ private final class ParsedPayload: Sendable {
     }
 }
 
-/// Where accepted pushes go (the device simulator). Called on the event loop: return quickly.
+/// Where accepted pushes go (the delivery pipeline in front of the device simulator, or the
+/// simulator itself). Called on the event loop: return quickly.
 /// Class-bound: every connection asks it about every push, and borrows it from the service
 /// instead of retaining it each time (Benchmarks/results/history.md, shared reference counts).
 public protocol PushSink: AnyObject, Sendable {

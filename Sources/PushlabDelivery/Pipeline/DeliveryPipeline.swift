@@ -72,15 +72,7 @@ public final class DeliveryPipeline: PushSink, Sendable {
     /// delivered now.
     public func resume(_ logged: [LoggedPush]) {
         guard !logged.isEmpty else { return }
-        guard let queue = queue.load() else {
-            var run = ObservationRun(pushes: logged.count)
-            for entry in logged {
-                withUnsafePointer(to: entry.push) { simulator.deliver($0, resumed: true, into: &run) }
-                if run.isFull { simulator.publish(&run) }
-            }
-            simulator.publish(&run)
-            return
-        }
+        guard let queue = queue.load() else { return simulator.accept(logged.map(\.push), resumed: true) }
         deliver(owing: queue.append(resumed: logged), to: queue, limit: 64)
     }
 

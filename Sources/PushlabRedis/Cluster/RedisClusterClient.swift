@@ -112,19 +112,6 @@ public final class RedisClusterClient: Sendable {
         throw lastError
     }
 
-    /// `command` on every master, each answer with its node (`FLUSHALL`, `SCAN` of each node).
-    public func sendToEveryMaster(_ command: RESPCommand) async throws(RedisError) -> [(node: RedisEndpoint, answer: RESPValue)] {
-        var map = slotMap
-        if map == nil { map = try await refreshMap() }
-        guard let map else { throw RedisError(.cluster, "no slot map") }
-        var answers: [(RedisEndpoint, RESPValue)] = []
-        for master in map.masters {
-            let connection = try await connection(to: master)
-            answers.append((master, try await connection.send(command)))
-        }
-        return answers
-    }
-
     /// Closes every connection; commands sent afterwards fail.
     public func close() async {
         let connections = state.withLock { state -> [RedisConnection] in

@@ -235,10 +235,15 @@ public final class DeviceSimulator: PushSink, Sendable {
     /// The pushes of one read, delivered now on the caller's thread, their observations published
     /// in runs.
     public func accept(_ pushes: [AcceptedPush]) {
+        accept(pushes, resumed: false)
+    }
+
+    /// The same for pushes kept across a restart (`resumed`: each observation says `afterRestart`).
+    public func accept(_ pushes: [AcceptedPush], resumed: Bool) {
         var run = ObservationRun(pushes: pushes.count)
         pushes.withUnsafeBufferPointer { pushes in
             for index in pushes.indices {
-                deliver(pushes.baseAddress! + index, resumed: false, into: &run)
+                deliver(pushes.baseAddress! + index, resumed: resumed, into: &run)
                 if run.isFull { publish(&run) }
             }
         }
