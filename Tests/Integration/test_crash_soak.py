@@ -58,10 +58,10 @@ def control(url: str) -> dict:
         return json.loads(answer.read())
 
 
-def background_load(port: int, seconds: float, body: Path) -> subprocess.Popen:
-    """h2load on phone 0 at BACKGROUND_RATE, for longer than the cycle: the kill stops it."""
+def background_load(port: int, seconds: float, body: Path, rate: int = BACKGROUND_RATE) -> subprocess.Popen:
+    """h2load on phone 0 at `rate`, for longer than the cycle: the kill stops it."""
     return subprocess.Popen(
-        [tool("h2load"), "-t1", "-c2", "-m100", f"--rps={BACKGROUND_RATE // 2}", "-D", str(int(seconds) + 5),
+        [tool("h2load"), "-t1", "-c2", "-m100", f"--rps={rate // 2}", "-D", str(int(seconds) + 5),
          "-H", f"authorization: bearer {provider_token()}", "-H", f"apns-topic: {TOPIC}", "-H", "apns-push-type: alert",
          "-d", str(body), f"https://127.0.0.1:{port}/3/device/{token(0)}"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -210,6 +210,46 @@ def test_durable_kill_9_loses_no_acknowledged_push(fresh_server, tmp_path):
     rounds = soak(fresh_server, tmp_path, "--durable")
     check(rounds, window=None)
     print(describe(rounds))
+
+
+def test_a_push_stored_for_an_offline_phone_survives_kill_9(fresh_server, tmp_path):
+    """A push APNs stored for an offline phone is taken (stored) at once, while the other phones'
+    snapshots wait seconds: kill -9 a second after it, under a load that keeps the store busy,
+    and the phone still gets it, once, when it comes online after the restart."""
+    scenario = background_phones_scenario(tmp_path / "offline.yaml", "offline", 2, prefix="de", id_prefix="soak")
+    db = tmp_path / "offline.db"
+    body = tmp_path / "body.json"
+    body.write_bytes(BODY)
+    srv = fresh_server("--db", str(db), scenario=scenario)
+    request = urllib.request.Request(f"{srv.control_url}/v1/devices/soak-1", data=b'{"online":false}', method="PATCH")
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        assert json.loads(answer.read())["online"] is False
+    # Well below the rate at which the store holds its writes (each push is several records), so
+    # that takings commit at once; batches keep coming, none of them quiet.
+    load = background_load(srv.dev_port, 5, body, rate=400)
+    try:
+        time.sleep(0.5)  # the load under way: from now on no batch is quiet
+        client = H2Client(srv.dev_port)
+        client.authenticate(path=f"/3/device/{token(0)}")
+        response = client.request(body=BODY, path=f"/3/device/{token(1)}")
+        assert response.status == 200, response
+        stored = response.headers["apns-id"]
+        time.sleep(1.0)
+        os.kill(srv.proc.pid, signal.SIGKILL)
+        srv.proc.wait(10)
+        client.close()
+    finally:
+        load.kill()
+        load.wait(10)
+
+    again = fresh_server("--db", str(db), scenario=scenario)
+    request = urllib.request.Request(f"{again.control_url}/v1/devices/soak-1", data=b'{"online":true}', method="PATCH")
+    with urllib.request.urlopen(request, timeout=30):
+        pass
+    seen = control(f"{again.control_url}/v1/observations?deviceId=soak-1&limit=10000")["observations"]
+    about = [o["kind"] for o in seen if o.get("notificationId") == stored]
+    assert about.count("delivered") == 1, (about, again.stdout())
+    assert about.count("stored") <= 1, about
 
 
 @pytest.mark.parametrize("args, named", [
