@@ -17,7 +17,7 @@ import Testing
     }
 
     @Test func theIntakeAnswersAsAPNsWouldForEveryNodeAndLogsWhatItAccepts() async throws {
-        let servers = try RedisServers.sharedCluster()
+        let servers = try await RedisServers.sharedCluster()
         let client = try await Self.connect(to: servers)
         let keys = EngineKeys(prefix: "intake-\(UInt32.random(in: 0...UInt32.max))", partitions: DevicePartitions(count: 64))
         let intake = EngineIntake(client: client, keys: keys)
@@ -61,7 +61,7 @@ import Testing
     /// and never took is claimed by the other once it has been idle long enough, and taking
     /// deletes it, with what was written alongside, in one transaction.
     @Test func aDeadConsumersPushesAreClaimedAndEveryPushIsTakenOnce() async throws {
-        let servers = try RedisServers.sharedCluster()
+        let servers = try await RedisServers.sharedCluster()
         let client = try await Self.connect(to: servers)
         let prefix = "consumers-\(UInt32.random(in: 0...UInt32.max))"
         let keys = EngineKeys(prefix: prefix, partitions: DevicePartitions(count: 8))
@@ -100,7 +100,7 @@ import Testing
     }
 
     @Test func aMasterThatLostTheScriptGetsItWhole() async throws {
-        let servers = try RedisServers.sharedCluster()
+        let servers = try await RedisServers.sharedCluster()
         let client = try await Self.connect(to: servers)
         let keys = EngineKeys(prefix: "script-\(UInt32.random(in: 0...UInt32.max))", partitions: DevicePartitions(count: 16))
         let intake = EngineIntake(client: client, keys: keys)
@@ -108,7 +108,7 @@ import Testing
             Issue.record("not accepted")
             return
         }
-        for index in servers.endpoints.indices { try servers.cli(index, "SCRIPT", "FLUSH") }
+        for index in servers.endpoints.indices { try await servers.cli(index, "SCRIPT", "FLUSH") }
         guard case .accepted = try await intake.accept([2], token: "aa", deviceID: "d", now: 1, limit: Self.minute) else {
             Issue.record("not accepted after SCRIPT FLUSH")
             return
@@ -121,7 +121,7 @@ import Testing
     /// the failover is in the partition's log, once. Two replicas a master, so that the new
     /// master still has one to `WAIT` for.
     @Test func aMastersFailoverLosesNoDurablyAcceptedPush() async throws {
-        let servers = try RedisServers.start(count: 9, cluster: true, replicas: 2)
+        let servers = try await RedisServers.start(count: 9, cluster: true, replicas: 2)
         defer { servers.stop() }
         let client = try await Self.connect(to: servers)
         let keys = EngineKeys(partitions: DevicePartitions(count: 32))

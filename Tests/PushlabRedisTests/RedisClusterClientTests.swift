@@ -6,7 +6,7 @@ import Testing
 /// and keys of its own.
 @Suite(.serialized) struct RedisClusterClientTests {
     @Test func keysGoToTheMasterOfTheirSlotAndATagKeepsThemTogether() async throws {
-        let servers = try RedisServers.sharedCluster()
+        let servers = try await RedisServers.sharedCluster()
         let client = RedisClusterClient(seeds: [servers.endpoints[1]])
         try await client.start()
         let map = try #require(client.slotMap)
@@ -17,7 +17,8 @@ import Testing
             let key = "\(prefix)-\(n)"
             _ = try await client.send(RESPCommand("SET", RESPArgument(key), RESPArgument(n)), key: key)
             // On the master the slot map names, and on no other.
-            let holders = try servers.endpoints.indices.filter { try servers.cli($0, "EXISTS", key) == "1" }
+            var holders: [Int] = []
+            for index in servers.endpoints.indices where try await servers.cli(index, "EXISTS", key) == "1" { holders.append(index) }
             #expect(holders.map { servers.endpoints[$0] } == [map.master(ofSlot: HashSlot.of(key))], "\(key)")
             for holder in holders { perNode[holder] += 1 }
         }
@@ -38,7 +39,7 @@ import Testing
     /// A slot moved to another master after the client read the map: the old master answers
     /// MOVED, and the client follows it (and reads the map again).
     @Test func aMovedSlotIsFollowed() async throws {
-        let servers = try RedisServers.sharedCluster(changing: true)
+        let servers = try await RedisServers.sharedCluster(changing: true)
         let client = RedisClusterClient(seeds: [servers.endpoints[0]])
         try await client.start()
         let slot = HashSlot.of("moving")
@@ -48,7 +49,7 @@ import Testing
         let to = (from + 1) % 3
         _ = try await client.send(RESPCommand("SET", "moving", "before"), key: "moving")
 
-        try migrate(slot: slot, key: "moving", from: from, to: to, in: servers, finish: true)
+        try await migrate(slot: slot, key: "moving", from: from, to: to, in: servers, finish: true)
         #expect(client.slotMap?.master(ofSlot: slot) == servers.endpoints[from], "the client's map is stale")
         #expect(try await client.send(RESPCommand("GET", "moving"), key: "moving").text == "before")
         #expect(client.slotMap?.master(ofSlot: slot) == servers.endpoints[to], "MOVED made it read the map again")
@@ -58,7 +59,7 @@ import Testing
     /// A slot half-way through a migration: a key already moved is answered ASK by the old
     /// master, and the client asks the new one (ASKING) without changing its map.
     @Test func aMigratingSlotIsAskedForOnTheNewMaster() async throws {
-        let servers = try RedisServers.sharedCluster(changing: true)
+        let servers = try await RedisServers.sharedCluster(changing: true)
         let client = RedisClusterClient(seeds: [servers.endpoints[0]])
         try await client.start()
         let slot = HashSlot.of("{m}a")
@@ -68,7 +69,7 @@ import Testing
         _ = try await client.send(RESPCommand("SET", "{m}a", "moved"), key: "{m}a")
         _ = try await client.send(RESPCommand("SET", "{m}b", "stays"), key: "{m}b")
 
-        try migrate(slot: slot, key: "{m}a", from: from, to: to, in: servers, finish: false)
+        try await migrate(slot: slot, key: "{m}a", from: from, to: to, in: servers, finish: false)
         #expect(try await client.send(RESPCommand("GET", "{m}a"), key: "{m}a").text == "moved", "ASK followed")
         #expect(try await client.send(RESPCommand("GET", "{m}b"), key: "{m}b").text == "stays", "still on the old master")
         #expect(client.slotMap?.master(ofSlot: slot) == servers.endpoints[from], "an ASK does not change the map")
@@ -76,13 +77,13 @@ import Testing
     }
 
     @Test func aClosedConnectionIsMadeAgain() async throws {
-        let servers = try RedisServers.sharedCluster(changing: true)
+        let servers = try await RedisServers.sharedCluster(changing: true)
         let client = RedisClusterClient(seeds: servers.endpoints)
         try await client.start()
         _ = try await client.send(RESPCommand("SET", "kept", "v"), key: "kept")
         let node = try #require(client.slotMap?.master(ofSlot: HashSlot.of("kept")))
         let index = try #require(servers.index(of: node))
-        try servers.cli(index, "CLIENT", "KILL", "TYPE", "normal")
+        try await servers.cli(index, "CLIENT", "KILL", "TYPE", "normal")
         try await Task.sleep(for: .milliseconds(50))
         // The command in flight when a connection dies fails; the next one connects again.
         _ = try? await client.send(RESPCommand("GET", "kept"), key: "kept")
@@ -91,7 +92,7 @@ import Testing
     }
 
     @Test func aServerThatIsNoClusterIsAReadableError() async throws {
-        let servers = try RedisServers.start()
+        let servers = try await RedisServers.start()
         defer { servers.stop() }
         do {
             try await RedisClusterClient(seeds: servers.endpoints).start()
@@ -105,14 +106,14 @@ import Testing
     /// Moves `key`'s slot from node `from` to node `to` as `redis-cli --cluster reshard` does:
     /// IMPORTING and MIGRATING, MIGRATE of the key, then (with `finish`) the slot assigned to
     /// `to` on every node.
-    private func migrate(slot: Int, key: String, from: Int, to: Int, in servers: RedisServers, finish: Bool) throws {
-        let fromID = try servers.nodeID(from)
-        let toID = try servers.nodeID(to)
-        try servers.cli(to, "CLUSTER", "SETSLOT", String(slot), "IMPORTING", fromID)
-        try servers.cli(from, "CLUSTER", "SETSLOT", String(slot), "MIGRATING", toID)
+    private func migrate(slot: Int, key: String, from: Int, to: Int, in servers: RedisServers, finish: Bool) async throws {
+        let fromID = try await servers.nodeID(from)
+        let toID = try await servers.nodeID(to)
+        try await servers.cli(to, "CLUSTER", "SETSLOT", String(slot), "IMPORTING", fromID)
+        try await servers.cli(from, "CLUSTER", "SETSLOT", String(slot), "MIGRATING", toID)
         let target = servers.endpoints[to]
-        try servers.cli(from, "MIGRATE", target.host, String(target.port), key, "0", "5000")
+        try await servers.cli(from, "MIGRATE", target.host, String(target.port), key, "0", "5000")
         guard finish else { return }
-        for index in servers.endpoints.indices { try servers.cli(index, "CLUSTER", "SETSLOT", String(slot), "NODE", toID) }
+        for index in servers.endpoints.indices { try await servers.cli(index, "CLUSTER", "SETSLOT", String(slot), "NODE", toID) }
     }
 }

@@ -4,7 +4,7 @@ import Testing
 /// One connection against a real `redis-server`.
 @Suite(.serialized) struct RedisConnectionTests {
     @Test func commandsArePipelinedAndAnsweredInOrder() async throws {
-        let servers = try RedisServers.start()
+        let servers = try await RedisServers.start()
         defer { servers.stop() }
         let connection = try await RedisConnection.connect(to: servers.endpoints[0])
         let answers = try await connection.pipeline(
@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test func manyCallersShareOneConnection() async throws {
-        let servers = try RedisServers.start()
+        let servers = try await RedisServers.start()
         defer { servers.stop() }
         let connection = try await RedisConnection.connect(to: servers.endpoints[0])
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func aLostConnectionFailsWhatItOwesAndSaysWhy() async throws {
-        let servers = try RedisServers.start()
+        let servers = try await RedisServers.start()
         let connection = try await RedisConnection.connect(to: servers.endpoints[0])
         servers.kill(0)
         do {

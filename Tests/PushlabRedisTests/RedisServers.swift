@@ -26,19 +26,26 @@ final class RedisServers: Sendable {
     ///
     /// `changing`: another cluster, for the one serialized suite whose tests move slots and cut
     /// connections, one test at a time (each on slots and keys of its own).
-    static func sharedCluster(changing: Bool = false) throws -> RedisServers {
-        guard let cluster = changing ? changed : shared else {
-            throw Missing(description: "the shared cluster did not start (see the tests that start their own)")
+    static func sharedCluster(changing: Bool = false) async throws -> RedisServers {
+        // The first call starts it, which blocks: off the pool.
+        try await offThePool {
+            guard let cluster = changing ? changed : shared else {
+                throw Missing(description: "the shared cluster did not start (see the tests that start their own)")
+            }
+            return cluster
         }
-        return cluster
     }
 
-    private static let shared: RedisServers? = try? start(count: 3, cluster: true)
-    private static let changed: RedisServers? = try? start(count: 3, cluster: true)
+    private static let shared: RedisServers? = try? startBlocking(count: 3, cluster: true, replicas: 0)
+    private static let changed: RedisServers? = try? startBlocking(count: 3, cluster: true, replicas: 0)
 
     /// `count` servers; with `cluster`, made one cluster of `count / (replicas + 1)` masters
     /// (every slot served), each with `replicas` replicas.
-    static func start(count: Int = 1, cluster: Bool = false, replicas: Int = 0) throws -> RedisServers {
+    static func start(count: Int = 1, cluster: Bool = false, replicas: Int = 0) async throws -> RedisServers {
+        try await offThePool { try startBlocking(count: count, cluster: cluster, replicas: replicas) }
+    }
+
+    private static func startBlocking(count: Int, cluster: Bool, replicas: Int) throws -> RedisServers {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw Missing(description: "redis-server is not installed: scripts/install-deps.sh installs it (Debian's redis-server)")
         }
@@ -109,7 +116,12 @@ final class RedisServers: Sendable {
 
     /// `redis-cli` on node `index`.
     @discardableResult
-    func cli(_ index: Int, _ arguments: String...) throws -> String {
+    func cli(_ index: Int, _ arguments: String...) async throws -> String {
+        let arguments = ["-p", String(endpoints[index].port)] + arguments
+        return try await Self.offThePool { try Self.cliOutput(arguments) }
+    }
+
+    private func cliBlocking(_ index: Int, _ arguments: String...) throws -> String {
         try Self.cliOutput(["-p", String(endpoints[index].port)] + arguments)
     }
 
@@ -125,8 +137,8 @@ final class RedisServers: Sendable {
         // Every node must agree that every slot is served before a test relies on it.
         for _ in 0..<1_000 {
             if try endpoints.indices.allSatisfy({ index in
-                let info = try cli(index, "INFO", "replication")
-                return try cli(index, "CLUSTER", "INFO").contains("cluster_state:ok") && (info.contains("role:master") || info.contains("master_link_status:up"))
+                let info = try cliBlocking(index, "INFO", "replication")
+                return try cliBlocking(index, "CLUSTER", "INFO").contains("cluster_state:ok") && (info.contains("role:master") || info.contains("master_link_status:up"))
             }) { return }
             usleep(10_000)
         }
@@ -134,7 +146,7 @@ final class RedisServers: Sendable {
     }
 
     /// Node `index`'s cluster id.
-    func nodeID(_ index: Int) throws -> String { try cli(index, "CLUSTER", "MYID") }
+    func nodeID(_ index: Int) async throws -> String { try await cli(index, "CLUSTER", "MYID") }
 
     /// The index of the server at `endpoint`.
     func index(of endpoint: RedisEndpoint) -> Int? { endpoints.firstIndex(of: endpoint) }
@@ -153,6 +165,15 @@ final class RedisServers: Sendable {
     func kill(_ index: Int) {
         Foundation.kill(processes[index].processIdentifier, SIGKILL)
         processes[index].waitUntilExit()
+    }
+
+    /// Runs blocking work (processes, polling) on a thread of its own. On the cooperative pool
+    /// it would hold one of its threads (two on a 2-core machine) for seconds, and stall every
+    /// other suite's tasks meanwhile.
+    private static func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
     }
 
     struct Missing: Error, CustomStringConvertible {

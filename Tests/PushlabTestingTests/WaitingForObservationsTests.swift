@@ -14,10 +14,11 @@ struct WaitingForObservationsTests {
         try await withPushlabTestServer { server in
             try server.addDevice("phone", state: .background)
             try server.simulator.changeApp(PushlabTestServer.defaultBundleID, on: "phone", to: .foreground)
-            let started = ContinuousClock.now
+            let recordedBeforeTheWait = server.lastObservationSequence
             let active = try await server.waitForCallback(named: .didBecomeActive, on: "phone", timeout: generous)
-            #expect(ContinuousClock.now - started < .seconds(5))
             #expect(active.kind == .callback && active.deviceID == "phone")
+            // Found in the log, not waited for: it was recorded before the wait began.
+            #expect(active.sequence <= recordedBeforeTheWait)
             // The observations before it are readable in order.
             #expect(server.observations(device: "phone", kind: .callback).last == active)
         }
@@ -27,13 +28,11 @@ struct WaitingForObservationsTests {
         try await withPushlabTestServer { server in
             try server.addDevice("phone", state: .background)
             let mark = server.lastObservationSequence
-            let started = ContinuousClock.now
             async let woken = server.waitForObservation(device: "phone", kind: .appState, since: mark, timeout: generous)
             // Once the wait is registered it is woken by the simulator, not found in the log.
             try await waitUntilRegistered(server)
             try server.simulator.changeApp(PushlabTestServer.defaultBundleID, on: "phone", to: .foreground)
             let observation = try await woken
-            #expect(ContinuousClock.now - started < .seconds(10))
             #expect(observation.event == .appState(from: .background, to: .inactive))
             #expect(observation.sequence > mark)
         }
@@ -108,12 +107,11 @@ struct WaitingForObservationsTests {
     @Test func cancellingAWaitEndsItAtOnce() async throws {
         try await withPushlabTestServer { server in
             try server.addDevice("phone")
-            let started = ContinuousClock.now
             let wait = Task { try await server.waitForObservation(device: "phone", kind: .banner, timeout: generous) }
             try await waitUntilRegistered(server)
             wait.cancel()
+            // Not the timeout's error: the wait ended because it was cancelled.
             await #expect(throws: CancellationError.self) { try await wait.value }
-            #expect(ContinuousClock.now - started < .seconds(10))
         }
     }
 
