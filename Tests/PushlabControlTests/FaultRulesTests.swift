@@ -82,9 +82,11 @@ struct FaultRulesTests {
     }
 
     @Test(arguments: [
-        (FaultRule(everyNth: 0, fault: .resetStream), "everyNth must be 1 or more"),
+        (FaultRule(everyNth: 0, fault: .resetStream), "everyNth must be from 1 to 9007199254740991, not 0"),
+        (FaultRule(everyNth: Int.max, fault: .resetStream), "everyNth must be from 1 to 9007199254740991"),
+        (FaultRule(count: 9_007_199_254_740_992, fault: .resetStream), "count must be from 1 to 9007199254740991"),
         (FaultRule(probability: 1.5, fault: .resetStream), "probability must be between 0 and 1"),
-        (FaultRule(count: 0, fault: .resetStream), "count must be 1 or more"),
+        (FaultRule(count: 0, fault: .resetStream), "count must be from 1 to 9007199254740991, not 0"),
         (FaultRule(fault: .delay(milliseconds: -1)), "delayMs must be from 0 to 3600000"),
         (FaultRule(fault: .delay(milliseconds: 3_600_001)), "delayMs must be from 0 to 3600000"),
         (FaultRule(deviceToken: "", fault: .resetStream), "deviceToken must not be empty"),

@@ -41,13 +41,17 @@ public struct FaultRule: Sendable, Equatable {
     /// How many more times it fires before it expires; nil for no limit.
     public var remaining: Int? { count.map { $0 - fired } }
 
+    /// The largest `everyNth` and `count`: 2^53 - 1, the largest integer a JSON number holds
+    /// exactly, so that a rule reads back (`GET /v1/faults`, JavaScript) as it was written.
+    public static let largestCount = 9_007_199_254_740_991
+
     /// What is wrong with the rule, in words for the person who wrote it; nil when it is usable.
     public var problem: String? {
         if let deviceToken, deviceToken.isEmpty { return "deviceToken must not be empty" }
         if let topic, topic.isEmpty { return "topic must not be empty" }
-        if let everyNth, everyNth < 1 { return "everyNth must be 1 or more, not \(everyNth)" }
+        if let everyNth, !(1...Self.largestCount).contains(everyNth) { return "everyNth must be from 1 to \(Self.largestCount), not \(everyNth)" }
         if let probability, !(0...1).contains(probability) { return "probability must be between 0 and 1, not \(probability)" }
-        if let count, count < 1 { return "count must be 1 or more, not \(count)" }
+        if let count, !(1...Self.largestCount).contains(count) { return "count must be from 1 to \(Self.largestCount), not \(count)" }
         if case .delay(let milliseconds) = fault, !(0...Self.maximumDelay).contains(milliseconds) {
             return "delayMs must be from 0 to \(Self.maximumDelay) (an hour), not \(milliseconds)"
         }
