@@ -7,10 +7,10 @@ import Testing
 /// 429 and the log in one round trip) and the partitions' logs as consumer groups. Each test
 /// keeps to keys of its own prefix on the shared cluster, but the failover, which has its own.
 @Suite struct EngineTests {
-    private static let minute = APNsPolicy.RateLimit(requests: 3, perSeconds: 60)
+    static let minute = APNsPolicy.RateLimit(requests: 3, perSeconds: 60)
 
     /// A node's client of `servers`, with the slot map read.
-    private static func connect(to servers: RedisServers) async throws -> RedisClusterClient {
+    static func connect(to servers: RedisServers) async throws -> RedisClusterClient {
         let client = RedisClusterClient(seeds: servers.endpoints)
         try await client.start()
         return client
@@ -82,8 +82,10 @@ import Testing
 
         // Node b takes its pushes with what the phones observed, atomically.
         let observations = "\(prefix):\(keys.tag(partition)):observations"
-        try await log.take(partition: partition, ids: readByB.map(\.id), alongside: [RESPCommand("RPUSH", RESPArgument(observations), "delivered")])
-        #expect(try await client.send(RESPCommand("LLEN", RESPArgument(observations)), key: observations) == .integer(1))
+        let appends = [StreamAppend(stream: observations, fields: [("kind", Array("delivered".utf8)), ("count", [6])])]
+        #expect(try await log.take(partition: partition, ids: readByB.map(\.id), by: nil, appends: appends))
+        let appended = try await client.send(RESPCommand("XRANGE", RESPArgument(observations), "-", "+"), key: observations)
+        #expect(appended.elements?.first?.elements?.last?.elements?.compactMap(\.bytes) == [Array("kind".utf8), Array("delivered".utf8), Array("count".utf8), [6]])
         #expect(try await log.untakenCount(partition: partition) == 4)
 
         // Node a dies with its four pushes read and not taken. Too soon, nothing is claimed.
@@ -92,7 +94,7 @@ import Testing
         let claimed = try await log.claimAbandoned(partition: partition, consumer: "node-b", minIdle: .milliseconds(100), count: 100)
         #expect(claimed == readByA)
         #expect(try await log.readOwnPending(partition: partition, consumer: "node-b", count: 100) == readByA, "b's own now, after a restart of b too")
-        try await log.take(partition: partition, ids: claimed.map(\.id))
+        try await log.take(partition: partition, ids: claimed.map(\.id), by: nil)
         #expect(try await log.untakenCount(partition: partition) == 0)
         #expect(try await log.readNew(partition: partition, consumer: "node-a", count: 100).isEmpty)
         #expect(try await log.readOwnPending(partition: partition, consumer: "node-a", count: 100).isEmpty, "a comes back to nothing")

@@ -28,6 +28,14 @@ public struct EngineKeys: Sendable, Equatable {
     /// A token's rate-limit window: its start and count.
     public func rateWindow(_ token: String, partition: Int) -> String { "\(prefix):\(tag(partition)):rate:\(token)" }
 
+    /// Who simulates the partition's phones now: a node's id, with a lease's expiry
+    /// (`PartitionLeases`).
+    public func owner(_ partition: Int) -> String { "\(prefix):\(tag(partition)):owner" }
+
+    /// The live nodes, each scored with the engine's time of its last heartbeat
+    /// (`NodeHeartbeats`).
+    public var liveNodes: String { "\(prefix):{nodes}:live" }
+
     /// The consumer group of every partition's log: the nodes that simulate its phones.
     public var group: String { "\(prefix)-nodes" }
 

@@ -60,23 +60,26 @@ public struct EnginePushLog: Sendable {
         return try Self.entries(entries)
     }
 
-    /// Takes `ids` of `partition`: acknowledged to the group and deleted from the log, together
-    /// with `alongside` (commands on keys of the same partition: what the phones observed), in
-    /// one transaction, so that the engine never has the one without the other.
-    public func take(partition: Int, ids: [StreamID], alongside: [RESPCommand] = []) async throws(RedisError) {
-        guard !ids.isEmpty || !alongside.isEmpty else { return }
-        let log = RESPArgument(keys.log(partition))
-        let idArguments = ids.map { RESPArgument($0.description) }
-        var commands = [RESPCommand("MULTI")] + alongside
-        if !ids.isEmpty {
-            commands.append(RESPCommand("XACK", [log, RESPArgument(keys.group)] + idArguments))
-            commands.append(RESPCommand("XDEL", [log] + idArguments))
+    /// Takes `ids` of `partition` for `node`: acknowledged to the group and deleted from the
+    /// log, with `appends` (entries for streams of the same partition: what the phones observed),
+    /// in one script, so that the engine never has the one without the other. Only while `node`
+    /// holds the partition's lease (`PartitionLeases`): false, and nothing written, when it does
+    /// not (another node has its phones now, and takes these pushes itself). A `node` of nil
+    /// takes without a lease.
+    @discardableResult
+    public func take(partition: Int, ids: [StreamID], by node: String?, appends: [StreamAppend] = []) async throws(RedisError) -> Bool {
+        guard !ids.isEmpty || !appends.isEmpty else { return true }
+        var arguments = [RESPArgument(node ?? ""), RESPArgument(keys.group), RESPArgument(ids.count)]
+        arguments += ids.map { RESPArgument($0.description) }
+        for append in appends {
+            arguments.append(RESPArgument(append.fields.count))
+            for (name, value) in append.fields { arguments += [RESPArgument(name), RESPArgument(bytes: value)] }
         }
-        commands.append(RESPCommand("EXEC"))
-        let answers = try await client.pipeline(commands, slot: keys.slot(partition))
-        if let failure = answers.compactMap(\.errorMessage).first { throw RedisError(.server, failure) }
-        guard let results = answers.last?.elements else { throw RedisError(.server, "the transaction taking \(ids.count) pushes was aborted") }
-        if let failure = results.compactMap(\.errorMessage).first { throw RedisError(.server, failure) }
+        let (answer, _) = try await Script.take.run(
+            on: client, slot: keys.slot(partition),
+            keys: [keys.owner(partition), keys.log(partition)] + appends.map(\.stream), arguments: arguments
+        )
+        return answer.integer == 1
     }
 
     /// Pushes of `partition` that another consumer read and has not taken for `minIdle` (a node
@@ -122,4 +125,36 @@ public struct EnginePushLog: Sendable {
         }
         return entries
     }
+}
+
+/// An entry to add to a stream (`XADD … *`) with a taking: its fields, in order.
+public struct StreamAppend: Sendable {
+    public var stream: String
+    public var fields: [(String, [UInt8])]
+
+    public init(stream: String, fields: [(String, [UInt8])]) {
+        self.stream = stream
+        self.fields = fields
+    }
+}
+
+extension Script {
+    /// KEYS: the lease, the log, then one stream per append. ARGV: node ('' for none), group,
+    /// the number of ids, the ids, then per append its number of fields and its name/value
+    /// pairs. 0 when the node does not hold the lease.
+    static let take = Script(source: """
+        if ARGV[1] ~= '' and redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+        local count = tonumber(ARGV[3])
+        if count > 0 then
+          redis.call('XACK', KEYS[2], ARGV[2], unpack(ARGV, 4, 3 + count))
+          redis.call('XDEL', KEYS[2], unpack(ARGV, 4, 3 + count))
+        end
+        local at = 4 + count
+        for key = 3, #KEYS do
+          local fields = tonumber(ARGV[at])
+          redis.call('XADD', KEYS[key], '*', unpack(ARGV, at + 1, at + 2 * fields))
+          at = at + 1 + 2 * fields
+        end
+        return 1
+        """)
 }
