@@ -115,7 +115,7 @@ struct DurableAnswerTests {
     private let ok = APNsOutcome(.success(apnsID: "0F2B6A4D-1C55-4E0B-B2B6-92B5A8C33A19"))
 
     @Test func answersAreStampedOncePublishedAndReleasedByTheirTicket() {
-        var held = HeldAnswers()
+        var held = HeldAnswers<CommitTicket>()
         held.hold(ok, on: 1, isHead: false)
         held.hold(ok, on: 3, isHead: false)
         #expect(held.hasUnticketed)
@@ -132,7 +132,7 @@ struct DurableAnswerTests {
 
     /// Two reads before the same commit share its ticket: its answer releases both.
     @Test func readsThatShareACommitAreReleasedTogether() {
-        var held = HeldAnswers()
+        var held = HeldAnswers<CommitTicket>()
         held.hold(ok, on: 1, isHead: false)
         held.stamp(CommitTicket(4))
         held.hold(ok, on: 3, isHead: false)

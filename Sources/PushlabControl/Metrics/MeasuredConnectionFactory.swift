@@ -50,6 +50,14 @@ final class MeasuredConnectionHandler: APNsConnectionHandler {
         metrics.addAnswerTimes(&answerTimes)
     }
 
+    func requestAdmission(_ done: @escaping @Sendable (AdmissionTicket, [AdmissionVerdict]) -> Void) -> AdmissionTicket? {
+        handler.requestAdmission(done)
+    }
+
+    func finishAdmission(_ ticket: AdmissionTicket, verdicts: [AdmissionVerdict]) -> [APNsOutcome] {
+        handler.finishAdmission(ticket, verdicts: verdicts)
+    }
+
     func peerWasActive() { handler.peerWasActive() }
 
     var tickIntervalMilliseconds: Int64? { handler.tickIntervalMilliseconds }

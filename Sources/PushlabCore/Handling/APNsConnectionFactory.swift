@@ -29,6 +29,13 @@ public protocol APNsConnectionHandler: AnyObject {
     /// Whoever takes the accepted pushes is behind (`PushSink.isBackedUp`): the transport
     /// waits a little before it reads this connection again.
     var intakeIsBackedUp: Bool { get }
+    /// A cluster (`PushAdmission`): sends the pushes whose answers wait for the engine
+    /// (`APNsOutcome.awaitsAdmission`) since the last call, after `flushRecords`; `done` comes
+    /// once, on any thread. Nil when none waits.
+    func requestAdmission(_ done: @escaping @Sendable (AdmissionTicket, [AdmissionVerdict]) -> Void) -> AdmissionTicket?
+    /// The final outcomes of the answers that waited for `ticket`, in the order they were
+    /// decided; their records are published at the next `flushRecords`.
+    func finishAdmission(_ ticket: AdmissionTicket, verdicts: [AdmissionVerdict]) -> [APNsOutcome]
 }
 
 extension APNsConnectionHandler {
@@ -39,6 +46,8 @@ extension APNsConnectionHandler {
     public func tick() -> [ConnectionAction] { [] }
     public func connectionDidClose() {}
     public var intakeIsBackedUp: Bool { false }
+    public func requestAdmission(_ done: @escaping @Sendable (AdmissionTicket, [AdmissionVerdict]) -> Void) -> AdmissionTicket? { nil }
+    public func finishAdmission(_ ticket: AdmissionTicket, verdicts: [AdmissionVerdict]) -> [APNsOutcome] { [] }
 }
 
 /// The answer to a request plus what, if anything, should happen to the connection.
@@ -48,11 +57,15 @@ public struct APNsOutcome: Sendable, Equatable {
     /// Answer this much later (fault injection).
     public var delayMilliseconds: Int64
     public var actions: [ConnectionAction]
+    /// A cluster: the response is the 200 the rules gave; the transport holds it until the
+    /// engine's verdict (`APNsConnectionHandler.requestAdmission`), which may change it.
+    public var awaitsAdmission: Bool
 
-    public init(_ response: APNsResponse?, delayMilliseconds: Int64 = 0, actions: [ConnectionAction] = []) {
+    public init(_ response: APNsResponse?, delayMilliseconds: Int64 = 0, actions: [ConnectionAction] = [], awaitsAdmission: Bool = false) {
         self.response = response
         self.delayMilliseconds = delayMilliseconds
         self.actions = actions
+        self.awaitsAdmission = awaitsAdmission
     }
 }
 

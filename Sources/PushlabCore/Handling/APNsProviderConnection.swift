@@ -17,6 +17,11 @@ final class APNsProviderConnection: APNsConnectionHandler {
     let world: APNsWorld
     let sink: any PushSink
     let faults: (any FaultInjector)?
+    /// A cluster's engine, which decides the last checks of every push the rules accept.
+    let admission: (any PushAdmission)?
+    @exclusivity(unchecked) var awaiting: [AwaitingAdmission] = []
+    @exclusivity(unchecked) var admitted: [AdmissionTicket: [AwaitingAdmission]] = [:]
+    @exclusivity(unchecked) var admissionNumber: UInt64 = 0
     @exclusivity(unchecked) private var announcedStreams: UInt32
     @exclusivity(unchecked) private var errorWeight = 0
     @exclusivity(unchecked) private var lastActivity: EpochMilliseconds
@@ -42,6 +47,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
         self.world = service.world
         self.sink = service.sink
         self.faults = service.faults
+        self.admission = service.admission
         self.announcedStreams = certificate == nil ? policy.streamsBeforeFirstValidToken : policy.maxConcurrentStreams
         self.lastActivity = service.clock.now()
     }
@@ -134,7 +140,8 @@ final class APNsProviderConnection: APNsConnectionHandler {
         case .reference: try evaluateInReferenceOrder(&attempt)
         case .pushy: try evaluateInPushyOrder(&attempt)
         }
-        try checkRateLimit(attempt)
+        // A cluster counts the token's pushes in the engine, across its nodes.
+        if admission == nil { try checkRateLimit(attempt) }
     }
 
     /// Reference 7.3, "suggested mock order": connection, method, path, duplicate headers, header
@@ -191,6 +198,10 @@ final class APNsProviderConnection: APNsConnectionHandler {
         } else {
             let uniqueID = attempt.environment == .development && policy.sendUniqueIDInDevelopment ? APNsID(ids.nextUUID(lowercase: true)) : nil
             response = .success(apnsID: attempt.apnsID, uniqueID: uniqueID)
+            if admission != nil {
+                let actions = streamLimitChange(after: nil).map { [ConnectionAction.setMaxConcurrentStreams($0)] } ?? []
+                return awaitAdmission(attempt, response: response, delay: delay, actions: actions)
+            }
             if sink.takesPushes(toDevice: attempt.registered?.record.deviceID) { unsentPushes.append(acceptedPush(attempt)) }
         }
         if let limit = streamLimitChange(after: rejection) { actions.insert(.setMaxConcurrentStreams(limit), at: 0) }
@@ -224,12 +235,16 @@ final class APNsProviderConnection: APNsConnectionHandler {
 
     private func record(_ attempt: PushAttempt, _ response: APNsResponse) {
         // Built in place: a named entry would be copied into the array and then destroyed.
-        unpublishedRecords.append(RequestLog.Entry(
+        unpublishedRecords.append(recordEntry(attempt, response))
+    }
+
+    func recordEntry(_ attempt: PushAttempt, _ response: APNsResponse) -> RequestLog.Entry {
+        RequestLog.Entry(
             time: attempt.receivedAt, connectionID: info.id, environment: attempt.environment,
             deviceTokenKey: attempt.deviceToken, topic: attempt.topic?.value ?? attempt.field(.topic),
             pushType: attempt.pushType?.rawValue ?? attempt.field(.pushType),
             status: response.status, reason: response.reason, apnsID: response.apnsIDValue
-        ))
+        )
     }
 
     func flushRecords() {
@@ -249,7 +264,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
         flushRecords()
     }
 
-    private func acceptedPush(_ attempt: PushAttempt) -> AcceptedPush {
+    func acceptedPush(_ attempt: PushAttempt) -> AcceptedPush {
         let topic = attempt.topic?.value ?? ""
         let recipient = attempt.registered ?? APNsWorld.Registration(record: AcceptedPush.unknownToken(
             attempt.deviceToken?.hex ?? "", bundleID: attempt.topic?.bundleID ?? "", environment: attempt.environment

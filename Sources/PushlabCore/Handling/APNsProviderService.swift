@@ -8,6 +8,8 @@ public final class APNsProviderService: APNsConnectionFactory {
     public let log: RequestLog
     public let sink: any PushSink
     public let faults: (any FaultInjector)?
+    /// A cluster's engine (`pushlab serve --cluster`); nil in a single process.
+    public let admission: (any PushAdmission)?
     private let currentPolicy: Mutex<APNsPolicy>
     private let rateLimiter = Mutex<DeviceTokenRateLimiter?>(nil)
     /// Counts replacements of the rate limiter, so a connection keeps the one it has until this
@@ -16,8 +18,10 @@ public final class APNsProviderService: APNsConnectionFactory {
 
     public init(
         world: APNsWorld, policy: APNsPolicy = APNsPolicy(), clock: any PushlabClock = SystemClock(),
-        log: RequestLog = RequestLog(), sink: any PushSink = DiscardingPushSink(), faults: (any FaultInjector)? = nil
+        log: RequestLog = RequestLog(), sink: any PushSink = DiscardingPushSink(), faults: (any FaultInjector)? = nil,
+        admission: (any PushAdmission)? = nil
     ) {
+        self.admission = admission
         self.world = world
         self.clock = clock
         self.log = log

@@ -38,7 +38,9 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     /// `--durable`: answers wait until their records are committed (nil: answered at once).
     private let commits: (any RecordCommits)?
     /// Answers decided and waiting for their records' commit, oldest first.
-    @exclusivity(unchecked) private var heldAnswers = HeldAnswers()
+    @exclusivity(unchecked) private var heldAnswers = HeldAnswers<CommitTicket>()
+    /// A cluster: 200s waiting for the engine's verdict on their pushes, oldest first.
+    @exclusivity(unchecked) private var awaitingAdmission = HeldAnswers<AdmissionTicket>()
     @exclusivity(unchecked) private var session: HTTP2Session?
     @exclusivity(unchecked) private var connectionHandler: (any APNsConnectionHandler)?
     @exclusivity(unchecked) private var streams: [Int32: StreamState] = [:]
@@ -130,6 +132,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         lastStream = nil
         streams.removeAll()
         heldAnswers.removeAll()
+        awaitingAdmission.removeAll()
         connectionHandler?.connectionDidClose()
         connectionHandler = nil
         registry?.remove(settings.connectionID)
@@ -255,8 +258,13 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         flushSession(context: context)
     }
 
-    /// Answers now, or once the records are committed (`--durable`).
+    /// Answers now, once the engine has decided (a cluster), or once the records are committed
+    /// (`--durable`).
     private func answer(_ outcome: APNsOutcome, on streamID: Int32, isHead: Bool, session: HTTP2Session) {
+        if outcome.awaitsAdmission {
+            awaitingAdmission.hold(outcome, on: streamID, isHead: isHead)
+            return
+        }
         if commits != nil {
             heldAnswers.hold(outcome, on: streamID, isHead: isHead)
             return
@@ -449,6 +457,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     private func flushSession(context: ChannelHandlerContext) -> Bool {
         // Before any answer goes out, its record is visible (published once per read, not per request).
         connectionHandler?.flushRecords()
+        if awaitingAdmission.hasUnticketed { requestAdmission(context: context) }
         if let commits, heldAnswers.hasUnticketed { waitForCommit(commits, context: context) }
         guard let session else { return false }
         guard context.channel.isWritable else {
@@ -499,6 +508,35 @@ extension APNsHTTP2Handler {
         }
         for held in released {
             answerNow(committed ? held.outcome : held.outcome.failedToCommit, on: held.streamID, isHead: held.isHead, session: session)
+        }
+        flushSession(context: context)
+    }
+}
+
+// MARK: A cluster's admission
+
+extension APNsHTTP2Handler {
+    /// The pushes of the answers held so far go to the engine; their answers go out on this
+    /// event loop once its verdicts are known.
+    private func requestAdmission(context: ChannelHandlerContext) {
+        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let eventLoop = context.eventLoop
+        let ticket = connectionHandler?.requestAdmission { ticket, verdicts in
+            eventLoop.execute { loopBound.value.admissionFinished(ticket, verdicts: verdicts) }
+        }
+        if let ticket { awaitingAdmission.stamp(ticket) }
+    }
+
+    /// Sends the answers that waited for `ticket`, as the rules finish them with the verdicts;
+    /// what the provisional answers were to do to the connection is done too.
+    private func admissionFinished(_ ticket: AdmissionTicket, verdicts: [AdmissionVerdict]) {
+        let released = awaitingAdmission.release(ticket)
+        guard let session, let context, let connectionHandler, !released.isEmpty else { return }
+        let outcomes = connectionHandler.finishAdmission(ticket, verdicts: verdicts)
+        for (held, final) in zip(released, outcomes) {
+            var outcome = final
+            outcome.actions = held.outcome.actions + final.actions
+            answer(outcome, on: held.streamID, isHead: held.isHead, session: session)
         }
         flushSession(context: context)
     }

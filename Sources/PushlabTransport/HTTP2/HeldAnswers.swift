@@ -1,16 +1,17 @@
 import PushlabCore
 
-/// `--durable`: the answers of one connection that wait for the commit of their records, each
-/// with the ticket of the commit it waits for. An answer is held as it is decided, stamped with
-/// a ticket once its read's records are published, and released when that commit is known.
+/// The answers of one connection that wait for something, each with the ticket of what it waits
+/// for: `--durable`, the commit of their records (`CommitTicket`); a cluster, the engine's
+/// verdict on their pushes (`AdmissionTicket`). An answer is held as it is decided, stamped with
+/// a ticket once its read's records are published, and released when that ticket is done.
 /// At most one per open stream: MAX_CONCURRENT_STREAMS bounds what waits.
-struct HeldAnswers {
+struct HeldAnswers<Ticket: Equatable> {
     struct Answer {
         var streamID: Int32
         var outcome: APNsOutcome
         var isHead: Bool
         /// Nil until the records are published and the commit asked for.
-        var ticket: CommitTicket?
+        var ticket: Ticket?
     }
 
     private(set) var answers: [Answer] = []
@@ -23,7 +24,7 @@ struct HeldAnswers {
     }
 
     /// Every answer without a ticket waits for `ticket`.
-    mutating func stamp(_ ticket: CommitTicket) {
+    mutating func stamp(_ ticket: Ticket) {
         for index in answers.indices.reversed() {
             guard answers[index].ticket == nil else { break }
             answers[index].ticket = ticket
@@ -32,7 +33,7 @@ struct HeldAnswers {
     }
 
     /// Takes the answers that wait for `ticket` out, in the order they were decided.
-    mutating func release(_ ticket: CommitTicket) -> [Answer] {
+    mutating func release(_ ticket: Ticket) -> [Answer] {
         let released = answers.filter { $0.ticket == ticket }
         if !released.isEmpty { answers.removeAll { $0.ticket == ticket } }
         return released

@@ -35,11 +35,12 @@ final class Harness {
 
     init(
         _ mode: AuthMode = .token, policy: APNsPolicy = APNsPolicy(), environment: APNsEnvironment = .development,
-        certificate: ClientCertificate? = nil, faults: (any FaultInjector)? = nil, world: TestWorld? = nil
+        certificate: ClientCertificate? = nil, faults: (any FaultInjector)? = nil, world: TestWorld? = nil,
+        admission: (any PushAdmission)? = nil
     ) throws {
         self.world = try world ?? TestWorld()
         self.mode = mode
-        service = APNsProviderService(world: self.world.world, policy: policy, clock: clock, log: log, sink: sink, faults: faults)
+        service = APNsProviderService(world: self.world.world, policy: policy, clock: clock, log: log, sink: sink, faults: faults, admission: admission)
         providerToken = try self.world.token(issuedAt: Harness.start / 1000)
         let info = ConnectionInfo(
             id: 1, listenerEnvironment: environment,

@@ -1,0 +1,33 @@
+/// The last word on pushes the rules accepted, from what every node of a cluster shares: the
+/// token's state (410), its rate-limit window (429) and the log of accepted pushes. A single
+/// process has none (the rules decide alone); `pushlab serve --cluster` asks the engine. The
+/// answers of the pushes wait for it: a 200 goes out once the push is in the engine.
+public protocol PushAdmission: Sendable {
+    /// Decides `pushes` (their per-token limit: `limit`, nil for none) and calls `done` once,
+    /// on any thread, with a verdict a push, in their order.
+    func admit(_ pushes: [AcceptedPush], limit: APNsPolicy.RateLimit?, done: @escaping @Sendable ([AdmissionVerdict]) -> Void)
+}
+
+/// What the engine made of one push.
+public enum AdmissionVerdict: Sendable, Equatable {
+    /// Accepted for delivery: 200.
+    case accepted
+    /// 410 `Unregistered` with the time the token stopped being valid.
+    case unregistered(since: EpochMilliseconds)
+    /// 410 `ExpiredToken` with its time.
+    case expired(since: EpochMilliseconds)
+    /// 429 `TooManyRequests`: over the token's limit, counted across every node.
+    case tooManyRequests
+    /// The engine could not be reached or did not confirm (a failover, `WAIT` timed out): 500
+    /// `InternalServerError`, which a provider retries; nothing was accepted.
+    case failed
+}
+
+/// Which admission a held answer waits for: the pushes a connection sent together.
+public struct AdmissionTicket: Sendable, Hashable {
+    public let number: UInt64
+
+    public init(_ number: UInt64) {
+        self.number = number
+    }
+}

@@ -1,0 +1,96 @@
+@testable import PushlabCore
+import Synchronization
+import Testing
+
+/// A cluster's admission (`PushAdmission`): a push the rules accept waits for the engine, whose
+/// verdict makes the answer, its record, the error charge and the stream limit.
+@Suite("Admission by a cluster's engine")
+struct AdmissionTests {
+    /// Hands out verdicts chosen by the test, keeping what it was asked.
+    final class ScriptedAdmission: PushAdmission {
+        private let state = Mutex<(asked: [[AcceptedPush]], limits: [APNsPolicy.RateLimit?], done: [@Sendable ([AdmissionVerdict]) -> Void])>(([], [], []))
+
+        func admit(_ pushes: [AcceptedPush], limit: APNsPolicy.RateLimit?, done: @escaping @Sendable ([AdmissionVerdict]) -> Void) {
+            state.withLock {
+                $0.asked.append(pushes)
+                $0.limits.append(limit)
+                $0.done.append(done)
+            }
+        }
+
+        var asked: [[AcceptedPush]] { state.withLock { $0.asked } }
+        var limits: [APNsPolicy.RateLimit?] { state.withLock { $0.limits } }
+
+        /// Answers the oldest request that has not been answered.
+        func answer(_ verdicts: [AdmissionVerdict]) {
+            let done = state.withLock { $0.done.removeFirst() }
+            done(verdicts)
+        }
+    }
+
+    /// Requests the admission of what awaits and returns the ticket and the verdicts it got.
+    private func admit(_ harness: Harness, _ admission: ScriptedAdmission, verdicts: [AdmissionVerdict]) throws -> [APNsOutcome] {
+        let answered = Mutex<(AdmissionTicket, [AdmissionVerdict])?>(nil)
+        let ticket = try #require(harness.connection.requestAdmission { ticket, verdicts in answered.withLock { $0 = (ticket, verdicts) } })
+        admission.answer(verdicts)
+        let (got, given) = try #require(answered.withLock { $0 })
+        #expect(got == ticket)
+        return harness.connection.finishAdmission(ticket, verdicts: given)
+    }
+
+    @Test func aPushTheRulesAcceptWaitsForTheEngineAndIsRecordedAsItDecides() throws {
+        let admission = ScriptedAdmission()
+        let harness = try Harness(.token, admission: admission)
+        let first = harness.send(body: #"{"aps":{"alert":"one"}}"#)
+        let second = harness.send(body: #"{"aps":{"alert":"two"}}"#)
+        let refused = harness.send(topic: TestWorld.rivalApp)
+        #expect(first.awaitsAdmission && second.awaitsAdmission && first.response?.status == 200)
+        #expect(!refused.awaitsAdmission && refused.response?.status == 400, "what the rules refuse is answered at once")
+        #expect(harness.log.entries().map(\.status) == [400], "nothing recorded before the verdict")
+        #expect(harness.sink.accepted.isEmpty, "the engine's log, not the local sink, takes the pushes")
+
+        let outcomes = try admit(harness, admission, verdicts: [.accepted, .unregistered(since: 1_767_000_000_000)])
+        #expect(admission.asked.first?.map(\.deviceToken) == [TestWorld.devToken, TestWorld.devToken])
+        #expect(admission.limits.first == APNsPolicy().deviceTokenRateLimit, "the policy's limit goes to the engine")
+        #expect(outcomes.map(\.response?.status) == [200, 410])
+        #expect(outcomes[0].response?.apnsIDValue == first.response?.apnsIDValue)
+        #expect(outcomes[1].response?.reason == .unregistered && outcomes[1].response?.timestamp == 1_767_000_000_000)
+        #expect(harness.connection.requestAdmission { _, _ in } == nil, "nothing left to send")
+        harness.connection.flushRecords()
+        #expect(harness.log.entries().map(\.status).sorted() == [200, 400, 410])
+    }
+
+    /// 429 counts against the connection's error budget and throttles its streams, as a 429 of
+    /// the rules does; a failed engine answers 500, which a provider retries.
+    @Test func aRefusalByTheEngineIsAnErrorConditionLikeTheRules() throws {
+        let admission = ScriptedAdmission()
+        var policy = APNsPolicy()
+        policy.errorBudgetPerConnection = 2
+        let harness = try Harness(.token, policy: policy, admission: admission)
+        for _ in 0..<3 { harness.send() }
+        let outcomes = try admit(harness, admission, verdicts: [.tooManyRequests, .failed, .expired(since: 5)])
+        #expect(outcomes.map(\.response?.reason) == [.tooManyRequests, .internalServerError, .expiredToken])
+        #expect(outcomes[0].actions.contains(.setMaxConcurrentStreams(1)), "a rejection throttles the streams")
+        #expect(outcomes[1].actions.contains(.goAway(.internalServerError)), "the second error spends the budget")
+        #expect(outcomes[2].response?.timestamp == 5 && !outcomes[2].actions.contains { if case .goAway = $0 { true } else { false } }, "410 is no error condition")
+    }
+
+    /// Verdicts missing from an engine's answer never make a 200: those pushes are 500s.
+    @Test func aShortAnswerFailsThePushesItLeftOut() throws {
+        let admission = ScriptedAdmission()
+        let harness = try Harness(.token, admission: admission)
+        harness.send()
+        harness.send()
+        let outcomes = try admit(harness, admission, verdicts: [.accepted])
+        #expect(outcomes.map(\.response?.status) == [200, 500])
+    }
+
+    /// The per-token limit is the engine's, across nodes: this node does not count it.
+    @Test func theLocalRateLimiterStepsAside() throws {
+        let admission = ScriptedAdmission()
+        var policy = APNsPolicy()
+        policy.deviceTokenRateLimit = APNsPolicy.RateLimit(requests: 1, perSeconds: 60)
+        let harness = try Harness(.token, policy: policy, admission: admission)
+        #expect(harness.send().awaitsAdmission && harness.send().awaitsAdmission)
+    }
+}

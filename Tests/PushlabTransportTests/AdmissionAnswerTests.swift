@@ -1,0 +1,102 @@
+import PushlabCore
+import PushlabNGHTTP2
+@testable import PushlabTransport
+import Synchronization
+import Testing
+
+/// A cluster: a 200 of the rules is held until the engine's verdict, which the rules turn into
+/// the final answer; other answers go at once, and the connection goes on meanwhile.
+@Suite("Answers wait for a cluster's admission")
+struct AdmissionAnswerTests {
+    /// Answers 200-awaiting-admission to every request (400 `BadDeviceToken` to a path with
+    /// "bad" in it), and finishes admissions as the test says.
+    final class AdmittingService: APNsConnectionFactory {
+        private let state = Mutex<(awaiting: Int, requested: [(AdmissionTicket, Int, @Sendable (AdmissionTicket, [AdmissionVerdict]) -> Void)], journal: [String])>((0, [], []))
+
+        func makeConnectionHandler(for connection: ConnectionInfo) -> any APNsConnectionHandler { Handler(service: self) }
+
+        var journal: [String] { state.withLock { $0.journal } }
+        var requestedCounts: [Int] { state.withLock { $0.requested.map(\.1) } }
+
+        /// The engine answers admission `index` with `verdicts`.
+        func decide(_ index: Int, _ verdicts: [AdmissionVerdict]) {
+            let (ticket, _, done) = state.withLock { $0.requested[index] }
+            done(ticket, verdicts)
+        }
+
+        private final class Handler: APNsConnectionHandler {
+            let service: AdmittingService
+            private var ids = APNsIDGenerator()
+            init(service: AdmittingService) { self.service = service }
+            var initialMaxConcurrentStreams: UInt32 { 1000 }
+
+            func handle(_ request: consuming APNsRequest) -> APNsOutcome {
+                let id = ids.echoOrGenerate(request.header("apns-id"))
+                if request.path?.contains("bad") == true { return APNsOutcome(.failure(.badDeviceToken, apnsID: id)) }
+                service.state.withLock { $0.awaiting += 1 }
+                return APNsOutcome(.success(apnsID: id), awaitsAdmission: true)
+            }
+
+            func flushRecords() { service.state.withLock { $0.journal.append("flush") } }
+
+            func requestAdmission(_ done: @escaping @Sendable (AdmissionTicket, [AdmissionVerdict]) -> Void) -> AdmissionTicket? {
+                service.state.withLock { state in
+                    guard state.awaiting > 0 else { return nil }
+                    let ticket = AdmissionTicket(UInt64(state.requested.count + 1))
+                    state.requested.append((ticket, state.awaiting, done))
+                    state.awaiting = 0
+                    state.journal.append("admit \(ticket.number)")
+                    return ticket
+                }
+            }
+
+            func finishAdmission(_ ticket: AdmissionTicket, verdicts: [AdmissionVerdict]) -> [APNsOutcome] {
+                verdicts.map { verdict in
+                    switch verdict {
+                    case .accepted: APNsOutcome(.success(apnsID: "0F2B6A4D-1C55-4E0B-B2B6-92B5A8C33A19"))
+                    case .tooManyRequests:
+                        APNsOutcome(.failure(.tooManyRequests, apnsID: "0F2B6A4D-1C55-4E0B-B2B6-92B5A8C33A19"), actions: [.setMaxConcurrentStreams(1)])
+                    default: APNsOutcome(.failure(.internalServerError, apnsID: "0F2B6A4D-1C55-4E0B-B2B6-92B5A8C33A19"))
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func aReadsPushesGoToTheEngineTogetherAndTheirAnswersWaitForIt() throws {
+        let service = AdmittingService()
+        let connection = try EmbeddedConnection(service: service)
+        let streams = try (0..<3).map { _ in try connection.request() }
+        let refused = try connection.request(path: "/3/device/bad")
+        try connection.exchange()
+
+        #expect(connection.events.status(refused) == "400", "what the rules refuse is answered at once")
+        #expect(streams.allSatisfy { connection.events.status($0) == nil }, "no 200 before the engine's verdict")
+        #expect(service.requestedCounts == [3], "one admission for the read's three pushes")
+        let admitted = try #require(service.journal.firstIndex(of: "admit 1"))
+        #expect(admitted > 0 && service.journal[admitted - 1] == "flush", "asked for once the read's records are published")
+
+        service.decide(0, [.accepted, .tooManyRequests, .accepted])
+        try connection.runEventLoopAndExchange()
+        #expect(streams.map { connection.events.status($0) } == ["200", "429", "200"])
+        #expect(streams.allSatisfy { connection.events.ended.contains($0) })
+        #expect(connection.events.settings.contains { $0.contains(HTTP2Setting(.maxConcurrentStreams, 1)) }, "the verdict's actions are carried out")
+    }
+
+    @Test func eachReadWaitsForItsOwnAdmission() throws {
+        let service = AdmittingService()
+        let connection = try EmbeddedConnection(service: service)
+        let first = try connection.request()
+        try connection.exchange()
+        let second = try connection.request()
+        try connection.exchange()
+        #expect(service.requestedCounts == [1, 1])
+
+        service.decide(1, [.accepted])
+        try connection.runEventLoopAndExchange()
+        #expect(connection.events.status(first) == nil && connection.events.status(second) == "200")
+        service.decide(0, [.failed])
+        try connection.runEventLoopAndExchange()
+        #expect(connection.events.status(first) == "500")
+    }
+}
