@@ -68,7 +68,10 @@ let package = Package(
             name: "PushlabRedis",
             dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]
         ),
-        .target(name: "PushlabCluster", dependencies: ["PushlabCore", "PushlabRedis"]),
+        .target(
+            name: "PushlabCluster",
+            dependencies: ["PushlabCore", "PushlabRedis", "PushlabSimulator", "PushlabStore", .product(name: "Logging", package: "swift-log")]
+        ),
         .target(
             name: "PushlabStore",
             dependencies: [
@@ -167,7 +170,7 @@ let package = Package(
         ),
         .testTarget(name: "PushlabTestingTests", dependencies: ["PushlabTesting", "PushlabClient"]),
         .testTarget(name: "PushlabNGHTTP2Tests", dependencies: ["PushlabNGHTTP2"]),
-        .testTarget(name: "PushlabRedisTests", dependencies: ["PushlabRedis", "PushlabCluster", "PushlabCore"]),
+        .testTarget(name: "PushlabRedisTests", dependencies: ["PushlabRedis", "PushlabCluster", "PushlabCore", "PushlabSimulator", "PushlabStore"]),
         .testTarget(name: "PushlabDeliveryTests", dependencies: ["PushlabDelivery", "PushlabSimulator", "PushlabCore", "PushlabStore"]),
         .testTarget(name: "PushlabScenarioTests", dependencies: ["PushlabScenario", "PushlabCore", "PushlabSimulator"]),
         .testTarget(name: "PushlabOpenSSLTests", dependencies: ["PushlabOpenSSL"]),

@@ -29,7 +29,7 @@ import Testing
         let start: EpochMilliseconds = 1_767_225_600_000
         var ids: [StreamID] = []
         for (n, node) in [intake, otherNode, intake].enumerated() {
-            guard case .accepted(let id) = try await node.accept([UInt8(n)], token: "aa", deviceID: "phone-1", now: start + Int64(n), limit: Self.minute) else {
+            guard case .accepted(let id?) = try await node.accept([UInt8(n)], token: "aa", deviceID: "phone-1", now: start + Int64(n), limit: Self.minute) else {
                 Issue.record("push \(n) was not accepted")
                 continue
             }
@@ -50,9 +50,20 @@ import Testing
         #expect(try await otherNode.accept([9], token: "aa", deviceID: "phone-1", now: start + 62_000, limit: Self.minute)
             == .unregistered(since: start + 61_000))
 
+        try await intake.expire(token: "bb", deviceID: "phone-1", since: start + 63_000)
+        #expect(try await intake.accept([9], token: "bb", deviceID: "phone-1", now: start + 64_000, limit: nil) == .expired(since: start + 63_000))
+        try await intake.reactivate(token: "bb", deviceID: "phone-1")
+        #expect(try await intake.accept([9], token: "bb", deviceID: "phone-1", now: start + 65_000, limit: nil) != .expired(since: start + 63_000))
+
+        // A token no phone holds: its window counts, nothing is logged.
+        let stranger = String(repeating: "cd", count: 32)
+        #expect(try await intake.accept([7], token: stranger, deviceID: nil, now: start, limit: Self.minute) == .accepted(nil))
+        for n in 1..<3 { _ = try await otherNode.accept([7], token: stranger, deviceID: nil, now: start + Int64(n), limit: Self.minute) }
+        #expect(try await intake.accept([7], token: stranger, deviceID: nil, now: start + 3, limit: Self.minute) == .tooManyRequests)
+
         let log = EnginePushLog(client: client, keys: keys)
         let partition = keys.partitions.partition(of: "phone-1")
-        #expect(try await log.untakenCount(partition: partition) == 5, "three, the other token's and the one of the next window; none refused")
+        #expect(try await log.untakenCount(partition: partition) == 6, "three, the other token's, the one of the next window and the reactivated token's; none refused")
         await client.close()
         await otherClient.close()
     }

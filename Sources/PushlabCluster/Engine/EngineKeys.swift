@@ -22,6 +22,10 @@ public struct EngineKeys: Sendable, Equatable {
     /// accepted; read by the partition's consumer group (`group`).
     public func log(_ partition: Int) -> String { "\(prefix):\(tag(partition)):log" }
 
+    /// What the partition's phones observed, a batch an entry (`PartitionDelivery`), in the
+    /// order the phones observed it.
+    public func observations(_ partition: Int) -> String { "\(prefix):\(tag(partition)):observations" }
+
     /// A token's state: unregistered, and since when.
     public func tokenState(_ token: String, partition: Int) -> String { "\(prefix):\(tag(partition)):token:\(token)" }
 

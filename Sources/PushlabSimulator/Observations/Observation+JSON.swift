@@ -175,3 +175,18 @@ extension Observation {
         return .object(members)
     }
 }
+
+extension Observation {
+    /// The observation `json` wrote; nil when it is not one.
+    public init?(json: JSONValue) {
+        guard case .object(let members) = json, let sequence = json["sequence"]?.integerValue, let time = json["timeMs"]?.integerValue,
+              let deviceID = json["deviceId"]?.stringValue, let bundleID = json["bundleId"]?.stringValue,
+              let kind = json["kind"]?.stringValue.flatMap(ObservationKind.init(rawValue:)) else { return nil }
+        let own: Set<String> = ["sequence", "time", "timeMs", "deviceId", "bundleId", "notificationId", "kind", "afterRestart"]
+        guard let event = ObservationEvent(kind: kind, details: .object(members.filter { !own.contains($0.key) })) else { return nil }
+        self.init(
+            sequence: sequence, time: time, deviceID: deviceID, bundleID: bundleID, notificationID: json["notificationId"]?.stringValue, event: event
+        )
+        afterRestart = json["afterRestart"] == .bool(true)
+    }
+}

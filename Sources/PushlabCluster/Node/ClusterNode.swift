@@ -1,0 +1,124 @@
+import Logging
+import PushlabCore
+import PushlabRedis
+import Synchronization
+
+/// One Pushlab node of a cluster: it beats (`NodeHeartbeats`), works out which partitions of
+/// phones are its share among the live nodes (`PartitionShare`), holds their leases
+/// (`PartitionLeases`), and delivers their pushes (`PartitionDelivery`). A node that dies stops
+/// beating and renewing: within the heartbeat timeout the others count it out, and once its
+/// leases have run out they take its partitions, with the pushes it had read and not taken.
+public final class ClusterNode: Sendable {
+    public let id: String
+    public let delivery: PartitionDelivery
+    private let heartbeats: NodeHeartbeats
+    private let leases: PartitionLeases
+    private let beatInterval: Duration
+    private let logger: Logger
+    private let loop = Mutex<Task<Void, Never>?>(nil)
+    private let known = Mutex<[String]>([])
+
+    public init(
+        id: String, delivery: PartitionDelivery, heartbeats: NodeHeartbeats, leases: PartitionLeases,
+        beatInterval: Duration = .seconds(1), logger: Logger = Logger(label: "pushlab.cluster")
+    ) {
+        self.id = id
+        self.delivery = delivery
+        self.heartbeats = heartbeats
+        self.leases = leases
+        self.beatInterval = beatInterval
+        self.logger = logger
+    }
+
+    /// The live nodes at the last beat, sorted.
+    public var nodes: [String] { known.withLock { $0 } }
+
+    /// The partitions this node simulates now.
+    public var owned: [Int] { delivery.owned }
+
+    /// Joins: one beat and its share taken (as far as the leases are free) before it returns,
+    /// then beats and delivers until `stop`.
+    public func start() async {
+        await manageShare()
+        let task = Task { [self] in await run() }
+        loop.withLock { $0 = task }
+    }
+
+    /// Leaves: the last observations and takings written, the leases released and the node out
+    /// of the live list, so that the others take its partitions at their next beat.
+    public func stop() async {
+        let task = loop.withLock { loop in
+            defer { loop = nil }
+            return loop
+        }
+        task?.cancel()
+        await task?.value
+        await delivery.flush()
+        for partition in delivery.owned {
+            delivery.lose(partition)
+            try? await leases.release(partition, by: id)
+        }
+        _ = try? await heartbeats.leave(id)
+    }
+
+    /// Stops at once, as `kill -9` would: nothing written, released or said (tests of failover).
+    func halt() async {
+        let task = loop.withLock { loop in
+            defer { loop = nil }
+            return loop
+        }
+        task?.cancel()
+        await task?.value
+    }
+
+    private func run() async {
+        var nextBeat = ContinuousClock.now + beatInterval
+        var idle = Duration.milliseconds(1)
+        while !Task.isCancelled {
+            if ContinuousClock.now >= nextBeat {
+                await manageShare()
+                nextBeat = ContinuousClock.now + beatInterval
+            }
+            let (delivered, _) = await delivery.round()
+            // Polled, not blocked on: a node's partitions are on every master. Backs off to
+            // 20 ms when nothing comes, and is back at once with the next push.
+            idle = delivered > 0 ? .milliseconds(1) : min(idle * 2, .milliseconds(20))
+            if delivered == 0 { try? await Task.sleep(for: idle) }
+        }
+    }
+
+    /// Beats, then holds the leases of its share and gives up what is no longer its share.
+    private func manageShare() async {
+        let live: [String]
+        do {
+            live = try await heartbeats.beat(id)
+        } catch {
+            logger.warning("The engine did not hear this node's heartbeat", metadata: ["error": "\(error)"])
+            return
+        }
+        if live != nodes { logger.info("Cluster nodes: \(live.joined(separator: ", "))") }
+        known.withLock { $0 = live }
+        let wanted = Set(PartitionShare(partitions: delivery.keys.partitions, nodes: live).partitions(of: id))
+        let owned = Set(delivery.owned)
+        await delivery.flush()
+        for partition in owned.sorted() {
+            do {
+                if wanted.contains(partition) {
+                    if try await !leases.hold(partition, for: id) { delivery.lose(partition) }
+                } else {
+                    delivery.lose(partition)
+                    try await leases.release(partition, by: id)
+                }
+            } catch {
+                logger.warning("Renewing partition \(partition) failed", metadata: ["error": "\(error)"])
+            }
+        }
+        for partition in wanted.subtracting(owned).sorted() {
+            do {
+                if try await leases.hold(partition, for: id) { try await delivery.gain(partition) }
+            } catch {
+                logger.warning("Taking partition \(partition) failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Logging
+import PushlabCore
+import PushlabRedis
+import PushlabStore
+
+/// A node's `PushAdmission`: each push the rules accepted goes through the engine's intake
+/// script on the master of its device's partition (410, the token's 429 window across nodes,
+/// the append to the partition's log), all of a read's pushes at once on the pipelined
+/// connections. An engine that cannot be reached makes the push a 500, accepted nowhere.
+public final class EngineAdmission: PushAdmission {
+    private let intake: EngineIntake
+    private let logger: Logger
+
+    public init(intake: EngineIntake, logger: Logger = Logger(label: "pushlab.cluster")) {
+        self.intake = intake
+        self.logger = logger
+    }
+
+    public func admit(_ pushes: [AcceptedPush], limit: APNsPolicy.RateLimit?, done: @escaping @Sendable ([AdmissionVerdict]) -> Void) {
+        let intake = intake
+        let logger = logger
+        Task {
+            let verdicts = await withTaskGroup(of: (Int, AdmissionVerdict).self) { group in
+                for index in pushes.indices {
+                    let push = pushes[index]
+                    group.addTask {
+                        do {
+                            let verdict = try await intake.accept(
+                                AcceptedPushEncoding.encode([push]), token: push.deviceToken, deviceID: push.deviceID, now: push.receivedAt, limit: limit
+                            )
+                            return (index, AdmissionVerdict(verdict))
+                        } catch {
+                            logger.warning("The engine did not take a push: answered 500", metadata: ["error": "\(error)"])
+                            return (index, .failed)
+                        }
+                    }
+                }
+                var verdicts = [AdmissionVerdict](repeating: .failed, count: pushes.count)
+                for await (index, verdict) in group { verdicts[index] = verdict }
+                return verdicts
+            }
+            done(verdicts)
+        }
+    }
+}
+
+extension AdmissionVerdict {
+    init(_ verdict: EngineIntake.Verdict) {
+        switch verdict {
+        case .accepted: self = .accepted
+        case .unregistered(let since): self = .unregistered(since: since)
+        case .expired(let since): self = .expired(since: since)
+        case .tooManyRequests: self = .tooManyRequests
+        }
+    }
+}

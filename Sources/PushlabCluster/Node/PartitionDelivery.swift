@@ -1,0 +1,194 @@
+import Logging
+import PushlabCore
+import PushlabRedis
+import PushlabSimulator
+import PushlabStore
+import Synchronization
+
+/// A node's side of the partitions it simulates: it reads their pushes from the engine in the
+/// order they were accepted, hands them to its phones, and takes them together with what the
+/// phones observed, in one script that first checks that the node still holds the partition
+/// (`EnginePushLog.take`). So a push is taken once, by the node whose phones took it, and the
+/// engine never has a taking without its observations.
+///
+/// It is also one of the simulator's sinks: every observation of a phone it simulates (a push's,
+/// a tap's, a timer's) goes to the partition's stream of observations (`EngineKeys.observations`)
+/// at the next `round`.
+public final class PartitionDelivery: ObservationSink {
+    public let node: String
+    private let log: EnginePushLog
+    private let simulator: DeviceSimulator
+    private let logger: Logger
+    private let state = Mutex(State())
+    /// How many pushes a partition's read takes at most.
+    static let readCount = 256
+
+    struct State {
+        /// The partitions this node simulates, each with the entries it read and has not taken,
+        /// as local offsets (`LoggedPushPosition`: what the simulator's runs say they took).
+        var owned: [Int: Reading] = [:]
+        /// Observations recorded and not yet written, by partition, and what they take.
+        var unwritten: [Int: Unwritten] = [:]
+    }
+
+    struct Reading {
+        var entries: [(offset: Int64, id: StreamID)] = []
+        var nextOffset: Int64 = 1
+    }
+
+    struct Unwritten {
+        var observations: [Observation] = []
+        var taking: [StreamID] = []
+    }
+
+    public init(node: String, log: EnginePushLog, simulator: DeviceSimulator, logger: Logger = Logger(label: "pushlab.cluster")) {
+        self.node = node
+        self.log = log
+        self.simulator = simulator
+        self.logger = logger
+    }
+
+    public var keys: EngineKeys { log.keys }
+
+    /// The partitions simulated here now, in order.
+    public var owned: [Int] { state.withLock { $0.owned.keys.sorted() } }
+
+    /// Starts simulating `partition` (its lease is this node's): what another node read and did
+    /// not take, and what this node read before a restart, comes first, as resumed pushes.
+    public func gain(_ partition: Int) async throws(RedisError) {
+        try await log.prepare(partitions: [partition])
+        let abandoned = try await log.claimAbandoned(partition: partition, consumer: node, minIdle: .zero, count: 100_000)
+        state.withLock { $0.owned[partition] = Reading() }
+        deliver(abandoned, of: partition, resumed: true)
+    }
+
+    /// Stops simulating `partition`: what was read and not taken stays in the engine for the next
+    /// owner to claim.
+    public func lose(_ partition: Int) {
+        state.withLock {
+            $0.owned[partition] = nil
+            $0.unwritten[partition] = nil
+        }
+    }
+
+    /// Reads each owned partition's new pushes, delivers them, and writes what was observed with
+    /// the takings. Returns how many pushes it delivered; partitions whose lease was lost are
+    /// dropped and returned.
+    @discardableResult
+    public func round() async -> (delivered: Int, lost: [Int]) {
+        var delivered = 0
+        for partition in owned {
+            do {
+                let entries = try await log.readNew(partition: partition, consumer: node, count: Self.readCount)
+                delivered += entries.count
+                deliver(entries, of: partition, resumed: false)
+            } catch {
+                logger.warning("Reading partition \(partition) failed; tried again next round", metadata: ["error": "\(error)"])
+            }
+        }
+        return (delivered, await flush())
+    }
+
+    private func deliver(_ entries: [EnginePushLog.Entry], of partition: Int, resumed: Bool) {
+        guard !entries.isEmpty else { return }
+        var pushes: [(AcceptedPush, LoggedPushPosition)] = []
+        pushes.reserveCapacity(entries.count)
+        state.withLock { state in
+            guard var reading = state.owned[partition] else { return }
+            for entry in entries {
+                guard let push = try? AcceptedPushEncoding.decode(entry.push).first else {
+                    // Unreadable (another version's entry): taken with no phone, said in the log.
+                    logger.error("A log entry of partition \(partition) cannot be read; taken without delivery", metadata: ["id": "\(entry.id)"])
+                    state.unwritten[partition, default: Unwritten()].taking.append(entry.id)
+                    continue
+                }
+                let offset = reading.nextOffset
+                reading.nextOffset += 1
+                reading.entries.append((offset, entry.id))
+                pushes.append((push, LoggedPushPosition(partition: partition, offset: offset)))
+            }
+            state.owned[partition] = reading
+        }
+        var run = ObservationRun(pushes: pushes.count)
+        pushes.withUnsafeBufferPointer { pushes in
+            for index in pushes.indices {
+                withUnsafePointer(to: pushes[index].0) { push in simulator.deliver(push, resumed: resumed, into: &run) }
+                run.took(pushes[index].1)
+                if run.isFull { simulator.publish(&run) }
+            }
+        }
+        simulator.publish(&run)
+    }
+
+    public func record(_ observations: [Observation]) {
+        record(batches: [observations], taking: [])
+    }
+
+    public func record(batches: [[Observation]]) {
+        record(batches: batches, taking: [])
+    }
+
+    public func record(batches: [[Observation]], taking: [LoggedPushPosition]) {
+        let partitions = keys.partitions
+        state.withLock { state in
+            for batch in batches {
+                for observation in batch {
+                    let partition = partitions.partition(of: observation.deviceID)
+                    // A phone another node simulates is not this node's to record.
+                    guard state.owned[partition] != nil else { continue }
+                    state.unwritten[partition, default: Unwritten()].observations.append(observation)
+                }
+            }
+            for position in taking {
+                guard var reading = state.owned[position.partition] else { continue }
+                let taken = reading.entries.prefix { $0.offset <= position.offset }
+                reading.entries.removeFirst(taken.count)
+                state.owned[position.partition] = reading
+                state.unwritten[position.partition, default: Unwritten()].taking += taken.map(\.id)
+            }
+        }
+    }
+
+    /// Writes every partition's observations and takings; returns the partitions found lost.
+    @discardableResult
+    public func flush() async -> [Int] {
+        let unwritten = state.withLock { state in
+            defer { state.unwritten.removeAll() }
+            return state.unwritten
+        }
+        var lost: [Int] = []
+        for (partition, writing) in unwritten.sorted(by: { $0.key < $1.key }) {
+            var appends: [StreamAppend] = []
+            if !writing.observations.isEmpty {
+                appends.append(StreamAppend(stream: keys.observations(partition), fields: [("batch", Self.encode(writing.observations))]))
+            }
+            do {
+                if try await !log.take(partition: partition, ids: writing.taking, by: node, appends: appends) {
+                    logger.notice("Partition \(partition) is another node's now: its phones are simulated there")
+                    lose(partition)
+                    lost.append(partition)
+                }
+            } catch {
+                // Not taken: the pushes stay pending to this node, and are claimed by whoever
+                // simulates the partition next if this node cannot write again.
+                logger.warning("Writing partition \(partition) failed", metadata: ["error": "\(error)"])
+            }
+        }
+        return lost
+    }
+
+    /// A batch of observations as one JSON array (`Observation.json`): readable with
+    /// `redis-cli XRANGE`, and by any node.
+    static func encode(_ observations: [Observation]) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.value(.array(observations.map(\.json)))
+        return writer.bytes
+    }
+
+    /// The observations of one stream entry.
+    public static func decode(_ bytes: [UInt8]) -> [Observation]? {
+        guard case .array(let values) = try? JSONParser.parse(bytes) else { return nil }
+        let observations = values.compactMap(Observation.init(json:))
+        return observations.count == values.count ? observations : nil
+    }
+}

@@ -1,0 +1,151 @@
+@testable import PushlabCluster
+import PushlabCore
+import PushlabRedis
+import PushlabSimulator
+import Synchronization
+import Testing
+
+/// Nodes sharing one world of phones on the engine: each push reaches its phone on the node
+/// that simulates its partition, once, and a dead node's phones and pushes go to the others.
+@Suite(.serialized)
+struct ClusterNodeTests {
+    static let app = "com.example.app"
+    static let phones = (0..<24).map { "phone-\($0)" }
+
+    /// One node: its own world and simulator (the same phones and tokens as every other node's),
+    /// its observations, and its engine client.
+    final class Node: Sendable {
+        let world = APNsWorld()
+        let simulator: DeviceSimulator
+        let observed = InMemoryObservationLog()
+        let client: RedisClusterClient
+        let node: ClusterNode
+        let admission: EngineAdmission
+        private let ids = Mutex(APNsIDGenerator())
+
+        init(_ id: String, servers: RedisServers, keys: EngineKeys) async throws {
+            simulator = DeviceSimulator(world: world, tokenSeed: 47)
+            for phone in ClusterNodeTests.phones {
+                _ = try simulator.addDevice(SimulatedDevice(id: phone, apps: [AppInstall(bundleID: ClusterNodeTests.app, deviceToken: "", state: .background)]))
+            }
+            _ = simulator.addSink(observed)
+            client = try await EngineTests.connect(to: servers)
+            let delivery = PartitionDelivery(node: id, log: EnginePushLog(client: client, keys: keys), simulator: simulator)
+            _ = simulator.addSink(delivery)
+            node = ClusterNode(
+                id: id, delivery: delivery, heartbeats: NodeHeartbeats(client: client, keys: keys, timeout: .milliseconds(600)),
+                leases: PartitionLeases(client: client, keys: keys, duration: .milliseconds(600)), beatInterval: .milliseconds(150)
+            )
+            admission = EngineAdmission(intake: EngineIntake(client: client, keys: keys))
+        }
+
+        func push(to phone: String, body: String, at time: EpochMilliseconds) throws -> AcceptedPush {
+            let token = try #require(simulator.device(phone)?.app(ClusterNodeTests.app)?.deviceToken)
+            return AcceptedPush(
+                apnsID: APNsID(ids.withLock { $0.nextUUID() }), receivedAt: time, environment: .development, deviceToken: token,
+                registration: world.token(token), topic: ClusterNodeTests.app, bundleID: ClusterNodeTests.app, pushType: .alert,
+                priority: 10, expiration: nil, collapseID: nil, payload: nil, rawPayload: Array(body.utf8), isDeliverable: true, connectionID: 1
+            )
+        }
+
+        func admit(_ pushes: [AcceptedPush]) async -> [AdmissionVerdict] {
+            await withCheckedContinuation { continuation in
+                admission.admit(pushes, limit: nil) { continuation.resume(returning: $0) }
+            }
+        }
+
+        func banners(on phone: String) -> [Observation] { observed.observations(device: phone, kind: .banner) }
+    }
+
+    private static func keys() -> EngineKeys {
+        EngineKeys(prefix: "nodes-\(UInt32.random(in: 0...UInt32.max))", partitions: DevicePartitions(count: 12))
+    }
+
+    /// Until `condition` holds, for at most `limit` (a condition, not a timing assertion).
+    private static func eventually(within limit: Duration = .seconds(20), _ condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while try await !condition() {
+            guard ContinuousClock.now < deadline else { return false }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
+
+    @Test func eachPushReachesItsPhoneOnTheNodeThatSimulatesIt() async throws {
+        let servers = try await RedisServers.sharedCluster()
+        let keys = Self.keys()
+        let a = try await Node("node-a", servers: servers, keys: keys)
+        let b = try await Node("node-b", servers: servers, keys: keys)
+        await a.node.start()
+        await b.node.start()
+        let share = PartitionShare(partitions: keys.partitions, nodes: ["node-a", "node-b"])
+        #expect(try await Self.eventually { a.node.owned == share.partitions(of: "node-a") && b.node.owned == share.partitions(of: "node-b") })
+        #expect(!a.node.owned.isEmpty && !b.node.owned.isEmpty, "each has a share")
+
+        // Both nodes take pushes for every phone.
+        let pushes = try Self.phones.flatMap { phone in [try a.push(to: phone, body: #"{"aps":{"alert":"1"}}"#, at: 1_000), try b.push(to: phone, body: #"{"aps":{"alert":"2"}}"#, at: 1_001)] }
+        #expect(await a.admit(pushes.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)).allSatisfy { $0 == .accepted })
+        #expect(await b.admit(pushes.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)).allSatisfy { $0 == .accepted })
+
+        func owner(_ phone: String) -> Node { share.owner(of: keys.partitions.partition(of: phone)) == "node-a" ? a : b }
+        func other(_ phone: String) -> Node { owner(phone) === a ? b : a }
+        #expect(try await Self.eventually { Self.phones.allSatisfy { owner($0).banners(on: $0).count == 2 } })
+        for phone in Self.phones {
+            #expect(owner(phone).banners(on: phone).map { $0.event.details["body"]?.stringValue } == ["1", "2"], "in the order accepted: \(phone)")
+            #expect(other(phone).banners(on: phone).isEmpty, "the other node's copy of \(phone) never got it")
+        }
+        // Taken, with the observations in the engine beside them.
+        let log = EnginePushLog(client: a.client, keys: keys)
+        #expect(try await Self.eventually { try await (0..<12).asyncReduce(0) { $0 + (try await log.untakenCount(partition: $1)) } == 0 })
+        let observations = try await (0..<12).asyncReduce(0) { sum, partition in
+            let entries = try await a.client.send(RESPCommand("XRANGE", RESPArgument(keys.observations(partition)), "-", "+"), slot: keys.slot(partition))
+            return sum + (entries.elements ?? []).compactMap { $0.elements?.last?.elements?.last?.bytes }.compactMap(PartitionDelivery.decode).reduce(0) { $0 + $1.filter { $0.kind == .banner }.count }
+        }
+        #expect(observations == 48, "every banner is in the engine once")
+        await a.node.stop()
+        await b.node.stop()
+    }
+
+    /// node-b dies (no leave, no release) with pushes read and not taken: node-a takes its
+    /// partitions once the leases run out, delivers those pushes (after a restart, they say)
+    /// and the ones that come meanwhile, each once.
+    @Test func aDeadNodesPhonesAndPushesGoToTheOthers() async throws {
+        let servers = try await RedisServers.sharedCluster()
+        let keys = Self.keys()
+        let a = try await Node("node-a", servers: servers, keys: keys)
+        let b = try await Node("node-b", servers: servers, keys: keys)
+        await a.node.start()
+        await b.node.start()
+        let share = PartitionShare(partitions: keys.partitions, nodes: ["node-a", "node-b"])
+        #expect(try await Self.eventually { b.node.owned == share.partitions(of: "node-b") })
+        let phonesOfB = Self.phones.filter { share.owner(of: keys.partitions.partition(of: $0)) == "node-b" }
+        try #require(!phonesOfB.isEmpty)
+
+        await b.node.halt()
+        // Read by node-b just before it died, never taken.
+        let read = try b.push(to: phonesOfB[0], body: #"{"aps":{"alert":"read"}}"#, at: 2_000)
+        #expect(await a.admit([read]) == [.accepted])
+        let log = EnginePushLog(client: a.client, keys: keys)
+        let partition = keys.partitions.partition(of: phonesOfB[0])
+        #expect(try await log.readNew(partition: partition, consumer: "node-b", count: 10).count == 1)
+        // Accepted while node-b is dead.
+        #expect(await a.admit(try phonesOfB.map { try a.push(to: $0, body: #"{"aps":{"alert":"later"}}"#, at: 2_001) }).allSatisfy { $0 == .accepted })
+
+        #expect(try await Self.eventually(within: .seconds(5)) { phonesOfB.allSatisfy { !a.banners(on: $0).isEmpty } }, "within 5 s node-a simulates node-b's phones")
+        #expect(try await Self.eventually { a.banners(on: phonesOfB[0]).count == 2 })
+        let first = a.banners(on: phonesOfB[0])
+        #expect(first.map { $0.event.details["body"]?.stringValue } == ["read", "later"])
+        #expect(first[0].afterRestart && !first[1].afterRestart, "the claimed push says it came after a restart")
+        for phone in phonesOfB.dropFirst() { #expect(a.banners(on: phone).count == 1, "\(phone): once") }
+        #expect(a.node.owned == Array(0..<12))
+        await a.node.stop()
+    }
+}
+
+extension Sequence {
+    func asyncReduce<Result>(_ initial: Result, _ next: (Result, Element) async throws -> Result) async rethrows -> Result {
+        var result = initial
+        for element in self { result = try await next(result, element) }
+        return result
+    }
+}
