@@ -8,7 +8,7 @@ BIN_DIR = $(shell $(SWIFT) build --show-bin-path)
 STATIC_BUILD = --static-swift-stdlib --scratch-path .build-static
 TEST_BIN = $(CURDIR)/.build-static/debug/pushlab
 
-.PHONY: deps build serve test test-all unit-test integration-test fuzz dist image bench bench-durability bench-scale certs clean
+.PHONY: deps build serve cluster cluster-down test test-all unit-test integration-test fuzz dist image bench bench-durability bench-scale certs clean
 
 deps:
 	@scripts/install-deps.sh
@@ -19,6 +19,15 @@ build: deps
 ## Start Pushlab with its embedded defaults (development :2197, production :2196).
 serve: build
 	$(BIN_DIR)/pushlab serve $(ARGS)
+
+## A cluster on this machine: three Redis masters with a replica each, three Pushlab nodes,
+## HAProxy on 2197 (development), 2196 (production) and 2198 (control API); ARGS: --durable,
+## -- serve flags (scripts/cluster.sh, docs/CLUSTER.md).
+cluster: build
+	scripts/cluster.sh up $(ARGS)
+
+cluster-down:
+	scripts/cluster.sh down
 
 ## The test suite a contributor waits for: the Swift tests, then real clients against the built
 ## binary, the release tarball in a stock Debian root and the container image. The Swift build

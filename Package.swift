@@ -143,7 +143,7 @@ let package = Package(
             name: "PushlabCLI",
             dependencies: [
                 "PushlabCore", "PushlabTransport", "PushlabClient", "PushlabScenario", "PushlabSimulator", "PushlabStore", "PushlabOpenSSL", "CMallocTuning",
-                "PushlabControl", "PushlabRuntime",
+                "PushlabControl", "PushlabRuntime", "PushlabCluster", "PushlabRedis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

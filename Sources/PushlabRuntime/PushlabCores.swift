@@ -29,12 +29,15 @@ public final class PushlabCores: Sendable {
     private let current: Mutex<Scenario?>
 
     /// The cores of `scenario`, installed; `progress` hears how far registering its devices has come.
+    /// `tokenSeed`: the phones' generated tokens follow it (a cluster's nodes agree on them).
+    /// `admission`: a cluster's engine, which has the last word on every push.
     public convenience init(
-        scenario: Scenario, manualStart: EpochMilliseconds?, progress: LoadProgress? = nil, adjust: @escaping @Sendable (inout Scenario) -> Void = { _ in }
+        scenario: Scenario, manualStart: EpochMilliseconds?, progress: LoadProgress? = nil, tokenSeed: UInt64? = nil,
+        admission: (any PushAdmission)? = nil, adjust: @escaping @Sendable (inout Scenario) -> Void = { _ in }
     ) throws {
         let world = APNsWorld()
         let clock = ControlledClock(manualStart: manualStart)
-        let simulator = DeviceSimulator(world: world, clock: clock, settings: scenario.simulatorSettings)
+        let simulator = DeviceSimulator(world: world, clock: clock, settings: scenario.simulatorSettings, tokenSeed: tokenSeed)
         // Its running apps launch now; the runtime observes those launches once it listens.
         simulator.holdCreationLaunches()
         do {
@@ -42,14 +45,14 @@ public final class PushlabCores: Sendable {
         } catch {
             throw Scenario.LoadError(description: "Scenario \(scenario.source): \(error.description)")
         }
-        self.init(world: world, clock: clock, simulator: simulator, policy: scenario.policy, scenario: scenario, adjust: adjust)
+        self.init(world: world, clock: clock, simulator: simulator, policy: scenario.policy, scenario: scenario, admission: admission, adjust: adjust)
     }
 
     /// Cores around a world and simulator made by hand (a test's); without a scenario there is
     /// nothing to reset to.
     public init(
         world: APNsWorld, clock: ControlledClock, simulator: DeviceSimulator, policy: APNsPolicy, requestLog: RequestLog = RequestLog(),
-        scenario: Scenario? = nil, adjust: @escaping @Sendable (inout Scenario) -> Void = { _ in }
+        scenario: Scenario? = nil, admission: (any PushAdmission)? = nil, adjust: @escaping @Sendable (inout Scenario) -> Void = { _ in }
     ) {
         self.world = world
         self.clock = clock
@@ -58,7 +61,7 @@ public final class PushlabCores: Sendable {
         manualStart = clock.mode == .manual ? clock.now() : nil
         self.adjust = adjust
         current = Mutex(scenario)
-        service = APNsProviderService(world: world, policy: policy, clock: clock, log: requestLog, sink: delivery, faults: faults)
+        service = APNsProviderService(world: world, policy: policy, clock: clock, log: requestLog, sink: delivery, faults: faults, admission: admission)
         standIn.replaceRules(scenario?.standInRules ?? [])
     }
 

@@ -3,6 +3,7 @@ import CMallocTuning
 import Foundation
 import Logging
 import NIOCore
+import PushlabCluster
 import PushlabControl
 import PushlabCore
 import PushlabRuntime
@@ -35,6 +36,7 @@ struct Serve: AsyncParsableCommand {
           pushlab serve --channel-management-port off
           pushlab serve --config pushlab.yaml --client-ca certs/ca.pem
           pushlab serve --durable --db pushes.db
+          pushlab serve --cluster redis://10.0.0.5:7000,10.0.0.6:7000 --host 0.0.0.0
         """
     )
 
@@ -104,6 +106,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds a graceful shutdown waits for in-flight streams (default 10).")
     var shutdownGracePeriod: Double?
 
+    @Option(help: "Join a cluster of Pushlab nodes on this Redis Cluster (redis://host:port[,host:port…]): the nodes share the world, the log of accepted pushes and the phones' observations, and each simulates its share of the phones (docs/CLUSTER.md). Every node runs the same scenario. --durable then acknowledges a push once its log entry is on a replica too; the store defaults to :memory:.")
+    var cluster: String?
+
+    @Option(help: "This node's name in the cluster (default: host name and process id).")
+    var nodeID: String?
+
+    @Option(help: "Partitions of phones the cluster is split into, set by its first node (default 64); later nodes take the cluster's.")
+    var clusterPartitions: Int?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).")
     var logLevel: String = "info"
 
@@ -116,6 +127,11 @@ struct Serve: AsyncParsableCommand {
         if clock != "real", clock != "manual" { throw ValidationError("--clock must be real or manual, not \(clock)") }
         if clockStart != nil, clock != "manual" { throw ValidationError("--clock-start needs --clock manual") }
         if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
+        if cluster == nil, nodeID != nil || clusterPartitions != nil { throw ValidationError("--node-id and --cluster-partitions need --cluster") }
+        if let clusterPartitions, !(1...16_384).contains(clusterPartitions) { throw ValidationError("--cluster-partitions must be 1...16384, not \(clusterPartitions)") }
+        if cluster != nil, clock == "manual" {
+            throw ValidationError("--clock manual is not shared by a cluster's nodes yet: run the cluster on real time (docs/CLUSTER.md)")
+        }
     }
 
     func run() async throws {
@@ -128,9 +144,11 @@ struct Serve: AsyncParsableCommand {
         let crashWindow = crashWindowMs ?? file?.crashWindowMs ?? 250
         let shortest = Int(PushlabStore.shortestCrashWindow / .milliseconds(1))
         guard crashWindow >= shortest else { throw ValidationError("--crash-window-ms (crashWindowMs in a config file) must be at least \(shortest), not \(crashWindow)") }
-        let storePath = db ?? file?.db ?? "pushlab.db"
+        let seeds = try cluster.map(ClusterEngine.seeds)
+        // A node's engine keeps what matters; nodes on one machine would share one file.
+        let storePath = db ?? file?.db ?? (seeds == nil ? "pushlab.db" : ":memory:")
         let isDurable = durable || file?.durable == true
-        guard !isDurable || storePath != ":memory:" else {
+        guard !isDurable || storePath != ":memory:" || seeds != nil else {
             throw ValidationError("--durable waits for commits to the store's file, and --db :memory: keeps nothing: pass --db FILE")
         }
         LoggingSystem.bootstrap { label in
@@ -148,10 +166,15 @@ struct Serve: AsyncParsableCommand {
         // The line goes before the banner, or before whatever error ends the start.
         defer { progress.finish() }
         let scenario = try loadScenario(file: file, progress: progress.reporter)
+        let engine = try await joinCluster(seeds, durable: isDurable, logger: logger)
         let streams = maxConcurrentStreams ?? file?.http2?.maxConcurrentStreams
         let cores: PushlabCores
         do {
-            cores = try PushlabCores(scenario: scenario, manualStart: try manualClockStart(), progress: progress.reporter) { loaded in
+            // A cluster's nodes make the scenario's phones with the same tokens.
+            cores = try PushlabCores(
+                scenario: scenario, manualStart: try manualClockStart(), progress: progress.reporter,
+                tokenSeed: engine == nil ? nil : UInt64(bitPattern: FNV1a(scenario.fingerprint).value), admission: engine?.admission
+            ) { loaded in
                 if let streams { loaded.policy.maxConcurrentStreams = streams }
             }
         } catch let error as Scenario.LoadError {
@@ -171,7 +194,8 @@ struct Serve: AsyncParsableCommand {
             server: server,
             delivery: queueCapacity > 0 ? .queued(capacity: queueCapacity) : .inline,
             store: .init(
-                path: storePath, historyLimit: keptHistory > 0 ? keptHistory : nil, crashWindow: .milliseconds(crashWindow), durable: isDurable
+                path: storePath, historyLimit: keptHistory > 0 ? keptHistory : nil, crashWindow: .milliseconds(crashWindow),
+                durable: isDurable && engine == nil
             ),
             control: control,
             tickInterval: .milliseconds(100)
@@ -183,9 +207,14 @@ struct Serve: AsyncParsableCommand {
             throw CLIFailure(Self.startFailure(error))
         }
         progress.finish()
-        printBanner(runtime, scenario: scenario)
+        let node = engine?.makeNode(id: nodeID ?? Self.defaultNodeID, simulator: cores.simulator, logger: logger)
+        await node?.start()
+        printBanner(runtime, scenario: scenario, cluster: engine.flatMap { engine in node.map { (engine, $0) } })
         await ShutdownSignal.wait()
         logger.info("Shutting down: GOAWAY Shutdown on every connection")
+        // The node's phones go to the others first: its last takings written, its leases given up.
+        await node?.stop()
+        await engine?.close()
         do {
             try await runtime.shutdown()
         } catch {
@@ -279,7 +308,7 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
-    private func printBanner(_ runtime: PushlabRuntime, scenario: Scenario) {
+    private func printBanner(_ runtime: PushlabRuntime, scenario: Scenario, cluster: (ClusterEngine, ClusterNode)?) {
         let simulator = runtime.cores.simulator
         var lines = ["Pushlab is serving the APNs provider API (HTTP/2 + TLS):"]
         for listener in runtime.listeners {
@@ -314,6 +343,7 @@ struct Serve: AsyncParsableCommand {
         }
         if scenario.tokens.count > shownTokens { lines.append("  … and \(scenario.tokens.count - shownTokens) more tokens") }
         let devices = simulator.deviceCount
+        if let (engine, node) = cluster { lines += Self.clusterLines(engine, node, devices: devices) }
         let storePath = runtime.store?.path ?? ":memory:"
         if let reloaded = runtime.reloadedDevices {
             lines.append("Store \(storePath): \(reloaded) device(s) reloaded as the last run left them (the scenario is unchanged)")

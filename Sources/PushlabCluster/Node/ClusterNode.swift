@@ -39,6 +39,7 @@ public final class ClusterNode: Sendable {
     /// Joins: one beat and its share taken (as far as the leases are free) before it returns,
     /// then beats and delivers until `stop`.
     public func start() async {
+        delivery.attach()
         await manageShare()
         let task = Task { [self] in await run() }
         loop.withLock { $0 = task }
@@ -59,6 +60,7 @@ public final class ClusterNode: Sendable {
             try? await leases.release(partition, by: id)
         }
         _ = try? await heartbeats.leave(id)
+        delivery.detach()
     }
 
     /// Stops at once, as `kill -9` would: nothing written, released or said (tests of failover).
@@ -69,6 +71,7 @@ public final class ClusterNode: Sendable {
         }
         task?.cancel()
         await task?.value
+        delivery.detach()
     }
 
     private func run() async {

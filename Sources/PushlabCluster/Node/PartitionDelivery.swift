@@ -20,6 +20,7 @@ public final class PartitionDelivery: ObservationSink {
     private let simulator: DeviceSimulator
     private let logger: Logger
     private let state = Mutex(State())
+    private let sinkID = Mutex<Int?>(nil)
     /// How many pushes a partition's read takes at most.
     static let readCount = 256
 
@@ -49,6 +50,18 @@ public final class PartitionDelivery: ObservationSink {
     }
 
     public var keys: EngineKeys { log.keys }
+
+    /// Becomes one of the simulator's sinks (once).
+    func attach() {
+        sinkID.withLock { id in
+            if id == nil { id = simulator.addSink(self) }
+        }
+    }
+
+    /// No longer hears the simulator.
+    func detach() {
+        if let id = sinkID.withLock({ id in defer { id = nil }; return id }) { simulator.removeSink(id) }
+    }
 
     /// The partitions simulated here now, in order.
     public var owned: [Int] { state.withLock { $0.owned.keys.sorted() } }

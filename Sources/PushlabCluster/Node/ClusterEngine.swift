@@ -1,0 +1,85 @@
+import Logging
+import PushlabCore
+import PushlabRedis
+import PushlabSimulator
+
+/// A node's connection to the engine a cluster shares (`pushlab serve --cluster`): the Redis
+/// Cluster client, the cluster's keys (its partition count agreed in the engine by the first
+/// node), and the admission the APNs rules ask. `makeNode` then puts the node's phones in.
+public final class ClusterEngine: Sendable {
+    public let seeds: [RedisEndpoint]
+    public let client: RedisClusterClient
+    public let keys: EngineKeys
+    public let admission: EngineAdmission
+    /// `--durable`: a push is acknowledged once its log entry is also on a replica.
+    public let isDurable: Bool
+
+    private init(seeds: [RedisEndpoint], client: RedisClusterClient, keys: EngineKeys, admission: EngineAdmission, isDurable: Bool) {
+        self.seeds = seeds
+        self.client = client
+        self.keys = keys
+        self.admission = admission
+        self.isDurable = isDurable
+    }
+
+    /// `redis://host:port[,host:port…]` (the scheme may be left out, and repeated per address).
+    public static func seeds(_ text: String) throws(ClusterEngineError) -> [RedisEndpoint] {
+        let parts = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        var seeds: [RedisEndpoint] = []
+        for part in parts {
+            guard let endpoint = RedisEndpoint(part) else {
+                throw ClusterEngineError("--cluster: \(part.isEmpty ? "an empty address" : part) is no Redis address; give redis://host:port[,host:port…]")
+            }
+            seeds.append(endpoint)
+        }
+        guard !seeds.isEmpty else { throw ClusterEngineError("--cluster needs at least one address: redis://host:port[,host:port…]") }
+        return seeds
+    }
+
+    /// Connects, reads the slot map, and agrees on the partition count: the first node sets it
+    /// (`partitions`), every later one takes the engine's.
+    public static func connect(
+        seeds: [RedisEndpoint], prefix: String = "pushlab", partitions: Int, durable: Bool, logger: Logger = Logger(label: "pushlab.cluster")
+    ) async throws(ClusterEngineError) -> ClusterEngine {
+        let client = RedisClusterClient(seeds: seeds)
+        do throws(RedisError) {
+            try await client.start()
+            let shape = "\(prefix):{nodes}:partitions"
+            let answers = try await client.pipeline(
+                [RESPCommand("SET", RESPArgument(shape), RESPArgument(partitions), "NX"), RESPCommand("GET", RESPArgument(shape))],
+                slot: HashSlot.of(shape)
+            )
+            guard let agreed = answers.last?.text.flatMap(Int.init), agreed >= 1 else {
+                throw RedisError(.protocolError, "the cluster's partition count \(shape) is \(answers.last.map { "\($0)" } ?? "missing")")
+            }
+            let keys = EngineKeys(prefix: prefix, partitions: DevicePartitions(count: agreed))
+            let intake = EngineIntake(client: client, keys: keys, replicas: durable ? 1 : 0)
+            return ClusterEngine(seeds: seeds, client: client, keys: keys, admission: EngineAdmission(intake: intake, logger: logger), isDurable: durable)
+        } catch {
+            await client.close()
+            throw ClusterEngineError("The cluster at \(seeds.map(\.description).joined(separator: ",")) cannot be joined: \(error.description)")
+        }
+    }
+
+    /// This node, simulating its share of `simulator`'s phones; started by the caller.
+    public func makeNode(id: String, simulator: DeviceSimulator, logger: Logger = Logger(label: "pushlab.cluster")) -> ClusterNode {
+        let delivery = PartitionDelivery(node: id, log: EnginePushLog(client: client, keys: keys), simulator: simulator, logger: logger)
+        return ClusterNode(
+            id: id, delivery: delivery, heartbeats: NodeHeartbeats(client: client, keys: keys),
+            leases: PartitionLeases(client: client, keys: keys), logger: logger
+        )
+    }
+
+    public func close() async {
+        await client.close()
+    }
+}
+
+/// Joining a cluster failed, in words for whoever ran `pushlab serve --cluster`.
+public struct ClusterEngineError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# A Pushlab cluster on this machine: a Redis Cluster of three masters with a replica each,
+# three Pushlab nodes sharing it, and HAProxy (TCP mode, TLS passing through) on the usual
+# ports: development 2197, production 2196, control API 2198.
+#
+#   scripts/cluster.sh up [--durable] [-- extra pushlab serve flags]   (make cluster)
+#   scripts/cluster.sh down                                            (make cluster-down)
+#   scripts/cluster.sh status
+#
+# Everything lives in .cluster/ (logs, Redis files, pids); `down` stops it and removes it.
+# Ports: Redis 7100-7105 (and their bus ports 17100-17105); node N (1-3) serves development on
+# 2(N+1)97, production on 2(N+1)96 and its control API on 2(N+1)98 (2297, 2397, 2497, …).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+state=$root/.cluster
+bin=${PUSHLAB_BIN:-}
+
+redis_ports=(7100 7101 7102 7103 7104 7105)
+nodes=(1 2 3)
+# Pushlab's own listeners on node N, and what HAProxy gives the world.
+dev_port() { echo "2$(($1 + 1))97"; }
+prod_port() { echo "2$(($1 + 1))96"; }
+control_port() { echo "2$(($1 + 1))98"; }
+
+fail() { echo "cluster: $*" >&2; exit 1; }
+
+need() {
+    for tool in redis-server redis-cli haproxy; do
+        command -v "$tool" >/dev/null || fail "$tool is missing: scripts/install-deps.sh installs it (Debian's redis-server and haproxy)"
+    done
+}
+
+pushlab_binary() {
+    if [ -n "$bin" ]; then echo "$bin"; return; fi
+    swift build --product pushlab >&2
+    echo "$(swift build --show-bin-path)/pushlab"
+}
+
+wait_for() { # description, command…
+    local what=$1; shift
+    for _ in $(seq 1 200); do
+        if "$@" >/dev/null 2>&1; then return 0; fi
+        sleep 0.05
+    done
+    fail "$what did not come up in 10 s (logs in $state)"
+}
+
+up() {
+    need
+    local durable=()
+    local extra=()
+    while [ $# -gt 0 ]; do
+        case $1 in
+            --durable) durable=(--durable); shift ;;
+            --) shift; extra=("$@"); break ;;
+            *) fail "unknown argument $1 (up [--durable] [-- pushlab serve flags])" ;;
+        esac
+    done
+    [ -e "$state" ] && fail "$state exists: a cluster is up (scripts/cluster.sh down first)"
+    local pushlab
+    pushlab=$(pushlab_binary)
+    mkdir -p "$state"
+
+    for port in "${redis_ports[@]}"; do
+        mkdir -p "$state/redis-$port"
+        (cd "$state/redis-$port" && redis-server --port "$port" --bind 127.0.0.1 --cluster-enabled yes \
+            --cluster-config-file nodes.conf --cluster-node-timeout 2000 --appendonly yes --save "" \
+            --daemonize yes --pidfile "$state/redis-$port.pid" --logfile "$state/redis-$port.log")
+        wait_for "redis-server on $port" redis-cli -p "$port" ping
+    done
+    redis-cli --cluster create $(printf '127.0.0.1:%s ' "${redis_ports[@]}") --cluster-replicas 1 --cluster-yes >"$state/create.log" 2>&1 \
+        || fail "redis-cli --cluster create failed (see $state/create.log)"
+    wait_for "the Redis Cluster" bash -c "redis-cli -p ${redis_ports[0]} cluster info | grep -q cluster_state:ok"
+
+    local seeds
+    seeds=$(printf 'redis://127.0.0.1:%s,' "${redis_ports[@]:0:3}")
+    seeds=${seeds%,}
+    for n in "${nodes[@]}"; do
+        "$pushlab" serve --cluster "$seeds" --node-id "node-$n" --host 127.0.0.1 \
+            --development-port "$(dev_port "$n")" --production-port "$(prod_port "$n")" --control-port "$(control_port "$n")" \
+            --channel-management-port off "${durable[@]}" "${extra[@]}" >"$state/node-$n.log" 2>&1 &
+        echo $! >"$state/node-$n.pid"
+    done
+    for n in "${nodes[@]}"; do
+        wait_for "node-$n" grep -q '^Ready' "$state/node-$n.log"
+    done
+
+    {
+        echo "global"
+        echo "    maxconn 8000"
+        echo "defaults"
+        echo "    mode tcp"
+        echo "    timeout connect 2s"
+        echo "    timeout client 1h"
+        echo "    timeout server 1h"
+        for listener in "development 2197 dev_port" "production 2196 prod_port" "control 2198 control_port"; do
+            set -- $listener
+            echo "listen $1"
+            echo "    bind 127.0.0.1:$2"
+            echo "    balance leastconn"
+            for n in "${nodes[@]}"; do echo "    server node-$n 127.0.0.1:$($3 "$n") check"; done
+        done
+    } >"$state/haproxy.cfg"
+    haproxy -f "$state/haproxy.cfg" -D -p "$state/haproxy.pid" || fail "haproxy did not start (ports 2196-2198 free?)"
+    status
+}
+
+stop_pidfile() {
+    local file=$1 signal=${2:-TERM}
+    [ -f "$file" ] || return 0
+    local pid
+    pid=$(cat "$file")
+    kill "-$signal" "$pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+}
+
+down() {
+    [ -d "$state" ] || { echo "cluster: nothing is up"; return 0; }
+    stop_pidfile "$state/haproxy.pid"
+    for n in "${nodes[@]}"; do stop_pidfile "$state/node-$n.pid"; done
+    for port in "${redis_ports[@]}"; do stop_pidfile "$state/redis-$port.pid"; done
+    rm -rf "$state"
+    echo "cluster: stopped"
+}
+
+status() {
+    [ -d "$state" ] || { echo "cluster: nothing is up"; return 0; }
+    echo "Pushlab cluster (state in $state):"
+    echo "  development  https://127.0.0.1:2197   production  https://127.0.0.1:2196   control API  http://127.0.0.1:2198  (HAProxy)"
+    for n in "${nodes[@]}"; do
+        local pid
+        pid=$(cat "$state/node-$n.pid")
+        if kill -0 "$pid" 2>/dev/null; then
+            echo "  node-$n  pid $pid  https://127.0.0.1:$(dev_port "$n")  control http://127.0.0.1:$(control_port "$n")  $(grep -m1 'this node' "$state/node-$n.log" | sed 's/^ *this node *//')"
+        else
+            echo "  node-$n  stopped (log: $state/node-$n.log)"
+        fi
+    done
+    for port in "${redis_ports[@]}"; do
+        echo "  redis 127.0.0.1:$port  $(redis-cli -p "$port" role 2>/dev/null | head -1 || echo down)"
+    done
+}
+
+case ${1:-} in
+    up) shift; up "$@" ;;
+    down) down ;;
+    status) status ;;
+    *) echo "usage: scripts/cluster.sh up [--durable] [-- serve flags] | down | status" >&2; exit 2 ;;
+esac
