@@ -106,6 +106,8 @@ let package = Package(
             dependencies: [
                 "PushlabCore", "PushlabSimulator", "PushlabDelivery", "PushlabStore", "PushlabScenario", "PushlabOpenSSL", "PushlabClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -91,6 +91,9 @@ up() {
         echo "    maxconn 8000"
         echo "defaults"
         echo "    mode tcp"
+        # A connection to a node that just died goes to another one.
+        echo "    retries 3"
+        echo "    option redispatch"
         echo "    timeout connect 2s"
         echo "    timeout client 1h"
         echo "    timeout server 1h"
@@ -99,7 +102,8 @@ up() {
             echo "listen $1"
             echo "    bind 127.0.0.1:$2"
             echo "    balance leastconn"
-            for n in "${nodes[@]}"; do echo "    server node-$n 127.0.0.1:$($3 "$n") check"; done
+            # A dead node is out of the rotation within a second.
+            for n in "${nodes[@]}"; do echo "    server node-$n 127.0.0.1:$($3 "$n") check inter 300 fall 2 rise 1"; done
         done
     } >"$state/haproxy.cfg"
     haproxy -f "$state/haproxy.cfg" -D -p "$state/haproxy.pid" || fail "haproxy did not start (ports 2196-2198 free?)"

@@ -50,6 +50,8 @@ public final class ControlAPI: Sendable {
     let loadScenario: LoadScenario?
     let signers: Signers
     private let listeners = Mutex<[Listener]>([])
+    /// A cluster node's routing of requests about phones other nodes simulate.
+    private let cluster = Mutex<(node: String, routing: any ClusterRouting)?>(nil)
 
     /// - Parameters:
     ///   - store: where observations and requests are read from; without one the control API
@@ -129,10 +131,17 @@ public final class ControlAPI: Sendable {
         let router = Router()
         router.add(middleware: ControlErrorMiddleware(routes: routes))
         if let token { router.add(middleware: ControlTokenMiddleware(token: token)) }
+        if let (node, routing) = cluster.withLock({ $0 }) { router.add(middleware: ClusterForwardingMiddleware(node: node, routing: routing)) }
         for route in routes {
             router.on(RouterPath(route.path), method: route.method, use: route.handler)
         }
         return router
+    }
+
+    /// Makes this control API a cluster node's (`pushlab serve --cluster`): requests about a
+    /// phone that another node simulates are answered by that node. Before the router is made.
+    public func joinCluster(as node: String, routing: any ClusterRouting) {
+        cluster.withLock { $0 = (node, routing) }
     }
 
     /// Ends every `/v1/events` stream, so the HTTP server can stop without waiting for them.

@@ -27,6 +27,8 @@ public final class PushlabCores: Sendable {
     /// What every scenario loaded later gets on top of its own policy (serve's flags).
     private let adjust: @Sendable (inout Scenario) -> Void
     private let current: Mutex<Scenario?>
+    /// A cluster node's routing of control API requests about other nodes' phones.
+    private let clusterRouting = Mutex<(node: String, routing: any ClusterRouting)?>(nil)
 
     /// The cores of `scenario`, installed; `progress` hears how far registering its devices has come.
     /// `tokenSeed`: the phones' generated tokens follow it (a cluster's nodes agree on them).
@@ -65,6 +67,12 @@ public final class PushlabCores: Sendable {
         standIn.replaceRules(scenario?.standInRules ?? [])
     }
 
+    /// Makes these the cores of cluster node `node`: its control API forwards requests about a
+    /// phone another node simulates (`routing`). Before the runtime starts.
+    public func joinCluster(as node: String, routing: any ClusterRouting) {
+        clusterRouting.withLock { $0 = (node, routing) }
+    }
+
     /// The scenario the cores were made from, or the one loaded since.
     public var scenario: Scenario? { current.withLock { $0 } }
 
@@ -80,10 +88,12 @@ public final class PushlabCores: Sendable {
                 return loaded.name
             }
         }
-        return ControlAPI(
+        let api = ControlAPI(
             simulator: simulator, delivery: delivery, requestLog: service.log, faults: faults, store: store, scenarioName: scenario?.name,
             reset: reset, loadScenario: loadScenario, signers: { [self] in self.scenario?.signers ?? [] }, standIn: standIn
         )
+        if let (node, routing) = clusterRouting.withLock({ $0 }) { api.joinCluster(as: node, routing: routing) }
+        return api
     }
 
     /// Back to the scenario: the clock to its manual start (or real time), then the world, the

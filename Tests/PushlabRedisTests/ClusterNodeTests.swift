@@ -56,12 +56,12 @@ struct ClusterNodeTests {
         func banners(on phone: String) -> [Observation] { observed.observations(device: phone, kind: .banner) }
     }
 
-    private static func keys() -> EngineKeys {
+    static func keys() -> EngineKeys {
         EngineKeys(prefix: "nodes-\(UInt32.random(in: 0...UInt32.max))", partitions: DevicePartitions(count: 12))
     }
 
     /// Until `condition` holds, for at most `limit` (a condition, not a timing assertion).
-    private static func eventually(within limit: Duration = .seconds(20), _ condition: () async throws -> Bool) async throws -> Bool {
+    static func eventually(within limit: Duration = .seconds(20), _ condition: () async throws -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + limit
         while try await !condition() {
             guard ContinuousClock.now < deadline else { return false }
@@ -146,5 +146,34 @@ extension Sequence {
         var result = initial
         for element in self { result = try await next(result, element) }
         return result
+    }
+}
+
+extension ClusterNodeTests {
+    /// A phone's state lives in the engine with the pushes taken: a push stored while the phone
+    /// was offline on a node that then died reaches the phone when it comes online on the next.
+    @Test func aDeadNodesPhonesKeepWhatTheyHeld() async throws {
+        let servers = try await RedisServers.sharedCluster()
+        let keys = Self.keys()
+        let a = try await Node("node-a", servers: servers, keys: keys)
+        let b = try await Node("node-b", servers: servers, keys: keys)
+        await a.node.start()
+        await b.node.start()
+        let share = PartitionShare(partitions: keys.partitions, nodes: ["node-a", "node-b"])
+        let phone = try #require(Self.phones.first { share.owner(of: keys.partitions.partition(of: $0)) == "node-b" })
+        #expect(try await Self.eventually { b.node.owned == share.partitions(of: "node-b") })
+
+        _ = try b.simulator.updateDevice(phone, online: false)
+        // Stored for 30 days from now by default: the phones run on real time here.
+        #expect(await a.admit([try a.push(to: phone, body: #"{"aps":{"alert":"kept"}}"#, at: SystemClock().now())]) == [.accepted])
+        #expect(try await Self.eventually { !b.observed.observations(device: phone, kind: .stored).isEmpty }, "stored for the offline phone on node-b")
+        #expect(try await Self.eventually { try await EnginePushLog(client: a.client, keys: keys).untakenCount(partition: keys.partitions.partition(of: phone)) == 0 })
+        await b.node.halt()
+
+        #expect(try await Self.eventually { a.node.owned.contains(keys.partitions.partition(of: phone)) })
+        #expect(a.simulator.device(phone)?.online == false, "node-a's copy became the phone node-b left")
+        _ = try a.simulator.updateDevice(phone, online: true)
+        #expect(a.banners(on: phone).map { $0.event.details["body"]?.stringValue } == ["kept"], "the held push reaches the phone once")
+        await a.node.stop()
     }
 }

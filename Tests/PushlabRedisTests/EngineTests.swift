@@ -93,8 +93,8 @@ import Testing
 
         // Node b takes its pushes with what the phones observed, atomically.
         let observations = "\(prefix):\(keys.tag(partition)):observations"
-        let appends = [StreamAppend(stream: observations, fields: [("kind", Array("delivered".utf8)), ("count", [6])])]
-        #expect(try await log.take(partition: partition, ids: readByB.map(\.id), by: nil, appends: appends))
+        let writes = [EngineWrite.append(stream: observations, fields: [("kind", Array("delivered".utf8)), ("count", [6])])]
+        #expect(try await log.take(partition: partition, ids: readByB.map(\.id), by: nil, writes: writes))
         let appended = try await client.send(RESPCommand("XRANGE", RESPArgument(observations), "-", "+"), key: observations)
         #expect(appended.elements?.first?.elements?.last?.elements?.compactMap(\.bytes) == [Array("kind".utf8), Array("delivered".utf8), Array("count".utf8), [6]])
         #expect(try await log.untakenCount(partition: partition) == 4)

@@ -70,8 +70,8 @@ struct OwnershipTests {
         try await leases.release(partition, by: "node-a")
         #expect(try await leases.hold(partition, for: "node-b"))
         let observations = "\(keys.prefix):\(keys.tag(partition)):observations"
-        let appends = [StreamAppend(stream: observations, fields: [("by", Array("node-a".utf8))])]
-        #expect(try await !log.take(partition: partition, ids: readByA.map(\.id), by: "node-a", appends: appends))
+        let writes = [EngineWrite.append(stream: observations, fields: [("by", Array("node-a".utf8))])]
+        #expect(try await !log.take(partition: partition, ids: readByA.map(\.id), by: "node-a", writes: writes))
         #expect(try await log.untakenCount(partition: partition) == 3)
         #expect(try await client.send(RESPCommand("XLEN", RESPArgument(observations)), key: observations) == .integer(0), "nor observed")
 

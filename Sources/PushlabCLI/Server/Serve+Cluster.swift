@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PushlabCluster
+import PushlabControl
 import PushlabRedis
 
 /// `pushlab serve --cluster`: joining the engine, the node's name, and what the banner says.
@@ -27,5 +28,14 @@ extension Serve {
             "  nodes        \(node.nodes.joined(separator: ", "))",
             "  this node    \(node.id): \(owned) of \(partitions) partitions, about \(phones) of the \(devices) phones; the others are simulated by their nodes",
         ]
+    }
+}
+
+/// The control API's routing by the node: which node simulates a phone.
+struct NodeRouting: ClusterRouting {
+    let node: ClusterNode
+
+    func route(device deviceID: String) async -> (node: String, address: String)? {
+        await node.route(device: deviceID)
     }
 }

@@ -145,7 +145,9 @@ struct Serve: AsyncParsableCommand {
         let shortest = Int(PushlabStore.shortestCrashWindow / .milliseconds(1))
         guard crashWindow >= shortest else { throw ValidationError("--crash-window-ms (crashWindowMs in a config file) must be at least \(shortest), not \(crashWindow)") }
         let seeds = try cluster.map(ClusterEngine.seeds)
-        // A node's engine keeps what matters; nodes on one machine would share one file.
+        if seeds != nil, let given = db ?? file?.db, given != ":memory:" {
+            throw ValidationError("--db \(given) would keep one node's copy of the phones: a cluster keeps its phones, pushes and observations in the engine (leave --db out)")
+        }
         let storePath = db ?? file?.db ?? (seeds == nil ? "pushlab.db" : ":memory:")
         let isDurable = durable || file?.durable == true
         guard !isDurable || storePath != ":memory:" || seeds != nil else {
@@ -180,6 +182,8 @@ struct Serve: AsyncParsableCommand {
         } catch let error as Scenario.LoadError {
             throw ValidationError(error.description)
         }
+        let node = engine?.makeNode(id: nodeID ?? Self.defaultNodeID, simulator: cores.simulator, logger: logger)
+        if let node { cores.joinCluster(as: node.id, routing: NodeRouting(node: node)) }
         let requestedControlPort = controlPort ?? file?.controlPort
         let control = RuntimeConfiguration.ControlSettings(
             host: controlHost ?? file?.controlHost ?? "127.0.0.1", port: requestedControlPort ?? Self.defaultControlPort,
@@ -207,8 +211,7 @@ struct Serve: AsyncParsableCommand {
             throw CLIFailure(Self.startFailure(error))
         }
         progress.finish()
-        let node = engine?.makeNode(id: nodeID ?? Self.defaultNodeID, simulator: cores.simulator, logger: logger)
-        await node?.start()
+        await node?.start(controlAddress: runtime.controlServer?.url)
         printBanner(runtime, scenario: scenario, cluster: engine.flatMap { engine in node.map { (engine, $0) } })
         await ShutdownSignal.wait()
         logger.info("Shutting down: GOAWAY Shutdown on every connection")

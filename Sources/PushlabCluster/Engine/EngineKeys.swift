@@ -26,6 +26,10 @@ public struct EngineKeys: Sendable, Equatable {
     /// order the phones observed it.
     public func observations(_ partition: Int) -> String { "\(prefix):\(tag(partition)):observations" }
 
+    /// The partition's phones as their node last wrote them: device id → its JSON, or empty for
+    /// a phone that was removed.
+    public func devices(_ partition: Int) -> String { "\(prefix):\(tag(partition)):devices" }
+
     /// A token's state: unregistered, and since when.
     public func tokenState(_ token: String, partition: Int) -> String { "\(prefix):\(tag(partition)):token:\(token)" }
 
@@ -39,6 +43,9 @@ public struct EngineKeys: Sendable, Equatable {
     /// The live nodes, each scored with the engine's time of its last heartbeat
     /// (`NodeHeartbeats`).
     public var liveNodes: String { "\(prefix):{nodes}:live" }
+
+    /// Where each live node's control API answers (same slot as `liveNodes`).
+    public var nodeAddresses: String { "\(prefix):{nodes}:addresses" }
 
     /// The consumer group of every partition's log: the nodes that simulate its phones.
     public var group: String { "\(prefix)-nodes" }

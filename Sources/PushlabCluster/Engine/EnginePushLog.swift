@@ -6,7 +6,7 @@ import PushlabRedis
 /// group, which consumer holds which entry: nothing of it is Pushlab's own bookkeeping.
 public struct EnginePushLog: Sendable {
     public let keys: EngineKeys
-    private let client: RedisClusterClient
+    let client: RedisClusterClient
 
     public init(client: RedisClusterClient, keys: EngineKeys) {
         self.client = client
@@ -61,23 +61,28 @@ public struct EnginePushLog: Sendable {
     }
 
     /// Takes `ids` of `partition` for `node`: acknowledged to the group and deleted from the
-    /// log, with `appends` (entries for streams of the same partition: what the phones observed),
-    /// in one script, so that the engine never has the one without the other. Only while `node`
-    /// holds the partition's lease (`PartitionLeases`): false, and nothing written, when it does
-    /// not (another node has its phones now, and takes these pushes itself). A `node` of nil
-    /// takes without a lease.
+    /// log, with `writes` (to keys of the same partition: what the phones observed, the phones
+    /// as they are now), in one script, so that the engine never has the one without the other.
+    /// Only while `node` holds the partition's lease (`PartitionLeases`): false, and nothing
+    /// written, when it does not (another node has its phones now, and takes these pushes
+    /// itself). A `node` of nil takes without a lease.
     @discardableResult
-    public func take(partition: Int, ids: [StreamID], by node: String?, appends: [StreamAppend] = []) async throws(RedisError) -> Bool {
-        guard !ids.isEmpty || !appends.isEmpty else { return true }
+    public func take(partition: Int, ids: [StreamID], by node: String?, writes: [EngineWrite] = []) async throws(RedisError) -> Bool {
+        guard !ids.isEmpty || !writes.isEmpty else { return true }
         var arguments = [RESPArgument(node ?? ""), RESPArgument(keys.group), RESPArgument(ids.count)]
         arguments += ids.map { RESPArgument($0.description) }
-        for append in appends {
-            arguments.append(RESPArgument(append.fields.count))
-            for (name, value) in append.fields { arguments += [RESPArgument(name), RESPArgument(bytes: value)] }
+        for write in writes {
+            switch write {
+            case .append(_, let fields):
+                arguments += [RESPArgument("append"), RESPArgument(fields.count)]
+                for (name, value) in fields { arguments += [RESPArgument(name), RESPArgument(bytes: value)] }
+            case .setField(_, let field, let value):
+                arguments += [RESPArgument("set"), RESPArgument(field), RESPArgument(bytes: value)]
+            }
         }
         let (answer, _) = try await Script.take.run(
             on: client, slot: keys.slot(partition),
-            keys: [keys.owner(partition), keys.log(partition)] + appends.map(\.stream), arguments: arguments
+            keys: [keys.owner(partition), keys.log(partition)] + writes.map(\.key), arguments: arguments
         )
         return answer.integer == 1
     }
@@ -127,21 +132,25 @@ public struct EnginePushLog: Sendable {
     }
 }
 
-/// An entry to add to a stream (`XADD … *`) with a taking: its fields, in order.
-public struct StreamAppend: Sendable {
-    public var stream: String
-    public var fields: [(String, [UInt8])]
+/// What a taking writes with it, to a key of the taken partition.
+public enum EngineWrite: Sendable {
+    /// An entry added to a stream (`XADD … *`), its fields in order.
+    case append(stream: String, fields: [(String, [UInt8])])
+    /// A field of a hash set (`HSET`).
+    case setField(hash: String, field: String, value: [UInt8])
 
-    public init(stream: String, fields: [(String, [UInt8])]) {
-        self.stream = stream
-        self.fields = fields
+    var key: String {
+        switch self {
+        case .append(let stream, _): stream
+        case .setField(let hash, _, _): hash
+        }
     }
 }
 
 extension Script {
-    /// KEYS: the lease, the log, then one stream per append. ARGV: node ('' for none), group,
-    /// the number of ids, the ids, then per append its number of fields and its name/value
-    /// pairs. 0 when the node does not hold the lease.
+    /// KEYS: the lease, the log, then one key per write. ARGV: node ('' for none), group, the
+    /// number of ids, the ids, then per write "append", its number of fields and its name/value
+    /// pairs, or "set", the field and the value. 0 when the node does not hold the lease.
     static let take = Script(source: """
         if ARGV[1] ~= '' and redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
         local count = tonumber(ARGV[3])
@@ -151,9 +160,14 @@ extension Script {
         end
         local at = 4 + count
         for key = 3, #KEYS do
-          local fields = tonumber(ARGV[at])
-          redis.call('XADD', KEYS[key], '*', unpack(ARGV, at + 1, at + 2 * fields))
-          at = at + 1 + 2 * fields
+          if ARGV[at] == 'append' then
+            local fields = tonumber(ARGV[at + 1])
+            redis.call('XADD', KEYS[key], '*', unpack(ARGV, at + 2, at + 1 + 2 * fields))
+            at = at + 2 + 2 * fields
+          else
+            redis.call('HSET', KEYS[key], ARGV[at + 1], ARGV[at + 2])
+            at = at + 3
+          end
         end
         return 1
         """)

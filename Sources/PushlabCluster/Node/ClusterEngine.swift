@@ -64,9 +64,11 @@ public final class ClusterEngine: Sendable {
     /// This node, simulating its share of `simulator`'s phones; started by the caller.
     public func makeNode(id: String, simulator: DeviceSimulator, logger: Logger = Logger(label: "pushlab.cluster")) -> ClusterNode {
         let delivery = PartitionDelivery(node: id, log: EnginePushLog(client: client, keys: keys), simulator: simulator, logger: logger)
+        // A dead node's phones move within about two seconds: its leases run out 2 s after its
+        // last renewal, and the others beat (and take what is free) twice a second.
         return ClusterNode(
-            id: id, delivery: delivery, heartbeats: NodeHeartbeats(client: client, keys: keys),
-            leases: PartitionLeases(client: client, keys: keys), logger: logger
+            id: id, delivery: delivery, heartbeats: NodeHeartbeats(client: client, keys: keys, timeout: .seconds(2)),
+            leases: PartitionLeases(client: client, keys: keys, duration: .seconds(2)), beatInterval: .milliseconds(500), logger: logger
         )
     }
 

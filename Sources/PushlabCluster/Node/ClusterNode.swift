@@ -17,6 +17,9 @@ public final class ClusterNode: Sendable {
     private let logger: Logger
     private let loop = Mutex<Task<Void, Never>?>(nil)
     private let known = Mutex<[String]>([])
+    /// This node's control API, and every live node's as of the last beat.
+    private let address = Mutex<String?>(nil)
+    private let addresses = Mutex<[String: String]>([:])
 
     public init(
         id: String, delivery: PartitionDelivery, heartbeats: NodeHeartbeats, leases: PartitionLeases,
@@ -37,8 +40,10 @@ public final class ClusterNode: Sendable {
     public var owned: [Int] { delivery.owned }
 
     /// Joins: one beat and its share taken (as far as the leases are free) before it returns,
-    /// then beats and delivers until `stop`.
-    public func start() async {
+    /// then beats and delivers until `stop`. `controlAddress`: where this node's control API
+    /// answers (`http://host:port`), for the others to forward requests about its phones to.
+    public func start(controlAddress: String? = nil) async {
+        address.withLock { $0 = controlAddress }
         delivery.attach()
         await manageShare()
         let task = Task { [self] in await run() }
@@ -61,6 +66,24 @@ public final class ClusterNode: Sendable {
         }
         _ = try? await heartbeats.leave(id)
         delivery.detach()
+    }
+
+    /// Where requests about `deviceID`'s phone are answered: nil here, when this node simulates it
+    /// (every push accepted for it so far delivered first) or nobody does yet; otherwise the node
+    /// that does, and its control API's address.
+    public func route(device deviceID: String) async -> (node: String, address: String)? {
+        if await delivery.settle(device: deviceID) { return nil }
+        let partition = delivery.keys.partitions.partition(of: deviceID)
+        guard let holder = try? await leases.holder(of: partition), holder != id else { return nil }
+        if let known = addresses.withLock({ $0[holder] }) { return (holder, known) }
+        guard let fresh = try? await heartbeats.addresses() else { return nil }
+        addresses.withLock { $0 = fresh }
+        return fresh[holder].map { (holder, $0) }
+    }
+
+    /// The other live nodes' control API addresses, as of the last beat.
+    public var otherAddresses: [(node: String, address: String)] {
+        addresses.withLock { addresses in addresses.filter { $0.key != id }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
     }
 
     /// Stops at once, as `kill -9` would: nothing written, released or said (tests of failover).
@@ -94,7 +117,8 @@ public final class ClusterNode: Sendable {
     private func manageShare() async {
         let live: [String]
         do {
-            live = try await heartbeats.beat(id)
+            live = try await heartbeats.beat(id, address: address.withLock { $0 })
+            if let known = try? await heartbeats.addresses() { addresses.withLock { $0 = known } }
         } catch {
             logger.warning("The engine did not hear this node's heartbeat", metadata: ["error": "\(error)"])
             return

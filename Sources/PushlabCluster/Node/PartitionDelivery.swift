@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import PushlabCore
 import PushlabRedis
@@ -21,6 +22,10 @@ public final class PartitionDelivery: ObservationSink {
     private let logger: Logger
     private let state = Mutex(State())
     private let sinkID = Mutex<Int?>(nil)
+    /// Reading, delivering and writing go one at a time: the loop's rounds, a settle before a
+    /// control API request, a gain's claim. Two readers of one partition would deliver its
+    /// pushes out of order.
+    private let turns = AsyncLock()
     /// How many pushes a partition's read takes at most.
     static let readCount = 256
 
@@ -68,11 +73,36 @@ public final class PartitionDelivery: ObservationSink {
 
     /// Starts simulating `partition` (its lease is this node's): what another node read and did
     /// not take, and what this node read before a restart, comes first, as resumed pushes.
-    public func gain(_ partition: Int) async throws(RedisError) {
-        try await log.prepare(partitions: [partition])
-        let abandoned = try await log.claimAbandoned(partition: partition, consumer: node, minIdle: .zero, count: 100_000)
-        state.withLock { $0.owned[partition] = Reading() }
-        deliver(abandoned, of: partition, resumed: true)
+    /// Its phones first become what the last node wrote of them.
+    public func gain(_ partition: Int) async throws {
+        try await turns.withLock {
+            try await log.prepare(partitions: [partition])
+            try await restorePhones(of: partition)
+            let abandoned = try await log.claimAbandoned(partition: partition, consumer: node, minIdle: .zero, count: 100_000)
+            state.withLock { $0.owned[partition] = Reading() }
+            deliver(abandoned, of: partition, resumed: true)
+        }
+    }
+
+    /// The partition's phones as the engine has them (`EngineKeys.devices`), in place of this
+    /// node's copies: what they hold, their apps' states, their Notification Centers.
+    private func restorePhones(of partition: Int) async throws {
+        let answer = try await log.client.send(RESPCommand("HGETALL", RESPArgument(keys.devices(partition))), slot: keys.slot(partition))
+        var saved: [SimulatedDevice] = []
+        var removed: [String] = []
+        let decoder = JSONDecoder()
+        for (id, value) in answer.pairs ?? [] {
+            guard let id = id.text, let bytes = value.bytes else { continue }
+            if bytes.isEmpty {
+                removed.append(id)
+            } else if let device = try? decoder.decode(SimulatedDevice.self, from: Data(bytes)) {
+                saved.append(device)
+            } else {
+                logger.error("Device \(id) of partition \(partition) cannot be read from the engine; this node's copy stays")
+            }
+        }
+        guard !saved.isEmpty || !removed.isEmpty else { return }
+        try simulator.restore(saved, removing: removed)
     }
 
     /// Stops simulating `partition`: what was read and not taken stays in the engine for the next
@@ -89,17 +119,36 @@ public final class PartitionDelivery: ObservationSink {
     /// dropped and returned.
     @discardableResult
     public func round() async -> (delivered: Int, lost: [Int]) {
-        var delivered = 0
-        for partition in owned {
-            do {
-                let entries = try await log.readNew(partition: partition, consumer: node, count: Self.readCount)
-                delivered += entries.count
-                deliver(entries, of: partition, resumed: false)
-            } catch {
-                logger.warning("Reading partition \(partition) failed; tried again next round", metadata: ["error": "\(error)"])
-            }
+        await turns.withLock {
+            var delivered = 0
+            for partition in owned { delivered += await readAndDeliver(partition) }
+            return (delivered, await write())
         }
-        return (delivered, await flush())
+    }
+
+    /// Delivers every push accepted so far for `deviceID`'s phone, if this node simulates it,
+    /// and writes what it observed: a read of the phone after this sees every push that was
+    /// answered 200 before it. False when another node simulates the phone.
+    public func settle(device deviceID: String) async -> Bool {
+        let partition = keys.partitions.partition(of: deviceID)
+        guard state.withLock({ $0.owned[partition] != nil }) else { return false }
+        await turns.withLock {
+            while await readAndDeliver(partition) == Self.readCount {}
+            _ = await write()
+        }
+        return true
+    }
+
+    /// One read of the partition's new pushes, delivered; how many there were.
+    private func readAndDeliver(_ partition: Int) async -> Int {
+        do {
+            let entries = try await log.readNew(partition: partition, consumer: node, count: Self.readCount)
+            deliver(entries, of: partition, resumed: false)
+            return entries.count
+        } catch {
+            logger.warning("Reading partition \(partition) failed; tried again next round", metadata: ["error": "\(error)"])
+            return 0
+        }
     }
 
     private func deliver(_ entries: [EnginePushLog.Entry], of partition: Int, resumed: Bool) {
@@ -165,18 +214,36 @@ public final class PartitionDelivery: ObservationSink {
     /// Writes every partition's observations and takings; returns the partitions found lost.
     @discardableResult
     public func flush() async -> [Int] {
+        await turns.withLock { await write() }
+    }
+
+    private func write() async -> [Int] {
+        let changes = simulator.takeChanges()
         let unwritten = state.withLock { state in
             defer { state.unwritten.removeAll() }
             return state.unwritten
         }
+        var writes: [Int: [EngineWrite]] = [:]
+        for (partition, writing) in unwritten where !writing.observations.isEmpty {
+            writes[partition, default: []].append(.append(stream: keys.observations(partition), fields: [("batch", Self.encode(writing.observations))]))
+        }
+        let owned = Set(self.owned)
+        let encoder = JSONEncoder()
+        for device in changes.changed {
+            let partition = keys.partitions.partition(of: device.id)
+            guard owned.contains(partition), let json = try? encoder.encode(device) else { continue }
+            writes[partition, default: []].append(.setField(hash: keys.devices(partition), field: device.id, value: Array(json)))
+        }
+        for id in changes.removed {
+            let partition = keys.partitions.partition(of: id)
+            guard owned.contains(partition) else { continue }
+            writes[partition, default: []].append(.setField(hash: keys.devices(partition), field: id, value: []))
+        }
         var lost: [Int] = []
-        for (partition, writing) in unwritten.sorted(by: { $0.key < $1.key }) {
-            var appends: [StreamAppend] = []
-            if !writing.observations.isEmpty {
-                appends.append(StreamAppend(stream: keys.observations(partition), fields: [("batch", Self.encode(writing.observations))]))
-            }
+        for partition in Set(unwritten.keys).union(writes.keys).sorted() {
+            let taking = unwritten[partition]?.taking ?? []
             do {
-                if try await !log.take(partition: partition, ids: writing.taking, by: node, appends: appends) {
+                if try await !log.take(partition: partition, ids: taking, by: node, writes: writes[partition] ?? []) {
                     logger.notice("Partition \(partition) is another node's now: its phones are simulated there")
                     lose(partition)
                     lost.append(partition)

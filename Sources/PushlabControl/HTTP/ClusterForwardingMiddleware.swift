@@ -1,0 +1,121 @@
+import AsyncHTTPClient
+import Hummingbird
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// Sends a request about one phone (`/v1/devices/{id}…`) to the node that simulates it, and
+/// answers with that node's answer, status, headers and body as they are. A request that a
+/// node forwarded is answered where it lands (`pushlab-forwarded-by`), so a node that lost the
+/// phone meanwhile answers from its copy rather than send it round.
+struct ClusterForwardingMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+
+    static let forwardedBy = "pushlab-forwarded-by"
+    /// As much as any route takes in a body (`ControlBody.maximumBodySize`), and some.
+    static let maximumBody = 16 * 1024 * 1024
+
+    let node: String
+    let routing: any ClusterRouting
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let deviceID = Self.deviceID(in: request.uri.path) else { return try await next(request, context) }
+        // Routing settles a phone simulated here; a forwarded request is answered here whatever.
+        let routed = await routing.route(device: deviceID)
+        guard !request.headers.contains(where: { $0.name.canonicalName == Self.forwardedBy }), var route = routed else {
+            return try await next(request, context)
+        }
+        var collecting = request
+        let body = try await collecting.collectBody(upTo: Self.maximumBody)
+        // A node that died still holds its phones until its leases run out (2 s): a request it
+        // could not be sent to waits for the phone's next node, and goes there (or is answered
+        // here). Nothing was sent, so even a POST is safe to send again.
+        let deadline = ContinuousClock.now + Self.failoverWait
+        while true {
+            let failure: ForwardingFailure
+            switch await forward(request, body: body, to: route.address) {
+            case .success(let response): return response
+            case .failure(let failed): failure = failed
+            }
+            guard !failure.sent, ContinuousClock.now < deadline else {
+                throw ControlError(
+                    .serviceUnavailable,
+                    "Device \(deviceID) is simulated by node \(route.node) (\(route.address)), which did not answer: \(failure.error). Try again: a dead node's phones move to another within seconds."
+                )
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            guard let moved = await routing.route(device: deviceID) else {
+                var here = request
+                here.body = RequestBody(buffer: body)
+                return try await next(here, context)
+            }
+            route = moved
+        }
+    }
+
+    /// How long a request waits for a dead node's phone to move: its leases' duration, and some.
+    static let failoverWait = Duration.seconds(5)
+
+    private struct ForwardingFailure: Error {
+        /// Whether the request may have reached the node.
+        var sent: Bool
+        var error: any Error
+    }
+
+    private func forward(_ request: Request, body: ByteBuffer, to address: String) async -> Result<Response, ForwardingFailure> {
+        var forwarded = HTTPClientRequest(url: address + (request.uri.string.hasPrefix("/") ? request.uri.string : "/" + request.uri.string))
+        forwarded.method = HTTPMethod(rawValue: request.method.rawValue)
+        for field in request.headers where field.name != .contentLength {
+            forwarded.headers.add(name: field.name.rawName, value: field.value)
+        }
+        forwarded.headers.add(name: Self.forwardedBy, value: node)
+        if body.readableBytes > 0 || request.method == .post || request.method == .put || request.method == .patch {
+            forwarded.body = .bytes(body)
+        }
+        let answer: HTTPClientResponse
+        let collected: ByteBuffer
+        do {
+            answer = try await Self.client.execute(forwarded, timeout: .seconds(30))
+        } catch {
+            return .failure(ForwardingFailure(sent: !Self.isRefusedConnection(error), error: error))
+        }
+        do {
+            collected = try await answer.body.collect(upTo: Self.maximumBody)
+        } catch {
+            return .failure(ForwardingFailure(sent: true, error: error))
+        }
+        // What a route's answer carries besides its body.
+        var headers = HTTPFields()
+        if let type = answer.headers.first(name: "content-type") { headers[.contentType] = type }
+        if let allow = answer.headers.first(name: "allow") { headers[.allow] = allow }
+        if let challenge = answer.headers.first(name: "www-authenticate") { headers[.wwwAuthenticate] = challenge }
+        return .success(Response(status: HTTPResponse.Status(code: Int(answer.status.code)), headers: headers, body: ResponseBody(byteBuffer: collected)))
+    }
+
+    /// No connection could be made: the request never left.
+    private static func isRefusedConnection(_ error: any Error) -> Bool {
+        if error is NIOConnectionError { return true }
+        if let io = error as? IOError, io.errnoCode == ECONNREFUSED { return true }
+        if let client = error as? HTTPClientError, client == .connectTimeout { return true }
+        return false
+    }
+
+    /// Fails at once when a node does not accept the connection (it died), rather than trying
+    /// again until the request's deadline.
+    private static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(1)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    /// The phone a path is about: `/v1/devices/{id}` and everything under it.
+    static func deviceID(in path: String) -> String? {
+        let prefix = "/v1/devices/"
+        guard path.hasPrefix(prefix) else { return nil }
+        let rest = path.dropFirst(prefix.count)
+        let id = rest.prefix { $0 != "/" }
+        guard !id.isEmpty else { return nil }
+        return String(id).removingPercentEncoding ?? String(id)
+    }
+}

@@ -1,0 +1,9 @@
+/// A cluster node's control API (`pushlab serve --cluster`): which node answers requests about a
+/// phone. Each phone is simulated by one node; the others forward what is asked of it there, so
+/// that any node reads and acts on every phone.
+public protocol ClusterRouting: Sendable {
+    /// Nil when this node answers for `deviceID` (it simulates the phone, and has delivered every
+    /// push answered 200 for it so far); otherwise the node that does, and its control API's
+    /// address (`http://host:port`).
+    func route(device deviceID: String) async -> (node: String, address: String)?
+}
