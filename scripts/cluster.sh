@@ -10,18 +10,37 @@
 # Everything lives in .cluster/ (logs, Redis files, pids); `down` stops it and removes it.
 # Ports: Redis 7100-7105 (and their bus ports 17100-17105); node N (1-3) serves development on
 # 2(N+1)97, production on 2(N+1)96 and its control API on 2(N+1)98 (2297, 2397, 2497, …).
+#
+# For a second cluster beside the first (the integration tests): PUSHLAB_CLUSTER_DIR (the state
+# folder), PUSHLAB_CLUSTER_REDIS (the first of six Redis ports), PUSHLAB_CLUSTER_NODES (node N
+# then listens on it + 10N, + 10N + 1, + 10N + 2) and PUSHLAB_CLUSTER_FRONT (HAProxy's
+# development, production and control ports: it, + 1, + 2). PUSHLAB_BIN: the pushlab to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-state=$root/.cluster
+state=${PUSHLAB_CLUSTER_DIR:-$root/.cluster}
 bin=${PUSHLAB_BIN:-}
 
-redis_ports=(7100 7101 7102 7103 7104 7105)
+redis_base=${PUSHLAB_CLUSTER_REDIS:-7100}
+redis_ports=()
+for i in 0 1 2 3 4 5; do redis_ports+=($((redis_base + i))); done
 nodes=(1 2 3)
 # Pushlab's own listeners on node N, and what HAProxy gives the world.
-dev_port() { echo "2$(($1 + 1))97"; }
-prod_port() { echo "2$(($1 + 1))96"; }
-control_port() { echo "2$(($1 + 1))98"; }
+node_base=${PUSHLAB_CLUSTER_NODES:-}
+if [ -n "$node_base" ]; then
+    dev_port() { echo $((node_base + 10 * $1)); }
+    prod_port() { echo $((node_base + 10 * $1 + 1)); }
+    control_port() { echo $((node_base + 10 * $1 + 2)); }
+else
+    dev_port() { echo "2$(($1 + 1))97"; }
+    prod_port() { echo "2$(($1 + 1))96"; }
+    control_port() { echo "2$(($1 + 1))98"; }
+fi
+if [ -n "${PUSHLAB_CLUSTER_FRONT:-}" ]; then
+    front_dev=$PUSHLAB_CLUSTER_FRONT; front_prod=$((PUSHLAB_CLUSTER_FRONT + 1)); front_control=$((PUSHLAB_CLUSTER_FRONT + 2))
+else
+    front_dev=2197; front_prod=2196; front_control=2198
+fi
 
 fail() { echo "cluster: $*" >&2; exit 1; }
 
@@ -79,7 +98,7 @@ up() {
     for n in "${nodes[@]}"; do
         "$pushlab" serve --cluster "$seeds" --node-id "node-$n" --host 127.0.0.1 \
             --development-port "$(dev_port "$n")" --production-port "$(prod_port "$n")" --control-port "$(control_port "$n")" \
-            --channel-management-port off "${durable[@]}" "${extra[@]}" >"$state/node-$n.log" 2>&1 &
+            --channel-management-port off --shutdown-grace-period 2 "${durable[@]}" "${extra[@]}" >"$state/node-$n.log" 2>&1 &
         echo $! >"$state/node-$n.pid"
     done
     for n in "${nodes[@]}"; do
@@ -97,7 +116,7 @@ up() {
         echo "    timeout connect 2s"
         echo "    timeout client 1h"
         echo "    timeout server 1h"
-        for listener in "development 2197 dev_port" "production 2196 prod_port" "control 2198 control_port"; do
+        for listener in "development $front_dev dev_port" "production $front_prod prod_port" "control $front_control control_port"; do
             set -- $listener
             echo "listen $1"
             echo "    bind 127.0.0.1:$2"
@@ -106,25 +125,33 @@ up() {
             for n in "${nodes[@]}"; do echo "    server node-$n 127.0.0.1:$($3 "$n") check inter 300 fall 2 rise 1"; done
         done
     } >"$state/haproxy.cfg"
-    haproxy -f "$state/haproxy.cfg" -D -p "$state/haproxy.pid" || fail "haproxy did not start (ports 2196-2198 free?)"
+    haproxy -f "$state/haproxy.cfg" -D -p "$state/haproxy.pid" || fail "haproxy did not start (ports $front_prod, $front_dev and $front_control free?)"
     status
 }
 
-stop_pidfile() {
-    local file=$1 signal=${2:-TERM}
-    [ -f "$file" ] || return 0
-    local pid
-    pid=$(cat "$file")
-    kill "-$signal" "$pid" 2>/dev/null || true
-    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
+# TERM to every process named by the pid files at once, then waits for all (KILL after 10 s).
+stop_pidfiles() {
+    local pids=()
+    for file in "$@"; do
+        [ -f "$file" ] || continue
+        pids+=("$(cat "$file")")
+    done
+    [ ${#pids[@]} -gt 0 ] || return 0
+    kill -TERM "${pids[@]}" 2>/dev/null || true
+    for _ in $(seq 1 100); do
+        local alive=0
+        for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+        [ $alive -eq 0 ] && return 0
+        sleep 0.1
+    done
+    kill -KILL "${pids[@]}" 2>/dev/null || true
 }
 
 down() {
     [ -d "$state" ] || { echo "cluster: nothing is up"; return 0; }
-    stop_pidfile "$state/haproxy.pid"
-    for n in "${nodes[@]}"; do stop_pidfile "$state/node-$n.pid"; done
-    for port in "${redis_ports[@]}"; do stop_pidfile "$state/redis-$port.pid"; done
+    stop_pidfiles "$state/haproxy.pid"
+    stop_pidfiles "$state"/node-*.pid
+    stop_pidfiles "$state"/redis-*.pid
     rm -rf "$state"
     echo "cluster: stopped"
 }
@@ -132,7 +159,7 @@ down() {
 status() {
     [ -d "$state" ] || { echo "cluster: nothing is up"; return 0; }
     echo "Pushlab cluster (state in $state):"
-    echo "  development  https://127.0.0.1:2197   production  https://127.0.0.1:2196   control API  http://127.0.0.1:2198  (HAProxy)"
+    echo "  development  https://127.0.0.1:$front_dev   production  https://127.0.0.1:$front_prod   control API  http://127.0.0.1:$front_control  (HAProxy)"
     for n in "${nodes[@]}"; do
         local pid
         pid=$(cat "$state/node-$n.pid")

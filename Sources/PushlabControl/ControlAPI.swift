@@ -144,6 +144,15 @@ public final class ControlAPI: Sendable {
         cluster.withLock { $0 = (node, routing) }
     }
 
+    /// Observations other nodes recorded of phones this node simulates now (a cluster node that
+    /// took over their partition): they join the history the routes read, as if observed here.
+    public func adopt(_ observations: [Observation]) {
+        observationLog?.record(observations)
+    }
+
+    /// The cluster's routing, if this is a cluster node's control API.
+    var clusterRouting: (any ClusterRouting)? { cluster.withLock { $0?.routing } }
+
     /// Ends every `/v1/events` stream, so the HTTP server can stop without waiting for them.
     public func closeEventStreams() {
         events.close()

@@ -34,6 +34,11 @@ extension Serve {
 /// The control API's routing by the node: which node simulates a phone.
 struct NodeRouting: ClusterRouting {
     let node: ClusterNode
+    let engine: ClusterEngine
+
+    var status: ClusterStatus {
+        ClusterStatus(node: node.id, nodes: node.nodes, owned: node.owned, partitions: engine.keys.partitions.count, durable: engine.isDurable)
+    }
 
     func route(device deviceID: String) async -> (node: String, address: String)? {
         await node.route(device: deviceID)

@@ -106,7 +106,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds a graceful shutdown waits for in-flight streams (default 10).")
     var shutdownGracePeriod: Double?
 
-    @Option(help: "Join a cluster of Pushlab nodes on this Redis Cluster (redis://host:port[,host:port…]): the nodes share the world, the log of accepted pushes and the phones' observations, and each simulates its share of the phones (docs/CLUSTER.md). Every node runs the same scenario. --durable then acknowledges a push once its log entry is on a replica too; the store defaults to :memory:.")
+    @Option(help: "Join a cluster of Pushlab nodes on this Redis Cluster (redis://host:port[,host:port…]): the nodes share the log of accepted pushes, the phones and their observations, and each simulates its share of the phones (docs/CLUSTER.md). Every node runs the same scenario. --durable then acknowledges a push once its log entry is on a replica too; there is no local store.")
     var cluster: String?
 
     @Option(help: "This node's name in the cluster (default: host name and process id).")
@@ -183,7 +183,7 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         let node = engine?.makeNode(id: nodeID ?? Self.defaultNodeID, simulator: cores.simulator, logger: logger)
-        if let node { cores.joinCluster(as: node.id, routing: NodeRouting(node: node)) }
+        if let engine, let node { cores.joinCluster(as: node.id, routing: NodeRouting(node: node, engine: engine)) }
         let requestedControlPort = controlPort ?? file?.controlPort
         let control = RuntimeConfiguration.ControlSettings(
             host: controlHost ?? file?.controlHost ?? "127.0.0.1", port: requestedControlPort ?? Self.defaultControlPort,
@@ -211,7 +211,8 @@ struct Serve: AsyncParsableCommand {
             throw CLIFailure(Self.startFailure(error))
         }
         progress.finish()
-        await node?.start(controlAddress: runtime.controlServer?.url)
+        let controlAPI = runtime.controlAPI
+        await node?.start(controlAddress: runtime.controlServer?.url) { controlAPI?.adopt($0) }
         printBanner(runtime, scenario: scenario, cluster: engine.flatMap { engine in node.map { (engine, $0) } })
         await ShutdownSignal.wait()
         logger.info("Shutting down: GOAWAY Shutdown on every connection")

@@ -73,8 +73,8 @@ public struct EnginePushLog: Sendable {
         arguments += ids.map { RESPArgument($0.description) }
         for write in writes {
             switch write {
-            case .append(_, let fields):
-                arguments += [RESPArgument("append"), RESPArgument(fields.count)]
+            case .append(_, let fields, let keep):
+                arguments += [RESPArgument("append"), RESPArgument(keep ?? 0), RESPArgument(fields.count)]
                 for (name, value) in fields { arguments += [RESPArgument(name), RESPArgument(bytes: value)] }
             case .setField(_, let field, let value):
                 arguments += [RESPArgument("set"), RESPArgument(field), RESPArgument(bytes: value)]
@@ -134,14 +134,15 @@ public struct EnginePushLog: Sendable {
 
 /// What a taking writes with it, to a key of the taken partition.
 public enum EngineWrite: Sendable {
-    /// An entry added to a stream (`XADD … *`), its fields in order.
-    case append(stream: String, fields: [(String, [UInt8])])
+    /// An entry added to a stream (`XADD … *`), its fields in order; with `keep`, the stream is
+    /// trimmed to about that many entries (`MAXLEN ~`).
+    case append(stream: String, fields: [(String, [UInt8])], keep: Int? = nil)
     /// A field of a hash set (`HSET`).
     case setField(hash: String, field: String, value: [UInt8])
 
     var key: String {
         switch self {
-        case .append(let stream, _): stream
+        case .append(let stream, _, _): stream
         case .setField(let hash, _, _): hash
         }
     }
@@ -149,8 +150,9 @@ public enum EngineWrite: Sendable {
 
 extension Script {
     /// KEYS: the lease, the log, then one key per write. ARGV: node ('' for none), group, the
-    /// number of ids, the ids, then per write "append", its number of fields and its name/value
-    /// pairs, or "set", the field and the value. 0 when the node does not hold the lease.
+    /// number of ids, the ids, then per write "append", the entries to keep (0: all), its number
+    /// of fields and its name/value pairs, or "set", the field and the value. 0 when the node
+    /// does not hold the lease.
     static let take = Script(source: """
         if ARGV[1] ~= '' and redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
         local count = tonumber(ARGV[3])
@@ -161,9 +163,14 @@ extension Script {
         local at = 4 + count
         for key = 3, #KEYS do
           if ARGV[at] == 'append' then
-            local fields = tonumber(ARGV[at + 1])
-            redis.call('XADD', KEYS[key], '*', unpack(ARGV, at + 2, at + 1 + 2 * fields))
-            at = at + 2 + 2 * fields
+            local keep = tonumber(ARGV[at + 1])
+            local fields = tonumber(ARGV[at + 2])
+            if keep > 0 then
+              redis.call('XADD', KEYS[key], 'MAXLEN', '~', keep, '*', unpack(ARGV, at + 3, at + 2 + 2 * fields))
+            else
+              redis.call('XADD', KEYS[key], '*', unpack(ARGV, at + 3, at + 2 + 2 * fields))
+            end
+            at = at + 3 + 2 * fields
           else
             redis.call('HSET', KEYS[key], ARGV[at + 1], ARGV[at + 2])
             at = at + 3

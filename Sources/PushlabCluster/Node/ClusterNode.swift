@@ -1,6 +1,7 @@
 import Logging
 import PushlabCore
 import PushlabRedis
+import PushlabSimulator
 import Synchronization
 
 /// One Pushlab node of a cluster: it beats (`NodeHeartbeats`), works out which partitions of
@@ -42,9 +43,10 @@ public final class ClusterNode: Sendable {
     /// Joins: one beat and its share taken (as far as the leases are free) before it returns,
     /// then beats and delivers until `stop`. `controlAddress`: where this node's control API
     /// answers (`http://host:port`), for the others to forward requests about its phones to.
-    public func start(controlAddress: String? = nil) async {
+    /// `adopt`: hears the history of the phones of each partition this node gains.
+    public func start(controlAddress: String? = nil, adopt: (@Sendable ([Observation]) -> Void)? = nil) async {
         address.withLock { $0 = controlAddress }
-        delivery.attach()
+        delivery.attach(adopting: adopt)
         await manageShare()
         let task = Task { [self] in await run() }
         loop.withLock { $0 = task }
@@ -69,17 +71,29 @@ public final class ClusterNode: Sendable {
     }
 
     /// Where requests about `deviceID`'s phone are answered: nil here, when this node simulates it
-    /// (every push accepted for it so far delivered first) or nobody does yet; otherwise the node
-    /// that does, and its control API's address.
+    /// (every push accepted for it so far delivered first); otherwise the node that does, and its
+    /// control API's address. A partition between two nodes (one gave it up, the next has not
+    /// taken it yet: at most a beat) is waited for, up to `ownerWait`; after that, or when the
+    /// cluster has no other node, this node's copy answers.
     public func route(device deviceID: String) async -> (node: String, address: String)? {
-        if await delivery.settle(device: deviceID) { return nil }
         let partition = delivery.keys.partitions.partition(of: deviceID)
-        guard let holder = try? await leases.holder(of: partition), holder != id else { return nil }
-        if let known = addresses.withLock({ $0[holder] }) { return (holder, known) }
-        guard let fresh = try? await heartbeats.addresses() else { return nil }
-        addresses.withLock { $0 = fresh }
-        return fresh[holder].map { (holder, $0) }
+        let deadline = ContinuousClock.now + Self.ownerWait
+        while true {
+            if await delivery.settle(device: deviceID) { return nil }
+            // This node's lease with the partition still being taken, or nobody's: a moment.
+            if let holder = try? await leases.holder(of: partition), holder != id {
+                if let known = addresses.withLock({ $0[holder] }) { return (holder, known) }
+                guard let fresh = try? await heartbeats.addresses() else { return nil }
+                addresses.withLock { $0 = fresh }
+                return fresh[holder].map { (holder, $0) }
+            }
+            guard ContinuousClock.now < deadline else { return nil }
+            try? await Task.sleep(for: .milliseconds(25))
+        }
     }
+
+    /// How long a request waits for a partition that is between nodes.
+    static let ownerWait = Duration.seconds(3)
 
     /// The other live nodes' control API addresses, as of the last beat.
     public var otherAddresses: [(node: String, address: String)] {

@@ -22,6 +22,11 @@ public final class PartitionDelivery: ObservationSink {
     private let logger: Logger
     private let state = Mutex(State())
     private let sinkID = Mutex<Int?>(nil)
+    /// Where the observations of a gained partition's phones go (the control API's history).
+    private let adopt = Mutex<(@Sendable ([Observation]) -> Void)?>(nil)
+    /// Batches of observations a partition's stream keeps (about): its phones' history, read by
+    /// whichever node simulates them next.
+    static let keptBatches = 10_000
     /// Reading, delivering and writing go one at a time: the loop's rounds, a settle before a
     /// control API request, a gain's claim. Two readers of one partition would deliver its
     /// pushes out of order.
@@ -56,8 +61,10 @@ public final class PartitionDelivery: ObservationSink {
 
     public var keys: EngineKeys { log.keys }
 
-    /// Becomes one of the simulator's sinks (once).
-    func attach() {
+    /// Becomes one of the simulator's sinks (once); `adopt` hears the history of the phones of
+    /// each partition it gains.
+    func attach(adopting adopt: (@Sendable ([Observation]) -> Void)? = nil) {
+        self.adopt.withLock { $0 = adopt }
         sinkID.withLock { id in
             if id == nil { id = simulator.addSink(self) }
         }
@@ -78,10 +85,29 @@ public final class PartitionDelivery: ObservationSink {
         try await turns.withLock {
             try await log.prepare(partitions: [partition])
             try await restorePhones(of: partition)
+            try await restoreHistory(of: partition)
             let abandoned = try await log.claimAbandoned(partition: partition, consumer: node, minIdle: .zero, count: 100_000)
             state.withLock { $0.owned[partition] = Reading() }
             deliver(abandoned, of: partition, resumed: true)
         }
+    }
+
+    /// What the partition's phones observed on the nodes before, for this node's history; its
+    /// numbering goes on after theirs, so that a phone's observations stay in order.
+    private func restoreHistory(of partition: Int) async throws {
+        guard let adopt = adopt.withLock({ $0 }) else { return }
+        let answer = try await log.client.send(
+            RESPCommand("XRANGE", RESPArgument(keys.observations(partition)), "-", "+"), slot: keys.slot(partition)
+        )
+        var history: [Observation] = []
+        for entry in answer.elements ?? [] {
+            guard let batch = entry.elements?.last?.pairs?.first(where: { $0.key.text == "batch" })?.value.bytes,
+                  let observations = Self.decode(batch) else { continue }
+            history += observations
+        }
+        guard let last = history.map(\.sequence).max() else { return }
+        simulator.resumeSequence(after: last)
+        adopt(history)
     }
 
     /// The partition's phones as the engine has them (`EngineKeys.devices`), in place of this
@@ -225,7 +251,9 @@ public final class PartitionDelivery: ObservationSink {
         }
         var writes: [Int: [EngineWrite]] = [:]
         for (partition, writing) in unwritten where !writing.observations.isEmpty {
-            writes[partition, default: []].append(.append(stream: keys.observations(partition), fields: [("batch", Self.encode(writing.observations))]))
+            writes[partition, default: []].append(
+                .append(stream: keys.observations(partition), fields: [("batch", Self.encode(writing.observations))], keep: Self.keptBatches)
+            )
         }
         let owned = Set(self.owned)
         let encoder = JSONEncoder()

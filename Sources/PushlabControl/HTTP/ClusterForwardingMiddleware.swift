@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOHTTP1
@@ -23,7 +24,7 @@ struct ClusterForwardingMiddleware: RouterMiddleware {
         // Routing settles a phone simulated here; a forwarded request is answered here whatever.
         let routed = await routing.route(device: deviceID)
         guard !request.headers.contains(where: { $0.name.canonicalName == Self.forwardedBy }), var route = routed else {
-            return try await next(request, context)
+            return try await answeredHere(request, context, next)
         }
         var collecting = request
         let body = try await collecting.collectBody(upTo: Self.maximumBody)
@@ -47,11 +48,20 @@ struct ClusterForwardingMiddleware: RouterMiddleware {
             guard let moved = await routing.route(device: deviceID) else {
                 var here = request
                 here.body = RequestBody(buffer: body)
-                return try await next(here, context)
+                return try await answeredHere(here, context, next)
             }
             route = moved
         }
     }
+
+    /// Says which node answered (`pushlab-node`), whose copy of the phone it is.
+    private func answeredHere(_ request: Request, _ context: Context, _ next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response = try await next(request, context)
+        response.headers[Self.answeringNode] = node
+        return response
+    }
+
+    static let answeringNode = HTTPField.Name("pushlab-node")!
 
     /// How long a request waits for a dead node's phone to move: its leases' duration, and some.
     static let failoverWait = Duration.seconds(5)
@@ -89,6 +99,7 @@ struct ClusterForwardingMiddleware: RouterMiddleware {
         if let type = answer.headers.first(name: "content-type") { headers[.contentType] = type }
         if let allow = answer.headers.first(name: "allow") { headers[.allow] = allow }
         if let challenge = answer.headers.first(name: "www-authenticate") { headers[.wwwAuthenticate] = challenge }
+        if let answering = answer.headers.first(name: Self.answeringNode.rawName) { headers[Self.answeringNode] = answering }
         return .success(Response(status: HTTPResponse.Status(code: Int(answer.status.code)), headers: headers, body: ResponseBody(byteBuffer: collected)))
     }
 

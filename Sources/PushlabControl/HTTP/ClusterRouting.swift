@@ -6,4 +6,26 @@ public protocol ClusterRouting: Sendable {
     /// push answered 200 for it so far); otherwise the node that does, and its control API's
     /// address (`http://host:port`).
     func route(device deviceID: String) async -> (node: String, address: String)?
+
+    /// What `GET /v1/health` says of the cluster.
+    var status: ClusterStatus { get }
+}
+
+/// A node's view of its cluster.
+public struct ClusterStatus: Sendable {
+    public var node: String
+    /// The live nodes, this one among them, sorted.
+    public var nodes: [String]
+    /// The partitions of phones this node simulates, of `partitions`.
+    public var owned: [Int]
+    public var partitions: Int
+    public var durable: Bool
+
+    public init(node: String, nodes: [String], owned: [Int], partitions: Int, durable: Bool) {
+        self.node = node
+        self.nodes = nodes
+        self.owned = owned
+        self.partitions = partitions
+        self.durable = durable
+    }
 }

@@ -41,6 +41,15 @@ extension ControlAPI {
         // Recorded and not yet committed (the store holds off while the server is busy).
         fields.add("storeBacklog", store?.backlog)
         fields.add("unsavedDevices", store == nil ? nil : simulator.unsavedChangeCount)
+        if let status = clusterRouting?.status {
+            var cluster = JSONFields()
+            cluster.add("node", status.node)
+            cluster.add("nodes", JSONValue.array(status.nodes.map(JSONValue.string)))
+            cluster.add("partitions", status.partitions)
+            cluster.add("ownedPartitions", JSONValue.array(status.owned.map { .number(Double($0)) }))
+            cluster.add("durable", status.durable)
+            fields.add("cluster", cluster.json)
+        }
         return JSONResponse(fields.json).response
     }
 }
