@@ -114,8 +114,11 @@ policy:
 
     def get(self, path: str, node: int | None = None, forwarded: bool = False):
         request = urllib.request.Request(self.control(node) + path, headers={"pushlab-forwarded-by": "test"} if forwarded else {})
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            return json.load(answer)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                return json.load(answer)
+        except urllib.error.HTTPError as error:
+            raise AssertionError(f"GET {path} on node {node}: {error.code} {error.read().decode(errors='replace')}") from None
 
     def banners(self, phone: str, node: int | None = None, forwarded: bool = False) -> list[str]:
         observations = self.get(f"/v1/devices/{phone}/observations?kind=banner", node, forwarded)["observations"]
@@ -254,4 +257,9 @@ def test_a_dead_nodes_phones_and_pushes_go_to_the_others(cluster):
     # The phone's state came from the engine: still offline, still holding its push.
     assert cluster.get(f"/v1/devices/{offline}")["online"] is False
     cluster.patch_device(offline, {"online": True}, survivors[0])
-    assert eventually(lambda: cluster.banners(offline, survivors[1]) == ["held"], 10, "the held push after the phone came online")
+    try:
+        eventually(lambda: cluster.banners(offline, survivors[1]) == ["held"], 10, "the held push after the phone came online")
+    except AssertionError:
+        seen = cluster.get(f"/v1/devices/{offline}/observations")["observations"]
+        device = cluster.get(f"/v1/devices/{offline}")
+        raise AssertionError(f"{offline} observed {json.dumps(seen)}\nand is {json.dumps(device)}")

@@ -161,5 +161,7 @@ public final class ClusterNode: Sendable {
                 logger.warning("Taking partition \(partition) failed", metadata: ["error": "\(error)"])
             }
         }
+        // A push another node read after this one took its partition is idle there for good.
+        await delivery.reclaim(idleFor: leases.duration)
     }
 }

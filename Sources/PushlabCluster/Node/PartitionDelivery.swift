@@ -152,6 +152,25 @@ public final class PartitionDelivery: ObservationSink {
         }
     }
 
+    /// Claims, in every partition simulated here, what another consumer read and has not taken
+    /// for `minIdle`: a node that went on reading after it lost the partition unawares (its
+    /// takings fail), or died between this node's gain and its own last read. Delivered as
+    /// resumed pushes; what this node itself read and has yet to take is left alone.
+    public func reclaim(idleFor minIdle: Duration) async {
+        await turns.withLock {
+            for partition in owned {
+                do {
+                    let claimed = try await log.claimAbandoned(partition: partition, consumer: node, minIdle: minIdle, count: 10_000)
+                    let own = state.withLock { Set($0.owned[partition]?.entries.map(\.id) ?? []) }
+                    deliver(claimed.filter { !own.contains($0.id) }, of: partition, resumed: true)
+                } catch {
+                    logger.warning("Claiming partition \(partition)'s abandoned pushes failed", metadata: ["error": "\(error)"])
+                }
+            }
+            _ = await write()
+        }
+    }
+
     /// Delivers every push accepted so far for `deviceID`'s phone, if this node simulates it,
     /// and writes what it observed: a read of the phone after this sees every push that was
     /// answered 200 before it. False when another node simulates the phone.

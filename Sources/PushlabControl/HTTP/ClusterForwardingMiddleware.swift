@@ -28,9 +28,9 @@ struct ClusterForwardingMiddleware: RouterMiddleware {
         }
         var collecting = request
         let body = try await collecting.collectBody(upTo: Self.maximumBody)
-        // A node that died still holds its phones until its leases run out (2 s): a request it
+        // A node that died still holds its phones until its leases run out (3 s): a request it
         // could not be sent to waits for the phone's next node, and goes there (or is answered
-        // here). Nothing was sent, so even a POST is safe to send again.
+        // here). Nothing was sent, so even a POST is safe to send again; a GET is in any case.
         let deadline = ContinuousClock.now + Self.failoverWait
         while true {
             let failure: ForwardingFailure
@@ -38,7 +38,10 @@ struct ClusterForwardingMiddleware: RouterMiddleware {
             case .success(let response): return response
             case .failure(let failed): failure = failed
             }
-            guard !failure.sent, ContinuousClock.now < deadline else {
+            // Sent or not, a request HTTP calls idempotent may go again (a node that died with
+            // a kept-alive connection resets it after the request went out).
+            let again = !failure.sent || [.get, .head, .put, .delete].contains(request.method)
+            guard again, ContinuousClock.now < deadline else {
                 throw ControlError(
                     .serviceUnavailable,
                     "Device \(deviceID) is simulated by node \(route.node) (\(route.address)), which did not answer: \(failure.error). Try again: a dead node's phones move to another within seconds."
@@ -63,8 +66,9 @@ struct ClusterForwardingMiddleware: RouterMiddleware {
 
     static let answeringNode = HTTPField.Name("pushlab-node")!
 
-    /// How long a request waits for a dead node's phone to move: its leases' duration, and some.
-    static let failoverWait = Duration.seconds(5)
+    /// How long a request waits for a dead node's phone to move: its leases' duration (3 s),
+    /// and some.
+    static let failoverWait = Duration.seconds(8)
 
     private struct ForwardingFailure: Error {
         /// Whether the request may have reached the node.
@@ -116,7 +120,8 @@ struct ClusterForwardingMiddleware: RouterMiddleware {
     private static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.timeout.connect = .seconds(1)
+        // A dead node refuses at once; this is for one too busy to accept.
+        configuration.timeout.connect = .seconds(5)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
