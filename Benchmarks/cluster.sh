@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# Pushlab as a cluster against Pushlab alone, on this machine, same load: h2load sends PUSHES
+# pushes (250-byte alerts) to PHONES background phones, and the run ends when every phone has
+# observed its pushes. Prints a Markdown table (not a test):
+#
+#   - the rate answered (h2load) and the rate lived end to end (answered, delivered and, for
+#     the cluster, taken with its observations in the engine), for one process and for a
+#     cluster of three nodes (scripts/cluster.sh: three Redis masters with a replica each,
+#     HAProxy), and each node's share;
+#   - Redis commands and bytes (in and out, every server) per push;
+#   - the failover times: kill -9 of a node until a push to one of its phones is observed on
+#     another; kill -9 of a Redis master until a push to its slots is accepted again.
+#
+#   Benchmarks/cluster.sh [--pushes N] [--phones N] [--no-build]
+#
+# PUSHLAB_BIN: the pushlab to run (default: a release build). Needs h2load (nghttp2-client),
+# redis-server, redis-cli and haproxy. Work files in Benchmarks/.work-cluster/.
+set -euo pipefail
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$SCRIPT_DIR/.." && pwd)
+WORK=$SCRIPT_DIR/.work-cluster
+PUSHES=200000
+PHONES=20000
+BUILD=1
+while [ $# -gt 0 ]; do
+    case $1 in
+        --pushes) PUSHES=$2; shift 2 ;;
+        --phones) PHONES=$2; shift 2 ;;
+        --no-build) BUILD=0; shift ;;
+        *) echo "usage: $0 [--pushes N] [--phones N] [--no-build]" >&2; exit 2 ;;
+    esac
+done
+for tool in h2load redis-server redis-cli haproxy curl python3; do
+    command -v "$tool" >/dev/null || { echo "$tool is missing (scripts/install-deps.sh)" >&2; exit 1; }
+done
+
+if [ -z "${PUSHLAB_BIN:-}" ]; then
+    if [ $BUILD -eq 1 ]; then (cd "$REPO" && swift build -c release --scratch-path .build-release --product pushlab >&2); fi
+    PUSHLAB_BIN=$REPO/.build-release/release/pushlab
+fi
+export PUSHLAB_BIN
+rm -rf "$WORK"
+mkdir -p "$WORK"
+log() { echo "cluster bench: $*" >&2; }
+
+cat >"$WORK/scenario.yaml" <<EOF
+name: cluster-bench
+keys:
+  - keyId: PUSHLAB001
+    teamId: TEAMPUSHLB
+    privateKey: $REPO/certs/AuthKey_PUSHLAB001.p8
+apps:
+  - bundleId: com.pushlab.demo
+    teamId: TEAMPUSHLB
+generatedDevices:
+  - count: $PHONES
+    bundleId: com.pushlab.demo
+    prefix: be
+    idPrefix: bench
+    state: background
+policy:
+  deviceTokenRateLimit: off
+  errorBudgetPerConnection: off
+  throttleStreamsAfterRejection: false
+  streamsBeforeFirstValidToken: 1000
+EOF
+python3 - "$PHONES" >"$WORK/tokens.txt" <<'EOF'
+import sys
+for i in range(int(sys.argv[1])):
+    print("be" + format(i, "x").rjust(62, "0"))
+EOF
+JWT=$("$SCRIPT_DIR/mint-jwt.sh" "$REPO/certs/AuthKey_PUSHLAB001.p8" PUSHLAB001 TEAMPUSHLB)
+python3 -c 'import json; print(json.dumps({"aps": {"alert": "x" * 220}}))' >"$WORK/body.json"
+
+# h2load at `port`: 10 connections of 100 streams; prints "seconds answered2xx".
+load() {
+    local port=$1 out=$2
+    h2load -t2 -c10 -m100 -n "$PUSHES" -d "$WORK/body.json" \
+        -H "apns-topic: com.pushlab.demo" -H "apns-push-type: alert" -H "apns-priority: 10" -H "authorization: bearer $JWT" \
+        -i <(sed "s|^|https://127.0.0.1:$port/3/device/|" "$WORK/tokens.txt") >"$out" 2>&1
+    python3 - "$out" <<'EOF'
+import re, sys
+text = open(sys.argv[1]).read()
+seconds = float(re.search(r"finished in ([\d.]+)s", text).group(1))
+ok = int(re.search(r"status codes: (\d+) 2xx", text).group(1))
+print(seconds, ok)
+EOF
+}
+
+now() { date +%s.%N; }
+
+# --- one process ---------------------------------------------------------------------------
+log "one process: $PHONES phones, $PUSHES pushes"
+"$PUSHLAB_BIN" serve --scenario "$WORK/scenario.yaml" --db :memory: --development-port 29197 --production-port 29196 \
+    --control-port 29198 --channel-management-port off >"$WORK/single.log" 2>&1 &
+single=$!
+for _ in $(seq 1 600); do grep -q '^Ready' "$WORK/single.log" && break; sleep 0.1; done
+start=$(now)
+read -r single_seconds single_ok < <(load 29197 "$WORK/single-h2load.txt")
+# Lived: every phone observed its pushes (no queued delivery left).
+while [ "$(curl -s localhost:29198/v1/health | python3 -c 'import json,sys; print(json.load(sys.stdin)["queuedDeliveries"])')" != 0 ]; do sleep 0.1; done
+single_lived=$(python3 -c "print($(now) - $start)")
+kill -TERM $single; wait $single || true
+
+# --- a cluster of three nodes ----------------------------------------------------------------
+export PUSHLAB_CLUSTER_DIR=$WORK/cluster PUSHLAB_CLUSTER_REDIS=27100 PUSHLAB_CLUSTER_NODES=28000 PUSHLAB_CLUSTER_FRONT=29297
+trap '"$REPO/scripts/cluster.sh" down >/dev/null 2>&1 || true' EXIT
+"$REPO/scripts/cluster.sh" up -- --scenario "$WORK/scenario.yaml" >"$WORK/cluster-up.txt"
+redis_ports=(27100 27101 27102 27103 27104 27105)
+redis_totals() { # commands, bytes in+out, over every server
+    local commands=0 bytes=0
+    for port in "${redis_ports[@]}"; do
+        local stats
+        stats=$(redis-cli -p "$port" info stats)
+        commands=$((commands + $(echo "$stats" | tr -d '\r' | awk -F: '/^total_commands_processed/ {print $2}')))
+        bytes=$((bytes + $(echo "$stats" | tr -d '\r' | awk -F: '/^total_net_input_bytes/ {print $2}') + $(echo "$stats" | tr -d '\r' | awk -F: '/^total_net_output_bytes/ {print $2}')))
+    done
+    echo "$commands $bytes"
+}
+untaken() {
+    python3 - <<'EOF'
+import subprocess
+total = 0
+for partition in range(64):
+    out = subprocess.run(["redis-cli", "-c", "-p", "27100", "XLEN", f"pushlab:{{p{partition}}}:log"], capture_output=True, text=True).stdout.strip()
+    total += int(out or 0)
+print(total)
+EOF
+}
+sleep 3   # shares settle
+read -r commands_before bytes_before < <(redis_totals)
+start=$(now)
+read -r cluster_seconds cluster_ok < <(load 29297 "$WORK/cluster-h2load.txt")
+while [ "$(untaken)" != 0 ]; do sleep 0.2; done
+cluster_lived=$(python3 -c "print($(now) - $start)")
+read -r commands_after bytes_after < <(redis_totals)
+shares=$(for n in 1 2 3; do curl -s "localhost:$((28000 + 10 * n + 2))/v1/health" | python3 -c 'import json,sys; c=json.load(sys.stdin)["cluster"]; print(f"{c[\"node\"]} {len(c[\"ownedPartitions\"])}")'; done | paste -sd, -)
+
+# --- failover: a node ---------------------------------------------------------------------------
+phone_owner=$(curl -s -D - -o /dev/null localhost:29299/v1/devices/bench-0 | tr -d '\r' | awk -F': ' 'tolower($1)=="pushlab-node" {print $2}')
+n=${phone_owner#node-}
+kill -9 "$(cat "$WORK/cluster/node-$n.pid")"
+killed=$(now)
+curl -s --http2 --cacert "$REPO/certs/ca.pem" -o /dev/null -H "authorization: bearer $JWT" -H "apns-topic: com.pushlab.demo" \
+    -H "apns-push-type: alert" --data '{"aps":{"alert":"after the kill"}}' "https://localhost:29297/3/device/$(head -1 "$WORK/tokens.txt")"
+until curl -s localhost:29299/v1/devices/bench-0/observations?kind=banner | grep -q "after the kill"; do sleep 0.05; done
+node_failover=$(python3 -c "print($(now) - $killed)")
+
+# --- failover: a Redis master ----------------------------------------------------------------------
+master=$(redis-cli -c -p 27100 cluster nodes | awk '/master/ && !/fail/ {split($2, a, "[:@]"); print a[2]; exit}')
+pid=$(redis-cli -p "$master" info server | tr -d '\r' | awk -F: '/^process_id/ {print $2}')
+# Pushes to 63 phones, spread over the partitions (and so over every master), until all are 200.
+kill -9 "$pid"
+killed=$(now)
+accepted=0
+until [ "$accepted" = 1 ]; do
+    for token in $(sed -n '2,64p' "$WORK/tokens.txt"); do
+        status=$(curl -s --http2 --cacert "$REPO/certs/ca.pem" -o /dev/null -w '%{http_code}' -H "authorization: bearer $JWT" \
+            -H "apns-topic: com.pushlab.demo" -H "apns-push-type: alert" --data '{"aps":{"alert":"x"}}' "https://localhost:29297/3/device/$token")
+        [ "$status" = 200 ] || { accepted=0; break; }
+        accepted=1
+    done
+    sleep 0.05
+done
+redis_failover=$(python3 -c "print($(now) - $killed)")
+
+python3 - <<EOF
+pushes = $PUSHES
+single_answered = $single_ok / $single_seconds
+single_lived = pushes / $single_lived
+cluster_answered = $cluster_ok / $cluster_seconds
+cluster_lived = pushes / $cluster_lived
+commands = ($commands_after - $commands_before) / pushes
+bytes = ($bytes_after - $bytes_before) / pushes
+print("| | one process | cluster of 3 nodes | cluster / one |")
+print("|---|---:|---:|---:|")
+print(f"| answered (req/s) | {single_answered:,.0f} | {cluster_answered:,.0f} | {cluster_answered / single_answered:.2f} |")
+print(f"| lived end to end (pushes/s) | {single_lived:,.0f} | {cluster_lived:,.0f} | {cluster_lived / single_lived:.2f} |")
+print(f"| per node, lived (pushes/s) | {single_lived:,.0f} | {cluster_lived / 3:,.0f} | {cluster_lived / 3 / single_lived:.2f} |")
+print()
+print(f"- Redis per push: {commands:.1f} commands, {bytes:,.0f} bytes in and out (every server, replicas included)")
+print(f"- shares (partitions of 64): $shares")
+print(f"- failover, kill -9 of a node: a push to one of its phones observed {$node_failover:.1f} s after the kill")
+print(f"- failover, kill -9 of a Redis master: pushes to 63 phones over every master all accepted again {$redis_failover:.1f} s after the kill")
+EOF
