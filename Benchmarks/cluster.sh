@@ -135,7 +135,7 @@ read -r cluster_seconds cluster_ok < <(load 29297 "$WORK/cluster-h2load.txt")
 while [ "$(untaken)" != 0 ]; do sleep 0.2; done
 cluster_lived=$(python3 -c "print($(now) - $start)")
 read -r commands_after bytes_after < <(redis_totals)
-shares=$(for n in 1 2 3; do curl -s "localhost:$((28000 + 10 * n + 2))/v1/health" | python3 -c 'import json,sys; c=json.load(sys.stdin)["cluster"]; print(f"{c[\"node\"]} {len(c[\"ownedPartitions\"])}")'; done | paste -sd, -)
+shares=$(for n in 1 2 3; do curl -s "localhost:$((28000 + 10 * n + 2))/v1/health" | python3 -c 'import json,sys; c=json.load(sys.stdin)["cluster"]; print(c["node"], len(c["ownedPartitions"]))'; done | paste -sd, -)
 
 # --- failover: a node ---------------------------------------------------------------------------
 phone_owner=$(curl -s -D - -o /dev/null localhost:29299/v1/devices/bench-0 | tr -d '\r' | awk -F': ' 'tolower($1)=="pushlab-node" {print $2}')

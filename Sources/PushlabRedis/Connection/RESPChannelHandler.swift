@@ -28,6 +28,9 @@ final class RESPChannelHandler: ChannelDuplexHandler {
     private var waiting = CircularBuffer<EventLoopPromise<RESPValue>>()
     private var failure: RedisError?
     private let endpoint: RedisEndpoint
+    /// A flush is scheduled for the end of this turn of the event loop: the commands of every
+    /// caller in the turn go out in one write (a write per command cost a system call each).
+    private var flushScheduled = false
 
     init(endpoint: RedisEndpoint) {
         self.endpoint = endpoint
@@ -46,7 +49,17 @@ final class RESPChannelHandler: ChannelDuplexHandler {
         for answer in write.promises { waiting.append(answer) }
         var buffer = context.channel.allocator.buffer(capacity: bytes.count)
         buffer.writeBytes(bytes)
-        context.writeAndFlush(wrapOutboundOut(buffer), promise: promise)
+        context.write(wrapOutboundOut(buffer), promise: promise)
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+        context.eventLoop.execute {
+            bound.value.handler.flushScheduled = false
+            bound.value.context.flush()
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
