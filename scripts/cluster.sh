@@ -56,13 +56,13 @@ pushlab_binary() {
     echo "$(swift build --show-bin-path)/pushlab"
 }
 
-wait_for() { # description, command…
+wait_for() { # description, command… (60 s: a node with a million phones, a busy machine)
     local what=$1; shift
-    for _ in $(seq 1 200); do
+    for _ in $(seq 1 1200); do
         if "$@" >/dev/null 2>&1; then return 0; fi
         sleep 0.05
     done
-    fail "$what did not come up in 10 s (logs in $state)"
+    fail "$what did not come up in 60 s (logs in $state)"
 }
 
 up() {
@@ -91,6 +91,11 @@ up() {
     redis-cli --cluster create $(printf '127.0.0.1:%s ' "${redis_ports[@]}") --cluster-replicas 1 --cluster-yes >"$state/create.log" 2>&1 \
         || fail "redis-cli --cluster create failed (see $state/create.log)"
     wait_for "the Redis Cluster" bash -c "redis-cli -p ${redis_ports[0]} cluster info | grep -q cluster_state:ok"
+    # Every replica in sync with its master: --durable acknowledges a push once one has it.
+    for port in "${redis_ports[@]}"; do
+        wait_for "redis-server $port's replication" bash -c \
+            "redis-cli -p $port info replication | tr -d '\r' | grep -qE '^role:master|^master_link_status:up'"
+    done
 
     local seeds
     seeds=$(printf 'redis://127.0.0.1:%s,' "${redis_ports[@]:0:3}")

@@ -145,8 +145,10 @@ public final class ControlAPI: Sendable {
     }
 
     /// Observations other nodes recorded of phones this node simulates now (a cluster node that
-    /// took over their partition): they join the history the routes read, as if observed here.
-    public func adopt(_ observations: [Observation]) {
+    /// took over their partition): they replace what the history holds of the phones `devices`
+    /// accepts, and the routes read them as if observed here.
+    public func adopt(_ observations: [Observation], replacing devices: (String) -> Bool) {
+        observationLog?.remove { devices($0.deviceID) }
         observationLog?.record(observations)
     }
 

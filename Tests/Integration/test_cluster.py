@@ -1,6 +1,6 @@
-"""A Pushlab cluster as `make cluster` starts it (scripts/cluster.sh): a Redis Cluster of three
-masters with a replica each, three `pushlab serve --cluster` nodes, HAProxy in TCP mode in
-front. Real clients (curl, the h2 library) push through HAProxy or straight to a node; every
+"""A Pushlab cluster as `make cluster ARGS=--durable` starts it (scripts/cluster.sh): a Redis
+Cluster of three masters with a replica each, three `pushlab serve --cluster --durable` nodes,
+HAProxy in TCP mode in front. Real clients (curl, the h2 library) push through HAProxy or straight to a node; every
 answer and every phone is read back through another node's control API.
 
 The cluster runs on ports of its own (PUSHLAB_CLUSTER_*), beside the other tests' servers.
@@ -84,6 +84,7 @@ policy:
                         PUSHLAB_CLUSTER_REDIS=str(redis), PUSHLAB_CLUSTER_NODES=str(self.nodes_base),
                         PUSHLAB_CLUSTER_FRONT=str(self.front))
         self.scenario = scenario
+        self.redis = redis
 
     @staticmethod
     def _free(port: int) -> bool:
@@ -93,6 +94,13 @@ policy:
                 return True
             except OSError:
                 return False
+
+    def keep_logs(self) -> None:
+        """The logs outlive the cluster, for a failure's post-mortem (pytest's tmp folder)."""
+        logs = self.directory / "logs"
+        logs.mkdir(exist_ok=True)
+        for log in (self.directory / "state").glob("*.log"):
+            log.rename(logs / log.name)
 
     def script(self, *args: str) -> subprocess.CompletedProcess:
         return subprocess.run([str(REPO / "scripts" / "cluster.sh"), *args], env=self.env, cwd=REPO,
@@ -161,16 +169,19 @@ def eventually(condition, timeout: float = 15.0, what: str = "condition"):
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     made = Cluster(tmp_path_factory.mktemp("cluster"))
-    up = made.script("up", "--", "--scenario", str(made.scenario))
+    # --durable: a push is acknowledged once a replica has it, so a master's death loses none.
+    up = made.script("up", "--durable", "--", "--scenario", str(made.scenario))
     if up.returncode != 0:
+        made.keep_logs()
         down = made.script("down")
-        pytest.fail(f"scripts/cluster.sh up failed:\n{up.stdout}\n{up.stderr}\n{down.stdout}")
+        pytest.fail(f"scripts/cluster.sh up failed:\n{up.stdout}\n{up.stderr}\n{down.stdout}\n(logs in {made.directory / 'logs'})")
     try:
         # Every node has joined and taken its share.
         eventually(lambda: all(made.get("/v1/health", n)["cluster"]["nodes"] == ["node-1", "node-2", "node-3"] for n in (1, 2, 3)),
                    20, "three nodes")
         yield made
     finally:
+        made.keep_logs()
         made.script("down")
 
 
@@ -263,3 +274,56 @@ def test_a_dead_nodes_phones_and_pushes_go_to_the_others(cluster):
         seen = cluster.get(f"/v1/devices/{offline}/observations")["observations"]
         device = cluster.get(f"/v1/devices/{offline}")
         raise AssertionError(f"{offline} observed {json.dumps(seen)}\nand is {json.dumps(device)}")
+
+
+def test_a_redis_masters_death_loses_no_acknowledged_push(cluster):
+    """kill -9 of a Redis master while pushes go on: Redis promotes its replica, the nodes follow
+    the new slot map, and with --durable every push answered 200 reaches its phone, once. Pushes
+    meanwhile may be refused (500, which providers retry), never acknowledged and lost."""
+    phones = [i for i in range(21, 40) if i != 30]
+    masters = [port for port in range(cluster.redis, cluster.redis + 6)
+               if subprocess.run(["redis-cli", "-p", str(port), "role"], capture_output=True, text=True).stdout.startswith("master")]
+    victim = masters[0]
+    pid = int((cluster.directory / "state" / f"redis-{victim}.pid").read_text())
+    acknowledged: dict[int, list[str]] = {i: [] for i in phones}
+    refused = 0
+    sent = 0
+    killed_at = None
+    deadline = time.monotonic() + 30
+    # Five pushes a phone at most: the scenario allows six a minute to one token.
+    while time.monotonic() < deadline and sent < 5 * len(phones):
+        i = phones[sent % len(phones)]
+        text = f"push {sent}"
+        status, _ = curl_push(cluster.front_dev, token(i), {"aps": {"alert": text}})
+        sent += 1
+        if status == 200:
+            acknowledged[i].append(text)
+        else:
+            assert status == 500, status
+            refused += 1
+        if sent == len(phones):
+            os.kill(pid, signal.SIGKILL)
+            killed_at = time.monotonic()
+        if killed_at is not None and sent > len(phones):
+            time.sleep(0.05)
+    assert killed_at is not None
+    promoted = subprocess.run(["redis-cli", "-p", str(victim + 3), "role"], capture_output=True, text=True).stdout
+    total = sum(len(texts) for texts in acknowledged.values())
+    assert total > len(phones), f"pushes acknowledged after the failover too ({refused} refused meanwhile; replica: {promoted!r})"
+
+    def every_push_once() -> bool:
+        for i, texts in acknowledged.items():
+            seen = cluster.banners(f"phone-{i}")
+            if any(seen.count(text) != 1 for text in texts):
+                return False
+        return True
+    try:
+        eventually(every_push_once, 20, "every acknowledged push on its phone")
+    except AssertionError:
+        wrong = {i: {t: cluster.banners(f"phone-{i}").count(t) for t in texts if cluster.banners(f"phone-{i}").count(t) != 1}
+                 for i, texts in acknowledged.items()}
+        wrong = {f"phone-{i} (node {cluster.owner(f'phone-{i}')})": counts for i, counts in wrong.items() if counts}
+        raise AssertionError(f"not exactly once (text: times seen): {wrong}; {refused} refused")
+    for i, texts in acknowledged.items():
+        seen = cluster.banners(f"phone-{i}")
+        assert [text for text in seen if text in texts] == texts, f"phone-{i} in the order acknowledged: {seen}"

@@ -30,7 +30,7 @@ struct ClusterNodeTests {
             }
             _ = simulator.addSink(observed)
             client = try await EngineTests.connect(to: servers)
-            let delivery = PartitionDelivery(node: id, log: EnginePushLog(client: client, keys: keys), simulator: simulator)
+            let delivery = PartitionDelivery(node: id, log: EnginePushLog(client: client, keys: keys), simulator: simulator, lease: .milliseconds(600))
             node = ClusterNode(
                 id: id, delivery: delivery, heartbeats: NodeHeartbeats(client: client, keys: keys, timeout: .milliseconds(600)),
                 leases: PartitionLeases(client: client, keys: keys, duration: .milliseconds(600)), beatInterval: .milliseconds(150)

@@ -40,7 +40,11 @@ struct NodeRouting: ClusterRouting {
         ClusterStatus(node: node.id, nodes: node.nodes, owned: node.owned, partitions: engine.keys.partitions.count, durable: engine.isDurable)
     }
 
-    func route(device deviceID: String) async -> (node: String, address: String)? {
-        await node.route(device: deviceID)
+    func route(device deviceID: String) async -> ClusterRoute {
+        switch await node.route(device: deviceID) {
+        case .here: .here
+        case .node(let node, let address): .node(node, address: address)
+        case .nobody: .nobody
+        }
     }
 }

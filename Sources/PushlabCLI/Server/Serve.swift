@@ -212,7 +212,7 @@ struct Serve: AsyncParsableCommand {
         }
         progress.finish()
         let controlAPI = runtime.controlAPI
-        await node?.start(controlAddress: runtime.controlServer?.url) { controlAPI?.adopt($0) }
+        await node?.start(controlAddress: runtime.controlServer?.url) { history, devices in controlAPI?.adopt(history, replacing: devices) }
         printBanner(runtime, scenario: scenario, cluster: engine.flatMap { engine in node.map { (engine, $0) } })
         await ShutdownSignal.wait()
         logger.info("Shutting down: GOAWAY Shutdown on every connection")

@@ -63,11 +63,14 @@ public struct EnginePushLog: Sendable {
     /// Takes `ids` of `partition` for `node`: acknowledged to the group and deleted from the
     /// log, with `writes` (to keys of the same partition: what the phones observed, the phones
     /// as they are now), in one script, so that the engine never has the one without the other.
-    /// Only while `node` holds the partition's lease (`PartitionLeases`): false, and nothing
-    /// written, when it does not (another node has its phones now, and takes these pushes
-    /// itself). A `node` of nil takes without a lease.
+    /// Only while `node` holds the partition's lease (`PartitionLeases`), or the lease is
+    /// nobody's (a Redis master's failover lost it): then it becomes `node`'s for `lease`. False,
+    /// and nothing written, when another node holds it (it has the phones now, and takes these
+    /// pushes itself). A `node` of nil takes without a lease.
     @discardableResult
-    public func take(partition: Int, ids: [StreamID], by node: String?, writes: [EngineWrite] = []) async throws(RedisError) -> Bool {
+    public func take(
+        partition: Int, ids: [StreamID], by node: String?, lease: Duration = .seconds(3), writes: [EngineWrite] = []
+    ) async throws(RedisError) -> Bool {
         guard !ids.isEmpty || !writes.isEmpty else { return true }
         var arguments = [RESPArgument(node ?? ""), RESPArgument(keys.group), RESPArgument(ids.count)]
         arguments += ids.map { RESPArgument($0.description) }
@@ -80,6 +83,7 @@ public struct EnginePushLog: Sendable {
                 arguments += [RESPArgument("set"), RESPArgument(field), RESPArgument(bytes: value)]
             }
         }
+        arguments.append(RESPArgument(Int64(lease / .milliseconds(1))))
         let (answer, _) = try await Script.take.run(
             on: client, slot: keys.slot(partition),
             keys: [keys.owner(partition), keys.log(partition)] + writes.map(\.key), arguments: arguments
@@ -151,10 +155,14 @@ public enum EngineWrite: Sendable {
 extension Script {
     /// KEYS: the lease, the log, then one key per write. ARGV: node ('' for none), group, the
     /// number of ids, the ids, then per write "append", the entries to keep (0: all), its number
-    /// of fields and its name/value pairs, or "set", the field and the value. 0 when the node
-    /// does not hold the lease.
+    /// of fields and its name/value pairs, or "set", the field and the value; last, the lease's
+    /// duration (ms). 0 when another node holds the lease.
     static let take = Script(source: """
-        if ARGV[1] ~= '' and redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+        if ARGV[1] ~= '' then
+          local holder = redis.call('GET', KEYS[1])
+          if holder and holder ~= ARGV[1] then return 0 end
+          if not holder then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[#ARGV]) end
+        end
         local count = tonumber(ARGV[3])
         if count > 0 then
           redis.call('XACK', KEYS[2], ARGV[2], unpack(ARGV, 4, 3 + count))

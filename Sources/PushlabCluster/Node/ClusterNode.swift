@@ -18,9 +18,18 @@ public final class ClusterNode: Sendable {
     private let logger: Logger
     private let loop = Mutex<Task<Void, Never>?>(nil)
     private let known = Mutex<[String]>([])
+    /// Every node the last few successful beats saw, and how many beats ago: the live list a
+    /// node acts on. A node leaves it only when `forgetAfter` beats in a row did not see it, so
+    /// that a live list lost in a Redis master's failover (everyone stale at the first beat
+    /// after it) does not make every node think it is alone.
+    private let seen = Mutex<[String: Int]>([:])
     /// This node's control API, and every live node's as of the last beat.
     private let address = Mutex<String?>(nil)
     private let addresses = Mutex<[String: String]>([:])
+
+    /// Successful beats in a row that must miss a node before it counts as dead: the
+    /// heartbeats' timeout, in beats (at least 2).
+    private var forgetAfter: Int { max(2, Int((heartbeats.timeout / beatInterval).rounded(.up))) }
 
     public init(
         id: String, delivery: PartitionDelivery, heartbeats: NodeHeartbeats, leases: PartitionLeases,
@@ -44,7 +53,7 @@ public final class ClusterNode: Sendable {
     /// then beats and delivers until `stop`. `controlAddress`: where this node's control API
     /// answers (`http://host:port`), for the others to forward requests about its phones to.
     /// `adopt`: hears the history of the phones of each partition this node gains.
-    public func start(controlAddress: String? = nil, adopt: (@Sendable ([Observation]) -> Void)? = nil) async {
+    public func start(controlAddress: String? = nil, adopt: PartitionDelivery.Adoption? = nil) async {
         address.withLock { $0 = controlAddress }
         delivery.attach(adopting: adopt)
         await manageShare()
@@ -70,26 +79,35 @@ public final class ClusterNode: Sendable {
         delivery.detach()
     }
 
-    /// Where requests about `deviceID`'s phone are answered: nil here, when this node simulates it
-    /// (every push accepted for it so far delivered first); otherwise the node that does, and its
-    /// control API's address. A partition between two nodes (one gave it up, the next has not
-    /// taken it yet: at most a beat) is waited for, up to `ownerWait`; after that, or when the
-    /// cluster has no other node, this node's copy answers.
-    public func route(device deviceID: String) async -> (node: String, address: String)? {
+    /// Where requests about `deviceID`'s phone are answered: here, when this node simulates it
+    /// (every push accepted for it so far delivered first), or the node that does, and its
+    /// control API's address. A partition between two nodes (one gave it up or died, the next
+    /// has not taken it yet) is waited for up to `ownerWait`; then nobody, unless this node is
+    /// the cluster's only one.
+    public func route(device deviceID: String) async -> PhoneRoute {
         let partition = delivery.keys.partitions.partition(of: deviceID)
         let deadline = ContinuousClock.now + Self.ownerWait
         while true {
-            if await delivery.settle(device: deviceID) { return nil }
+            if await delivery.settle(device: deviceID) { return .here }
             // This node's lease with the partition still being taken, or nobody's: a moment.
             if let holder = try? await leases.holder(of: partition), holder != id {
-                if let known = addresses.withLock({ $0[holder] }) { return (holder, known) }
-                guard let fresh = try? await heartbeats.addresses() else { return nil }
-                addresses.withLock { $0 = fresh }
-                return fresh[holder].map { (holder, $0) }
+                if let known = addresses.withLock({ $0[holder] }) { return .node(holder, address: known) }
+                if let fresh = try? await heartbeats.addresses() {
+                    addresses.withLock { $0 = fresh }
+                    if let address = fresh[holder] { return .node(holder, address: address) }
+                }
             }
-            guard ContinuousClock.now < deadline else { return nil }
+            guard ContinuousClock.now < deadline else { return nodes == [id] ? .here : .nobody }
             try? await Task.sleep(for: .milliseconds(25))
         }
+    }
+
+    /// Where a request about a phone is answered.
+    public enum PhoneRoute: Sendable, Equatable {
+        case here
+        case node(String, address: String)
+        /// Between two nodes for longer than `ownerWait`.
+        case nobody
     }
 
     /// How long a request waits for a partition that is between nodes.
@@ -129,13 +147,21 @@ public final class ClusterNode: Sendable {
 
     /// Beats, then holds the leases of its share and gives up what is no longer its share.
     private func manageShare() async {
-        let live: [String]
+        var live: [String]
         do {
-            live = try await heartbeats.beat(id, address: address.withLock { $0 })
+            let heard = try await heartbeats.beat(id, address: address.withLock { $0 })
             if let known = try? await heartbeats.addresses() { addresses.withLock { $0 = known } }
+            live = seen.withLock { seen in
+                for node in seen.keys { seen[node]! += 1 }
+                for node in heard { seen[node] = 0 }
+                seen = seen.filter { $0.value < forgetAfter }
+                return seen.keys.sorted()
+            }
         } catch {
+            // The master of the live list failing over: the leases (on other masters) are still
+            // renewed, for the share as it was.
             logger.warning("The engine did not hear this node's heartbeat", metadata: ["error": "\(error)"])
-            return
+            live = nodes.isEmpty ? [id] : nodes
         }
         if live != nodes { logger.info("Cluster nodes: \(live.joined(separator: ", "))") }
         known.withLock { $0 = live }

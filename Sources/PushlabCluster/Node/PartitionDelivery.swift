@@ -23,7 +23,7 @@ public final class PartitionDelivery: ObservationSink {
     private let state = Mutex(State())
     private let sinkID = Mutex<Int?>(nil)
     /// Where the observations of a gained partition's phones go (the control API's history).
-    private let adopt = Mutex<(@Sendable ([Observation]) -> Void)?>(nil)
+    private let adopt = Mutex<Adoption?>(nil)
     /// Batches of observations a partition's stream keeps (about): its phones' history, read by
     /// whichever node simulates them next.
     static let keptBatches = 10_000
@@ -45,6 +45,10 @@ public final class PartitionDelivery: ObservationSink {
     struct Reading {
         var entries: [(offset: Int64, id: StreamID)] = []
         var nextOffset: Int64 = 1
+        /// The pushes this node's phones took lately. A Redis master that fails over can lose
+        /// a taking its replica had not received yet, and hand the push out again: it is then
+        /// taken again, and not delivered twice.
+        var delivered = RecentStreamIDs(capacity: 100_000)
     }
 
     struct Unwritten {
@@ -52,8 +56,14 @@ public final class PartitionDelivery: ObservationSink {
         var taking: [StreamID] = []
     }
 
-    public init(node: String, log: EnginePushLog, simulator: DeviceSimulator, logger: Logger = Logger(label: "pushlab.cluster")) {
+    /// The partitions' leases' duration: a taking renews a lease a failover lost.
+    public let lease: Duration
+
+    public init(
+        node: String, log: EnginePushLog, simulator: DeviceSimulator, lease: Duration = .seconds(3), logger: Logger = Logger(label: "pushlab.cluster")
+    ) {
         self.node = node
+        self.lease = lease
         self.log = log
         self.simulator = simulator
         self.logger = logger
@@ -61,9 +71,14 @@ public final class PartitionDelivery: ObservationSink {
 
     public var keys: EngineKeys { log.keys }
 
+    /// Hears the history of the phones of a partition this node gains: it replaces what the
+    /// history holds of the phones `devices` accepts (this node's copies may have observed what
+    /// the engine never got).
+    public typealias Adoption = @Sendable (_ history: [Observation], _ devices: @escaping @Sendable (String) -> Bool) -> Void
+
     /// Becomes one of the simulator's sinks (once); `adopt` hears the history of the phones of
     /// each partition it gains.
-    func attach(adopting adopt: (@Sendable ([Observation]) -> Void)? = nil) {
+    func attach(adopting adopt: Adoption? = nil) {
         self.adopt.withLock { $0 = adopt }
         sinkID.withLock { id in
             if id == nil { id = simulator.addSink(self) }
@@ -105,9 +120,9 @@ public final class PartitionDelivery: ObservationSink {
                   let observations = Self.decode(batch) else { continue }
             history += observations
         }
-        guard let last = history.map(\.sequence).max() else { return }
-        simulator.resumeSequence(after: last)
-        adopt(history)
+        if let last = history.map(\.sequence).max() { simulator.resumeSequence(after: last) }
+        let partitions = keys.partitions
+        adopt(history) { partitions.partition(of: $0) == partition }
     }
 
     /// The partition's phones as the engine has them (`EngineKeys.devices`), in place of this
@@ -203,6 +218,10 @@ public final class PartitionDelivery: ObservationSink {
         state.withLock { state in
             guard var reading = state.owned[partition] else { return }
             for entry in entries {
+                guard !reading.delivered.contains(entry.id) else {
+                    state.unwritten[partition, default: Unwritten()].taking.append(entry.id)
+                    continue
+                }
                 guard let push = try? AcceptedPushEncoding.decode(entry.push).first else {
                     // Unreadable (another version's entry): taken with no phone, said in the log.
                     logger.error("A log entry of partition \(partition) cannot be read; taken without delivery", metadata: ["id": "\(entry.id)"])
@@ -212,6 +231,7 @@ public final class PartitionDelivery: ObservationSink {
                 let offset = reading.nextOffset
                 reading.nextOffset += 1
                 reading.entries.append((offset, entry.id))
+                reading.delivered.insert(entry.id)
                 pushes.append((push, LoggedPushPosition(partition: partition, offset: offset)))
             }
             state.owned[partition] = reading
@@ -287,18 +307,32 @@ public final class PartitionDelivery: ObservationSink {
             writes[partition, default: []].append(.setField(hash: keys.devices(partition), field: id, value: []))
         }
         var lost: [Int] = []
+        var failed: [Int: Unwritten] = [:]
         for partition in Set(unwritten.keys).union(writes.keys).sorted() {
             let taking = unwritten[partition]?.taking ?? []
             do {
-                if try await !log.take(partition: partition, ids: taking, by: node, writes: writes[partition] ?? []) {
+                if try await !log.take(partition: partition, ids: taking, by: node, lease: lease, writes: writes[partition] ?? []) {
                     logger.notice("Partition \(partition) is another node's now: its phones are simulated there")
                     lose(partition)
                     lost.append(partition)
                 }
             } catch {
-                // Not taken: the pushes stay pending to this node, and are claimed by whoever
-                // simulates the partition next if this node cannot write again.
-                logger.warning("Writing partition \(partition) failed", metadata: ["error": "\(error)"])
+                // Kept for the next write (a master failing over): the takings and what the
+                // phones observed; the phones' state is written again with their next change.
+                logger.warning("Writing partition \(partition) failed; written again next round", metadata: ["error": "\(error)"])
+                failed[partition] = unwritten[partition] ?? Unwritten()
+            }
+        }
+        if !failed.isEmpty {
+            state.withLock { state in
+                for (partition, writing) in failed where state.owned[partition] != nil {
+                    var merged = writing
+                    if let newer = state.unwritten[partition] {
+                        merged.observations += newer.observations
+                        merged.taking += newer.taking
+                    }
+                    state.unwritten[partition] = merged
+                }
             }
         }
         return lost

@@ -21,9 +21,11 @@ struct ClusterForwardingMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let deviceID = Self.deviceID(in: request.uri.path) else { return try await next(request, context) }
-        // Routing settles a phone simulated here; a forwarded request is answered here whatever.
-        let routed = await routing.route(device: deviceID)
-        guard !request.headers.contains(where: { $0.name.canonicalName == Self.forwardedBy }), var route = routed else {
+        // Routing settles a phone simulated here first.
+        var route = await routing.route(device: deviceID)
+        if request.headers.contains(where: { $0.name.canonicalName == Self.forwardedBy }) {
+            // Sent here as this phone's node: answered only if it still is (the sender routes again).
+            guard route == .here else { throw Self.moved(deviceID) }
             return try await answeredHere(request, context, next)
         }
         var collecting = request
@@ -33,29 +35,47 @@ struct ClusterForwardingMiddleware: RouterMiddleware {
         // here). Nothing was sent, so even a POST is safe to send again; a GET is in any case.
         let deadline = ContinuousClock.now + Self.failoverWait
         while true {
-            let failure: ForwardingFailure
-            switch await forward(request, body: body, to: route.address) {
-            case .success(let response): return response
-            case .failure(let failed): failure = failed
-            }
-            // Sent or not, a request HTTP calls idempotent may go again (a node that died with
-            // a kept-alive connection resets it after the request went out).
-            let again = !failure.sent || [.get, .head, .put, .delete].contains(request.method)
-            guard again, ContinuousClock.now < deadline else {
-                throw ControlError(
-                    .serviceUnavailable,
-                    "Device \(deviceID) is simulated by node \(route.node) (\(route.address)), which did not answer: \(failure.error). Try again: a dead node's phones move to another within seconds."
-                )
-            }
-            try await Task.sleep(for: .milliseconds(100))
-            guard let moved = await routing.route(device: deviceID) else {
+            var failure: ForwardingFailure?
+            switch route {
+            case .here:
                 var here = request
                 here.body = RequestBody(buffer: body)
                 return try await answeredHere(here, context, next)
+            case .node(let node, let address):
+                switch await forward(request, body: body, to: address) {
+                case .success(let response) where response.headers[Self.movedHeader] == nil: return response
+                case .success: failure = ForwardingFailure(sent: false, error: ControlError(.serviceUnavailable, "\(node) no longer simulates it"))
+                case .failure(let failed): failure = failed
+                }
+            case .nobody:
+                failure = nil
             }
-            route = moved
+            // Sent or not, a request HTTP calls idempotent may go again (a node that died with
+            // a kept-alive connection resets it after the request went out).
+            let again = failure.map { !$0.sent || [.get, .head, .put, .delete].contains(request.method) } ?? true
+            guard again, ContinuousClock.now < deadline else {
+                guard let failure, case .node(let node, let address) = route else { throw Self.moved(deviceID) }
+                throw ControlError(
+                    .serviceUnavailable,
+                    "Device \(deviceID) is simulated by node \(node) (\(address)), which did not answer: \(failure.error). Try again: a dead node's phones move to another within seconds."
+                )
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            route = await routing.route(device: deviceID)
         }
     }
+
+    /// No node simulates the phone just now (or, to a sender, not this one any more).
+    private static func moved(_ deviceID: String) -> ControlError {
+        var error = ControlError(
+            .serviceUnavailable,
+            "No node simulates device \(deviceID) just now: its phones are moving to another node (a node died or left). Try again in a few seconds."
+        )
+        error.headers[movedHeader] = "1"
+        return error
+    }
+
+    static let movedHeader = HTTPField.Name("pushlab-moving")!
 
     /// Says which node answered (`pushlab-node`), whose copy of the phone it is.
     private func answeredHere(_ request: Request, _ context: Context, _ next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -104,6 +124,7 @@ struct ClusterForwardingMiddleware: RouterMiddleware {
         if let allow = answer.headers.first(name: "allow") { headers[.allow] = allow }
         if let challenge = answer.headers.first(name: "www-authenticate") { headers[.wwwAuthenticate] = challenge }
         if let answering = answer.headers.first(name: Self.answeringNode.rawName) { headers[Self.answeringNode] = answering }
+        if let moving = answer.headers.first(name: Self.movedHeader.rawName) { headers[Self.movedHeader] = moving }
         return .success(Response(status: HTTPResponse.Status(code: Int(answer.status.code)), headers: headers, body: ResponseBody(byteBuffer: collected)))
     }
 

@@ -2,13 +2,23 @@
 /// phone. Each phone is simulated by one node; the others forward what is asked of it there, so
 /// that any node reads and acts on every phone.
 public protocol ClusterRouting: Sendable {
-    /// Nil when this node answers for `deviceID` (it simulates the phone, and has delivered every
-    /// push answered 200 for it so far); otherwise the node that does, and its control API's
-    /// address (`http://host:port`).
-    func route(device deviceID: String) async -> (node: String, address: String)?
+    /// Which node answers for `deviceID`: this one when it simulates the phone (and has
+    /// delivered every push answered 200 for it so far), or another.
+    func route(device deviceID: String) async -> ClusterRoute
 
     /// What `GET /v1/health` says of the cluster.
     var status: ClusterStatus { get }
+}
+
+/// Where a request about a phone is answered.
+public enum ClusterRoute: Sendable, Equatable {
+    /// This node simulates the phone.
+    case here
+    /// Another node does; its control API's address (`http://host:port`).
+    case node(String, address: String)
+    /// No node does just now: its partition is between two nodes (a node died, and its leases
+    /// have not run out yet).
+    case nobody
 }
 
 /// A node's view of its cluster.

@@ -32,4 +32,9 @@ public final class InMemoryObservationLog: ObservationSink {
     }
 
     public func removeAll() { entries.withLock { $0 = [] } }
+
+    /// Forgets the observations `matching` accepts.
+    public func remove(where matching: (Observation) -> Bool) {
+        entries.withLock { $0.removeAll(where: matching) }
+    }
 }
