@@ -60,6 +60,20 @@ struct ClusterNodeTests {
         EngineKeys(prefix: "nodes-\(UInt32.random(in: 0...UInt32.max))", partitions: DevicePartitions(count: 12))
     }
 
+    /// node-a and node-b on keys of their own, started, each with its share taken.
+    static func twoNodes() async throws -> (a: Node, b: Node, keys: EngineKeys, share: PartitionShare) {
+        let servers = try await RedisServers.sharedCluster()
+        let keys = Self.keys()
+        let a = try await Node("node-a", servers: servers, keys: keys)
+        let b = try await Node("node-b", servers: servers, keys: keys)
+        await a.node.start()
+        await b.node.start()
+        let share = PartitionShare(partitions: keys.partitions, nodes: ["node-a", "node-b"])
+        let settled = try await eventually { a.node.owned == share.partitions(of: "node-a") && b.node.owned == share.partitions(of: "node-b") }
+        try #require(settled, "each node took its share")
+        return (a, b, keys, share)
+    }
+
     /// Until `condition` holds, for at most `limit` (a condition, not a timing assertion).
     static func eventually(within limit: Duration = .seconds(20), _ condition: () async throws -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + limit
@@ -71,14 +85,7 @@ struct ClusterNodeTests {
     }
 
     @Test func eachPushReachesItsPhoneOnTheNodeThatSimulatesIt() async throws {
-        let servers = try await RedisServers.sharedCluster()
-        let keys = Self.keys()
-        let a = try await Node("node-a", servers: servers, keys: keys)
-        let b = try await Node("node-b", servers: servers, keys: keys)
-        await a.node.start()
-        await b.node.start()
-        let share = PartitionShare(partitions: keys.partitions, nodes: ["node-a", "node-b"])
-        #expect(try await Self.eventually { a.node.owned == share.partitions(of: "node-a") && b.node.owned == share.partitions(of: "node-b") })
+        let (a, b, keys, share) = try await Self.twoNodes()
         #expect(!a.node.owned.isEmpty && !b.node.owned.isEmpty, "each has a share")
 
         // Both nodes take pushes for every phone.
@@ -109,14 +116,7 @@ struct ClusterNodeTests {
     /// partitions once the leases run out, delivers those pushes (after a restart, they say)
     /// and the ones that come meanwhile, each once.
     @Test func aDeadNodesPhonesAndPushesGoToTheOthers() async throws {
-        let servers = try await RedisServers.sharedCluster()
-        let keys = Self.keys()
-        let a = try await Node("node-a", servers: servers, keys: keys)
-        let b = try await Node("node-b", servers: servers, keys: keys)
-        await a.node.start()
-        await b.node.start()
-        let share = PartitionShare(partitions: keys.partitions, nodes: ["node-a", "node-b"])
-        #expect(try await Self.eventually { b.node.owned == share.partitions(of: "node-b") })
+        let (a, b, keys, share) = try await Self.twoNodes()
         let phonesOfB = Self.phones.filter { share.owner(of: keys.partitions.partition(of: $0)) == "node-b" }
         try #require(!phonesOfB.isEmpty)
 
@@ -153,15 +153,8 @@ extension ClusterNodeTests {
     /// A phone's state lives in the engine with the pushes taken: a push stored while the phone
     /// was offline on a node that then died reaches the phone when it comes online on the next.
     @Test func aDeadNodesPhonesKeepWhatTheyHeld() async throws {
-        let servers = try await RedisServers.sharedCluster()
-        let keys = Self.keys()
-        let a = try await Node("node-a", servers: servers, keys: keys)
-        let b = try await Node("node-b", servers: servers, keys: keys)
-        await a.node.start()
-        await b.node.start()
-        let share = PartitionShare(partitions: keys.partitions, nodes: ["node-a", "node-b"])
+        let (a, b, keys, share) = try await Self.twoNodes()
         let phone = try #require(Self.phones.first { share.owner(of: keys.partitions.partition(of: $0)) == "node-b" })
-        #expect(try await Self.eventually { b.node.owned == share.partitions(of: "node-b") })
 
         _ = try b.simulator.updateDevice(phone, online: false)
         // Stored for 30 days from now by default: the phones run on real time here.

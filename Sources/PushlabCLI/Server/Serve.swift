@@ -197,9 +197,10 @@ struct Serve: AsyncParsableCommand {
         let configuration = RuntimeConfiguration(
             server: server,
             delivery: queueCapacity > 0 ? .queued(capacity: queueCapacity) : .inline,
-            store: .init(
-                path: storePath, historyLimit: keptHistory > 0 ? keptHistory : nil, crashWindow: .milliseconds(crashWindow),
-                durable: isDurable && engine == nil
+            // A cluster node keeps no store: the engine has its phones, and the phones' state
+            // and history must go there alone (a store would take the devices' changes first).
+            store: engine != nil ? nil : .init(
+                path: storePath, historyLimit: keptHistory > 0 ? keptHistory : nil, crashWindow: .milliseconds(crashWindow), durable: isDurable
             ),
             control: control,
             tickInterval: .milliseconds(100)
@@ -349,7 +350,9 @@ struct Serve: AsyncParsableCommand {
         let devices = simulator.deviceCount
         if let (engine, node) = cluster { lines += Self.clusterLines(engine, node, devices: devices) }
         let storePath = runtime.store?.path ?? ":memory:"
-        if let reloaded = runtime.reloadedDevices {
+        if cluster != nil {
+            lines.append("No store of its own: the phones, the pushes and what the phones observe are in Redis")
+        } else if let reloaded = runtime.reloadedDevices {
             lines.append("Store \(storePath): \(reloaded) device(s) reloaded as the last run left them (the scenario is unchanged)")
         } else {
             lines.append("Store \(storePath): devices from the scenario\(storePath == ":memory:" ? "; nothing is kept" : "")")
@@ -370,7 +373,7 @@ struct Serve: AsyncParsableCommand {
             }
         }
         if devices > 8 { lines.append("  … and \(devices - 8) more devices") }
-        if devices > 0 { lines.append("What they observe: pushlab observations --db \(storePath) [--device ID]") }
+        if devices > 0, cluster == nil { lines.append("What they observe: pushlab observations --db \(storePath) [--device ID]") }
         lines.append("Ready. Press Ctrl-C to stop.")
         // Unbuffered, so a script waiting for "Ready." sees it at once even through a pipe.
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))

@@ -99,18 +99,20 @@ public final class PartitionDelivery: ObservationSink {
     public func gain(_ partition: Int) async throws {
         try await turns.withLock {
             try await log.prepare(partitions: [partition])
-            try await restorePhones(of: partition)
-            try await restoreHistory(of: partition)
+            let phones = try await restorePhones(of: partition)
+            let history = try await restoreHistory(of: partition)
             let abandoned = try await log.claimAbandoned(partition: partition, consumer: node, minIdle: .zero, count: 100_000)
             state.withLock { $0.owned[partition] = Reading() }
             deliver(abandoned, of: partition, resumed: true)
+            logger.info("Took partition \(partition): \(phones) phone(s) and \(history) observation(s) from the engine, \(abandoned.count) push(es) left untaken")
         }
     }
 
     /// What the partition's phones observed on the nodes before, for this node's history; its
     /// numbering goes on after theirs, so that a phone's observations stay in order.
-    private func restoreHistory(of partition: Int) async throws {
-        guard let adopt = adopt.withLock({ $0 }) else { return }
+    @discardableResult
+    private func restoreHistory(of partition: Int) async throws -> Int {
+        guard let adopt = adopt.withLock({ $0 }) else { return 0 }
         let answer = try await log.client.send(
             RESPCommand("XRANGE", RESPArgument(keys.observations(partition)), "-", "+"), slot: keys.slot(partition)
         )
@@ -123,11 +125,13 @@ public final class PartitionDelivery: ObservationSink {
         if let last = history.map(\.sequence).max() { simulator.resumeSequence(after: last) }
         let partitions = keys.partitions
         adopt(history) { partitions.partition(of: $0) == partition }
+        return history.count
     }
 
     /// The partition's phones as the engine has them (`EngineKeys.devices`), in place of this
     /// node's copies: what they hold, their apps' states, their Notification Centers.
-    private func restorePhones(of partition: Int) async throws {
+    @discardableResult
+    private func restorePhones(of partition: Int) async throws -> Int {
         let answer = try await log.client.send(RESPCommand("HGETALL", RESPArgument(keys.devices(partition))), slot: keys.slot(partition))
         var saved: [SimulatedDevice] = []
         var removed: [String] = []
@@ -142,13 +146,15 @@ public final class PartitionDelivery: ObservationSink {
                 logger.error("Device \(id) of partition \(partition) cannot be read from the engine; this node's copy stays")
             }
         }
-        guard !saved.isEmpty || !removed.isEmpty else { return }
+        guard !saved.isEmpty || !removed.isEmpty else { return 0 }
         try simulator.restore(saved, removing: removed)
+        return saved.count
     }
 
     /// Stops simulating `partition`: what was read and not taken stays in the engine for the next
     /// owner to claim.
     public func lose(_ partition: Int) {
+        logger.info("Gave partition \(partition) up")
         state.withLock {
             $0.owned[partition] = nil
             $0.unwritten[partition] = nil
