@@ -111,8 +111,12 @@ up() {
     done
 
     {
+        # As many connections as the descriptors allow (HAProxy needs two a connection).
+        local limit
+        limit=$(ulimit -Hn)
+        [ "$limit" = unlimited ] && limit=65536
         echo "global"
-        echo "    maxconn 8000"
+        echo "    maxconn $(( limit / 2 - 100 < 20000 ? limit / 2 - 100 : 20000 ))"
         echo "defaults"
         echo "    mode tcp"
         # A connection to a node that just died goes to another one.
