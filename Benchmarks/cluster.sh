@@ -138,7 +138,13 @@ read -r commands_after bytes_after < <(redis_totals)
 shares=$(for n in 1 2 3; do curl -s "localhost:$((28000 + 10 * n + 2))/v1/health" | python3 -c 'import json,sys; c=json.load(sys.stdin)["cluster"]; print(c["node"], len(c["ownedPartitions"]))'; done | paste -sd, -)
 
 # --- failover: a node ---------------------------------------------------------------------------
-phone_owner=$(curl -s -D - -o /dev/null localhost:29299/v1/devices/bench-0 | tr -d '\r' | awk -F': ' 'tolower($1)=="pushlab-node" {print $2}')
+phone_owner=
+for _ in $(seq 1 100); do   # a moment while the shares settle after the load
+    phone_owner=$(curl -s -D - -o /dev/null localhost:29299/v1/devices/bench-0 | tr -d '\r' | awk -F': ' 'tolower($1)=="pushlab-node" {print $2}')
+    [ -n "$phone_owner" ] && break
+    sleep 0.1
+done
+[ -n "$phone_owner" ] || { log "no node answers for bench-0"; exit 1; }
 n=${phone_owner#node-}
 kill -9 "$(cat "$WORK/cluster/node-$n.pid")"
 killed=$(now)

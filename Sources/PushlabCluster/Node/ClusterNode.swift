@@ -18,17 +18,19 @@ public final class ClusterNode: Sendable {
     private let logger: Logger
     private let loop = Mutex<Task<Void, Never>?>(nil)
     private let known = Mutex<[String]>([])
-    /// Every node the last few successful beats saw, and how many beats ago: the live list a
-    /// node acts on. A node leaves it only when `forgetAfter` beats in a row did not see it, so
-    /// that a live list lost in a Redis master's failover (everyone stale at the first beat
-    /// after it) does not make every node think it is alone.
-    private let seen = Mutex<[String: Int]>([:])
+    /// The nodes the beats saw lately, each with how many successful beats ago, and how many
+    /// successful beats are left of a grace that a failed beat starts: during it a node is
+    /// forgotten only after `forgetAfter` beats in a row without it, so that a live list lost in
+    /// a Redis master's failover (everyone stale at the first beat after it) does not make every
+    /// node think it is alone. Otherwise the engine's list is the live list, and a dead node is
+    /// out at the heartbeats' timeout.
+    private let seen = Mutex<(beatsAgo: [String: Int], grace: Int)>(([:], 0))
     /// This node's control API, and every live node's as of the last beat.
     private let address = Mutex<String?>(nil)
     private let addresses = Mutex<[String: String]>([:])
 
-    /// Successful beats in a row that must miss a node before it counts as dead: the
-    /// heartbeats' timeout, in beats (at least 2).
+    /// Successful beats in a row that must miss a node, during a grace, before it counts as
+    /// dead: the heartbeats' timeout, in beats (at least 2).
     private var forgetAfter: Int { max(2, Int((heartbeats.timeout / beatInterval).rounded(.up))) }
 
     public init(
@@ -152,16 +154,23 @@ public final class ClusterNode: Sendable {
             let heard = try await heartbeats.beat(id, address: address.withLock { $0 })
             if let known = try? await heartbeats.addresses() { addresses.withLock { $0 = known } }
             live = seen.withLock { seen in
-                for node in seen.keys { seen[node]! += 1 }
-                for node in heard { seen[node] = 0 }
-                seen = seen.filter { $0.value < forgetAfter }
-                return seen.keys.sorted()
+                for node in seen.beatsAgo.keys { seen.beatsAgo[node]! += 1 }
+                for node in heard { seen.beatsAgo[node] = 0 }
+                if seen.grace > 0 {
+                    seen.grace -= 1
+                    seen.beatsAgo = seen.beatsAgo.filter { $0.value < forgetAfter }
+                } else {
+                    seen.beatsAgo = seen.beatsAgo.filter { $0.value == 0 }
+                }
+                return seen.beatsAgo.keys.sorted()
             }
         } catch {
             // The master of the live list failing over: the leases (on other masters) are still
             // renewed, for the share as it was.
             logger.warning("The engine did not hear this node's heartbeat", metadata: ["error": "\(error)"])
             live = nodes.isEmpty ? [id] : nodes
+            let forgetAfter = forgetAfter
+            seen.withLock { $0.grace = forgetAfter }
         }
         if live != nodes { logger.info("Cluster nodes: \(live.joined(separator: ", "))") }
         known.withLock { $0 = live }
