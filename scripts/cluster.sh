@@ -107,7 +107,9 @@ up() {
         echo $! >"$state/node-$n.pid"
     done
     for n in "${nodes[@]}"; do
-        wait_for "node-$n" grep -q '^Ready' "$state/node-$n.log"
+        # A node that stopped (a bad flag, a bad scenario) says why at once.
+        wait_for "node-$n" bash -c "grep -q '^Ready' '$state/node-$n.log' || ! kill -0 \$(cat '$state/node-$n.pid')"
+        grep -q '^Ready' "$state/node-$n.log" || fail "node-$n stopped: $(tail -3 "$state/node-$n.log")"
     done
 
     {

@@ -27,6 +27,7 @@ from world import REPO, TOPIC, mint_provider_token, provider_token
 
 PHONES = 48
 RATE_LIMIT = 6                     # pushes a minute to one token, counted across the nodes
+GONE_TOKEN = "d0" * 32             # unregistered since 2026-01-01T00:00:00Z
 
 
 def token(i: int) -> str:
@@ -65,6 +66,12 @@ keys:
 apps:
   - bundleId: {TOPIC}
     teamId: TEAMPUSHLB
+deviceTokens:
+  - token: {GONE_TOKEN}
+    bundleId: {TOPIC}
+    environment: development
+    state: unregistered
+    since: 2026-01-01T00:00:00Z
 generatedDevices:
   - count: {PHONES}
     bundleId: {TOPIC}
@@ -209,6 +216,12 @@ def test_the_token_rules_hold_across_nodes(cluster):
     status, body = curl_push(cluster.dev(2), target, {"aps": {"alert": "one too many"}})
     assert (status, body) == (429, {"reason": "TooManyRequests"})
     assert cluster.banners("phone-20", 3) == [str(i) for i in range(RATE_LIMIT)], "each accepted push once, in order"
+
+
+def test_an_unregistered_token_is_410_with_its_time_on_every_node(cluster):
+    for n in (1, 2, 3):
+        status, body = curl_push(cluster.dev(n), GONE_TOKEN, {"aps": {"alert": "gone"}})
+        assert (status, body) == (410, {"reason": "Unregistered", "timestamp": 1767225600000}), n
 
 
 def test_per_connection_rules_are_each_nodes(cluster):

@@ -115,11 +115,6 @@ public final class ClusterNode: Sendable {
     /// How long a request waits for a partition that is between nodes.
     static let ownerWait = Duration.seconds(3)
 
-    /// The other live nodes' control API addresses, as of the last beat.
-    public var otherAddresses: [(node: String, address: String)] {
-        addresses.withLock { addresses in addresses.filter { $0.key != id }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
-    }
-
     /// Stops at once, as `kill -9` would: nothing written, released or said (tests of failover).
     func halt() async {
         let task = loop.withLock { loop in
