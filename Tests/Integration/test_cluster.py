@@ -34,11 +34,12 @@ def token(i: int) -> str:
     return "c1" + format(i, "x").rjust(62, "0")
 
 
-def free_base(count: int, low: int, high: int) -> int:
-    """The first of `count` consecutive free ports (and, for Redis, their bus ports + 10000)."""
+def free_base(count: int, low: int, high: int, bus: bool = False) -> int:
+    """The first of `count` consecutive free ports; with `bus`, their Redis Cluster bus ports
+    (+ 10000) free too."""
     for _ in range(200):
         base = low + 10 * (int.from_bytes(os.urandom(2), "big") % ((high - low) // 10))
-        ports = [base + i for i in range(count)]
+        ports = [base + i for i in range(count)] + ([base + 10000 + i for i in range(count)] if bus else [])
         sockets = []
         try:
             for port in ports:
@@ -82,9 +83,7 @@ policy:
   deviceTokenRateLimit: {{requests: {RATE_LIMIT}, perSeconds: 60}}
   errorBudgetPerConnection: off
 """)
-        redis = free_base(6, 20000, 30000)
-        redis_bus = redis + 10000
-        assert all(self._free(p) for p in range(redis_bus, redis_bus + 6))
+        redis = free_base(6, 20000, 30000, bus=True)
         self.nodes_base = free_base(40, 40000, 50000)
         self.front = free_base(3, 50000, 60000)
         self.env = dict(os.environ, PUSHLAB_BIN=str(wait_for_binary(PUSHLAB_BIN)), PUSHLAB_CLUSTER_DIR=str(directory / "state"),
@@ -92,15 +91,6 @@ policy:
                         PUSHLAB_CLUSTER_FRONT=str(self.front))
         self.scenario = scenario
         self.redis = redis
-
-    @staticmethod
-    def _free(port: int) -> bool:
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-                return True
-            except OSError:
-                return False
 
     def keep_logs(self) -> None:
         """The logs outlive the cluster, for a failure's post-mortem (pytest's tmp folder)."""
