@@ -50,8 +50,14 @@ public final class ControlAPI: Sendable {
     let loadScenario: LoadScenario?
     let signers: Signers
     private let listeners = Mutex<[Listener]>([])
-    /// A cluster node's routing of requests about phones other nodes simulate.
-    private let cluster = Mutex<(node: String, routing: any ClusterRouting)?>(nil)
+    /// A cluster node's routing of requests about phones other nodes simulate, and its applier
+    /// of the cluster's changes to the world.
+    private let cluster = Mutex<(node: String, routing: any ClusterRouting, applier: ClusterChangeApplier)?>(nil)
+    /// Whether a scenario file could be loaded (a cluster checks before every node loads it).
+    let checkScenario: CheckScenario?
+
+    /// Throws the readable error `POST /v1/scenario` would answer for a file it cannot load.
+    public typealias CheckScenario = @Sendable (_ path: String) throws -> Void
 
     /// - Parameters:
     ///   - store: where observations and requests are read from; without one the control API
@@ -63,7 +69,7 @@ public final class ControlAPI: Sendable {
     ///   - eventHeartbeat: how often an idle event stream gets a keep-alive comment.
     public init(
         simulator: DeviceSimulator, delivery: DeliveryPipeline? = nil, requestLog: RequestLog, faults: FaultRules, store: PushlabStore? = nil,
-        scenarioName: String? = nil, reset: Reset? = nil, loadScenario: LoadScenario? = nil, signers: @escaping Signers = { [] },
+        scenarioName: String? = nil, reset: Reset? = nil, loadScenario: LoadScenario? = nil, checkScenario: CheckScenario? = nil, signers: @escaping Signers = { [] },
         eventBufferSize: Int = 1024, eventHeartbeat: Duration = .seconds(15), standIn: StandInBackend = StandInBackend()
     ) {
         self.standIn = standIn
@@ -75,6 +81,7 @@ public final class ControlAPI: Sendable {
         currentScenarioName = Mutex(scenarioName)
         resetWorld = reset
         self.loadScenario = loadScenario
+        self.checkScenario = checkScenario
         self.signers = signers
         events = EventHub(bufferSize: eventBufferSize, heartbeat: eventHeartbeat)
         metrics = ControlMetrics()
@@ -131,7 +138,11 @@ public final class ControlAPI: Sendable {
         let router = Router()
         router.add(middleware: ControlErrorMiddleware(routes: routes))
         if let token { router.add(middleware: ControlTokenMiddleware(token: token)) }
-        if let (node, routing) = cluster.withLock({ $0 }) { router.add(middleware: ClusterForwardingMiddleware(node: node, routing: routing)) }
+        if let (node, routing, applier) = cluster.withLock({ $0 }) {
+            router.add(middleware: ClusterForwardingMiddleware(node: node, routing: routing))
+            router.add(middleware: ClusterReplicationMiddleware(routing: routing, applier: applier, takesPlace: takesPlace))
+            router.add(middleware: ClusterShareMiddleware(routing: routing))
+        }
         for route in routes {
             router.on(RouterPath(route.path), method: route.method, use: route.handler)
         }
@@ -141,7 +152,31 @@ public final class ControlAPI: Sendable {
     /// Makes this control API a cluster node's (`pushlab serve --cluster`): requests about a
     /// phone that another node simulates are answered by that node. Before the router is made.
     public func joinCluster(as node: String, routing: any ClusterRouting) {
-        cluster.withLock { $0 = (node, routing) }
+        cluster.withLock { $0 = (node, routing, ClusterChangeApplier(routing: routing)) }
+    }
+
+    /// Applies every change made to the cluster's world so far, then each new one, until
+    /// `stopApplyingClusterChanges`. `address`: this control API's (`http://host:port`), which
+    /// the changes are replayed against; `token`: its bearer token, if it has one.
+    public func startApplyingClusterChanges(address: String, token: String?) async {
+        await cluster.withLock { $0?.applier }?.start(address: address, token: token)
+    }
+
+    public func stopApplyingClusterChanges() async {
+        await cluster.withLock { $0?.applier }?.stop()
+    }
+
+    /// Whether a reset or a scenario load would take place here, so on every node.
+    @Sendable private func takesPlace(_ kind: ClusterChange.Kind, _ body: [UInt8]) -> Bool {
+        switch kind {
+        case .change, .tokens: return true
+        case .reset: return resetWorld != nil
+        case .load:
+            // Only a body the route takes: `{"path": "…"}`.
+            guard loadScenario != nil, let checkScenario, case .object(let fields)? = try? JSONParser.parse(body), fields.count == 1,
+                  fields[0].0 == "path", case .string(let path) = fields[0].1 else { return false }
+            return (try? checkScenario(path)) != nil
+        }
     }
 
     /// Observations other nodes recorded of phones this node simulates now (a cluster node that
@@ -154,6 +189,13 @@ public final class ControlAPI: Sendable {
 
     /// The cluster's routing, if this is a cluster node's control API.
     var clusterRouting: (any ClusterRouting)? { cluster.withLock { $0?.routing } }
+
+    /// The cluster's routing, when a request asks for the whole cluster's list rather than this
+    /// node's share of it (`ClusterLists.localHeader`).
+    func clusterWide(_ request: Request) -> (any ClusterRouting)? {
+        guard request.headers[ClusterLists.localHeader] == nil else { return nil }
+        return clusterRouting
+    }
 
     /// Ends every `/v1/events` stream, so the HTTP server can stop without waiting for them.
     public func closeEventStreams() {

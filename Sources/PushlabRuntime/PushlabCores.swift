@@ -90,7 +90,7 @@ public final class PushlabCores: Sendable {
         }
         let api = ControlAPI(
             simulator: simulator, delivery: delivery, requestLog: service.log, faults: faults, store: store, scenarioName: scenario?.name,
-            reset: reset, loadScenario: loadScenario, signers: { [self] in self.scenario?.signers ?? [] }, standIn: standIn
+            reset: reset, loadScenario: loadScenario, checkScenario: { [self] path in _ = try loadable(path: path) }, signers: { [self] in self.scenario?.signers ?? [] }, standIn: standIn
         )
         if let (node, routing) = clusterRouting.withLock({ $0 }) { api.joinCluster(as: node, routing: routing) }
         return api
@@ -107,14 +107,20 @@ public final class PushlabCores: Sendable {
         standIn.clearRequests()
     }
 
-    /// Makes another scenario file the current one and resets to it. Its simulator settings must
-    /// be the running simulator's: devices already made keep the rules they were made with.
-    public func load(path: String) throws -> Scenario {
+    /// The scenario file at `path`, as `load` would make it the current one, or why it cannot be.
+    public func loadable(path: String) throws -> Scenario {
         var loaded = try Scenario.load(path: path)
         adjust(&loaded)
         guard loaded.simulatorSettings == simulator.settings else {
             throw Scenario.LoadError(description: "Scenario \(path) has other simulator settings than this server runs with; restart pushlab serve with it (or run it in-process)")
         }
+        return loaded
+    }
+
+    /// Makes another scenario file the current one and resets to it. Its simulator settings must
+    /// be the running simulator's: devices already made keep the rules they were made with.
+    public func load(path: String) throws -> Scenario {
+        let loaded = try loadable(path: path)
         let previous = current.withLock { scenario in
             defer { scenario = loaded }
             return scenario

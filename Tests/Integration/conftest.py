@@ -288,7 +288,7 @@ def tool(name: str) -> str:
 # The longest files first, as measured (3 workers, 2 cores): each file runs whole on one worker
 # (run.sh), and a long file collected last would leave the others waiting for it at the end.
 SLOWEST_FIRST = ("test_crash_soak.py", "test_client_matrix.py", "test_dist.py", "test_certs.py", "test_long_load.py",
-                 "test_openapi.py", "test_cluster.py", "test_dashboard.py", "test_h2_raw.py", "test_apns_connection.py")
+                 "test_openapi.py", "test_cluster.py", "test_cluster_world.py", "test_dashboard.py", "test_h2_raw.py", "test_apns_connection.py")
 
 
 def pytest_collection_modifyitems(session, config, items):

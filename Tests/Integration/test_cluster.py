@@ -11,55 +11,23 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import time
-import urllib.error
-import urllib.request
-from pathlib import Path
 
 import h2.events
 import pytest
 
-from conftest import CERTS, PUSHLAB_BIN, wait_for_binary
+from clusterutil import curl_push, eventually, running_cluster, token
+from conftest import CERTS
 from h2util import H2Client
-from world import REPO, TOPIC, mint_provider_token, provider_token
+from world import TOPIC, mint_provider_token
 
 PHONES = 48
 RATE_LIMIT = 6                     # pushes a minute to one token, counted across the nodes
 GONE_TOKEN = "d0" * 32             # unregistered since 2026-01-01T00:00:00Z
 
 
-def token(i: int) -> str:
-    return "c1" + format(i, "x").rjust(62, "0")
-
-
-def free_base(count: int, low: int, high: int, bus: bool = False) -> int:
-    """The first of `count` consecutive free ports; with `bus`, their Redis Cluster bus ports
-    (+ 10000) free too."""
-    for _ in range(200):
-        base = low + 10 * (int.from_bytes(os.urandom(2), "big") % ((high - low) // 10))
-        ports = [base + i for i in range(count)] + ([base + 10000 + i for i in range(count)] if bus else [])
-        sockets = []
-        try:
-            for port in ports:
-                s = socket.socket()
-                s.bind(("127.0.0.1", port))
-                sockets.append(s)
-            return base
-        except OSError:
-            continue
-        finally:
-            for s in sockets:
-                s.close()
-    raise RuntimeError("no free ports")
-
-
-class Cluster:
-    def __init__(self, directory: Path):
-        self.directory = directory
-        scenario = directory / "cluster.yaml"
-        scenario.write_text(f"""name: cluster
+SCENARIO = f"""name: cluster
 keys:
   - keyId: PUSHLAB001
     teamId: TEAMPUSHLB
@@ -82,104 +50,14 @@ generatedDevices:
 policy:
   deviceTokenRateLimit: {{requests: {RATE_LIMIT}, perSeconds: 60}}
   errorBudgetPerConnection: off
-""")
-        redis = free_base(6, 20000, 30000, bus=True)
-        self.nodes_base = free_base(40, 40000, 50000)
-        self.front = free_base(3, 50000, 60000)
-        self.env = dict(os.environ, PUSHLAB_BIN=str(wait_for_binary(PUSHLAB_BIN)), PUSHLAB_CLUSTER_DIR=str(directory / "state"),
-                        PUSHLAB_CLUSTER_REDIS=str(redis), PUSHLAB_CLUSTER_NODES=str(self.nodes_base),
-                        PUSHLAB_CLUSTER_FRONT=str(self.front))
-        self.scenario = scenario
-        self.redis = redis
-
-    def keep_logs(self) -> None:
-        """The logs outlive the cluster, for a failure's post-mortem (pytest's tmp folder)."""
-        logs = self.directory / "logs"
-        logs.mkdir(exist_ok=True)
-        for log in (self.directory / "state").glob("*.log"):
-            log.rename(logs / log.name)
-
-    def script(self, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([str(REPO / "scripts" / "cluster.sh"), *args], env=self.env, cwd=REPO,
-                              capture_output=True, text=True, timeout=180)
-
-    # Node n (1-3) listens on base + 10n (development), + 1 (production), + 2 (control API).
-    def dev(self, n: int) -> int:
-        return self.nodes_base + 10 * n
-
-    def control(self, n: int | None = None) -> str:
-        return f"http://127.0.0.1:{self.front + 2 if n is None else self.nodes_base + 10 * n + 2}"
-
-    @property
-    def front_dev(self) -> int:
-        return self.front
-
-    def pid(self, n: int) -> int:
-        return int((self.directory / "state" / f"node-{n}.pid").read_text())
-
-    def get(self, path: str, node: int | None = None, forwarded: bool = False):
-        request = urllib.request.Request(self.control(node) + path, headers={"pushlab-forwarded-by": "test"} if forwarded else {})
-        try:
-            with urllib.request.urlopen(request, timeout=30) as answer:
-                return json.load(answer)
-        except urllib.error.HTTPError as error:
-            raise AssertionError(f"GET {path} on node {node}: {error.code} {error.read().decode(errors='replace')}") from None
-
-    def banners(self, phone: str, node: int | None = None, forwarded: bool = False) -> list[str]:
-        observations = self.get(f"/v1/devices/{phone}/observations?kind=banner", node, forwarded)["observations"]
-        return [o["body"] for o in observations]
-
-    def owner(self, phone: str) -> int:
-        """The node that simulates `phone`: it answers for it (`pushlab-node`), wherever asked."""
-        with urllib.request.urlopen(self.control() + f"/v1/devices/{phone}", timeout=30) as answer:
-            return int(answer.headers["pushlab-node"].removeprefix("node-"))
-
-    def patch_device(self, phone: str, fields: dict, node: int | None = None) -> None:
-        request = urllib.request.Request(self.control(node) + f"/v1/devices/{phone}", method="PATCH",
-                                         data=json.dumps(fields).encode(), headers={"content-type": "application/json"})
-        urllib.request.urlopen(request, timeout=30).close()
-
-
-def curl_push(port: int, device_token: str, body: dict, extra: tuple[str, ...] = ()) -> tuple[int, dict]:
-    """One push with curl (Debian's, HTTP/2 over TLS, trusting certs/ca.pem)."""
-    out = subprocess.run(
-        ["curl", "-s", "--http2", "--cacert", str(CERTS / "ca.pem"), "-o", "-", "-w", "\n%{http_code}",
-         "-H", f"authorization: bearer {provider_token()}", "-H", f"apns-topic: {TOPIC}", "-H", "apns-push-type: alert",
-         *extra, "--data", json.dumps(body), f"https://localhost:{port}/3/device/{device_token}"],
-        capture_output=True, text=True, timeout=30,
-    )
-    text, _, status = out.stdout.rpartition("\n")
-    return int(status), (json.loads(text) if text.strip() else {})
-
-
-def eventually(condition, timeout: float = 15.0, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.05)
+"""
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    made = Cluster(tmp_path_factory.mktemp("cluster"))
     # --durable: a push is acknowledged once a replica has it, so a master's death loses none.
-    up = made.script("up", "--durable", "--", "--scenario", str(made.scenario))
-    if up.returncode != 0:
-        made.keep_logs()
-        down = made.script("down")
-        pytest.fail(f"scripts/cluster.sh up failed:\n{up.stdout}\n{up.stderr}\n{down.stdout}\n(logs in {made.directory / 'logs'})")
-    try:
-        # Every node has joined and taken its share.
-        eventually(lambda: all(made.get("/v1/health", n)["cluster"]["nodes"] == ["node-1", "node-2", "node-3"] for n in (1, 2, 3)),
-                   20, "three nodes")
+    with running_cluster(tmp_path_factory.mktemp("cluster"), SCENARIO, "--durable") as made:
         yield made
-    finally:
-        made.keep_logs()
-        made.script("down")
 
 
 def test_pushes_through_haproxy_reach_phones_on_every_node(cluster):

@@ -30,21 +30,3 @@ extension Serve {
         ]
     }
 }
-
-/// The control API's routing by the node: which node simulates a phone.
-struct NodeRouting: ClusterRouting {
-    let node: ClusterNode
-    let engine: ClusterEngine
-
-    var status: ClusterStatus {
-        ClusterStatus(node: node.id, nodes: node.nodes, owned: node.owned, partitions: engine.keys.partitions.count, durable: engine.isDurable)
-    }
-
-    func route(device deviceID: String) async -> ClusterRoute {
-        switch await node.route(device: deviceID) {
-        case .here: .here
-        case .node(let node, let address): .node(node, address: address)
-        case .nobody: .nobody
-        }
-    }
-}

@@ -129,9 +129,6 @@ struct Serve: AsyncParsableCommand {
         if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
         if cluster == nil, nodeID != nil || clusterPartitions != nil { throw ValidationError("--node-id and --cluster-partitions need --cluster") }
         if let clusterPartitions, !(1...16_384).contains(clusterPartitions) { throw ValidationError("--cluster-partitions must be 1...16384, not \(clusterPartitions)") }
-        if cluster != nil, clock == "manual" {
-            throw ValidationError("--clock manual is not shared by a cluster's nodes yet: run the cluster on real time (docs/CLUSTER.md)")
-        }
     }
 
     func run() async throws {
@@ -169,12 +166,20 @@ struct Serve: AsyncParsableCommand {
         defer { progress.finish() }
         let scenario = try loadScenario(file: file, progress: progress.reporter)
         let engine = try await joinCluster(seeds, durable: isDurable, logger: logger)
+        var manualStart = try manualClockStart()
+        if let engine {
+            do {
+                manualStart = try await engine.agreeOnClock(manualStart: manualStart)
+            } catch {
+                throw CLIFailure(error.description)
+            }
+        }
         let streams = maxConcurrentStreams ?? file?.http2?.maxConcurrentStreams
         let cores: PushlabCores
         do {
             // A cluster's nodes make the scenario's phones with the same tokens.
             cores = try PushlabCores(
-                scenario: scenario, manualStart: try manualClockStart(), progress: progress.reporter,
+                scenario: scenario, manualStart: manualStart, progress: progress.reporter,
                 tokenSeed: engine == nil ? nil : UInt64(bitPattern: FNV1a(scenario.fingerprint).value), admission: engine?.admission
             ) { loaded in
                 if let streams { loaded.policy.maxConcurrentStreams = streams }
@@ -189,7 +194,7 @@ struct Serve: AsyncParsableCommand {
             host: controlHost ?? file?.controlHost ?? "127.0.0.1", port: requestedControlPort ?? Self.defaultControlPort,
             // A busy default port is not fatal (another pushlab may hold it): the banner says so.
             // A port given with --control-port or in the config file must bind.
-            required: requestedControlPort != nil, token: controlToken ?? ControlAPIGet.token
+            required: requestedControlPort != nil || seeds != nil, token: controlToken ?? ControlAPIGet.token
         )
         guard control.isLoopback || control.token != nil else {
             throw ValidationError("The control API would listen on \(control.host), beyond this machine, and it can change the world: pass --control-token TOKEN (or set \(ControlAPIGet.tokenVariable)), or keep --control-host on a loopback address.")
@@ -213,11 +218,18 @@ struct Serve: AsyncParsableCommand {
         }
         progress.finish()
         let controlAPI = runtime.controlAPI
+        if let node {
+            cores.simulator.setSimulatedHere { node.simulates(device: $0) }
+            cores.simulator.countNotificationCenterChanges()
+            // The world as the cluster has changed it, before this node takes any phones.
+            if let address = runtime.controlServer?.url { await controlAPI?.startApplyingClusterChanges(address: address, token: control.token) }
+        }
         await node?.start(controlAddress: runtime.controlServer?.url) { history, devices in controlAPI?.adopt(history, replacing: devices) }
         printBanner(runtime, scenario: scenario, cluster: engine.flatMap { engine in node.map { (engine, $0) } })
         await ShutdownSignal.wait()
         logger.info("Shutting down: GOAWAY Shutdown on every connection")
         // The node's phones go to the others first: its last takings written, its leases given up.
+        await controlAPI?.stopApplyingClusterChanges()
         await node?.stop()
         await engine?.close()
         do {

@@ -5,36 +5,48 @@ import PushlabRedis
 /// partition of devices carries the partition's hash tag (`{p17}`), so that it is on one master:
 /// a push's log entry, its token's state and its rate-limit window are written in one round trip
 /// by one script, atomically.
-public struct EngineKeys: Sendable, Equatable {
+///
+/// What the phones and pushes leave behind is of one world (`WorldGeneration`): a reset or a
+/// scenario load starts another, under new key names, so that nothing of the old one is read.
+public struct EngineKeys: Sendable {
     /// Every key starts with it, so that one Redis Cluster can hold more than one Pushlab world.
     public let prefix: String
     public let partitions: DevicePartitions
+    /// The world the data keys (log, observations, devices, tokens, rates) are of.
+    public let world: WorldGeneration
 
-    public init(prefix: String = "pushlab", partitions: DevicePartitions) {
+    public init(prefix: String = "pushlab", partitions: DevicePartitions, world: WorldGeneration = WorldGeneration()) {
         self.prefix = prefix
         self.partitions = partitions
+        self.world = world
     }
+
+    /// Where the current world's keys of the partition start.
+    private func data(_ partition: Int) -> String { "\(prefix):w\(world.id):\(tag(partition))" }
+
+    /// The pattern of every data key of world `id` (to delete a world no node uses any more).
+    public func dataPattern(world id: String) -> String { "\(prefix):w\(id):*" }
 
     /// The hash tag of partition `partition`.
     public func tag(_ partition: Int) -> String { "{p\(partition)}" }
 
     /// The stream of pushes accepted for the partition's devices, in the order they were
     /// accepted; read by the partition's consumer group (`group`).
-    public func log(_ partition: Int) -> String { "\(prefix):\(tag(partition)):log" }
+    public func log(_ partition: Int) -> String { "\(data(partition)):log" }
 
     /// What the partition's phones observed, a batch an entry (`PartitionDelivery`), in the
     /// order the phones observed it.
-    public func observations(_ partition: Int) -> String { "\(prefix):\(tag(partition)):observations" }
+    public func observations(_ partition: Int) -> String { "\(data(partition)):observations" }
 
     /// The partition's phones as their node last wrote them: device id → its JSON, or empty for
     /// a phone that was removed.
-    public func devices(_ partition: Int) -> String { "\(prefix):\(tag(partition)):devices" }
+    public func devices(_ partition: Int) -> String { "\(data(partition)):devices" }
 
     /// A token's state: unregistered, and since when.
-    public func tokenState(_ token: String, partition: Int) -> String { "\(prefix):\(tag(partition)):token:\(token)" }
+    public func tokenState(_ token: String, partition: Int) -> String { "\(data(partition)):token:\(token)" }
 
     /// A token's rate-limit window: its start and count.
-    public func rateWindow(_ token: String, partition: Int) -> String { "\(prefix):\(tag(partition)):rate:\(token)" }
+    public func rateWindow(_ token: String, partition: Int) -> String { "\(data(partition)):rate:\(token)" }
 
     /// Who simulates the partition's phones now: a node's id, with a lease's expiry
     /// (`PartitionLeases`).
@@ -46,6 +58,16 @@ public struct EngineKeys: Sendable, Equatable {
 
     /// Where each live node's control API answers (same slot as `liveNodes`).
     public var nodeAddresses: String { "\(prefix):{nodes}:addresses" }
+
+    /// The changes to the world made through any node's control API, in the order every node
+    /// applies them (`WorldChanges`).
+    public var changes: String { "\(prefix):{nodes}:changes" }
+
+    /// Each node's last applied change (same slot as `changes`).
+    public var appliedChanges: String { "\(prefix):{nodes}:applied" }
+
+    /// The current world's id, and the last scenario load's change (same slot as `changes`).
+    public var currentWorld: String { "\(prefix):{nodes}:world" }
 
     /// The consumer group of every partition's log: the nodes that simulate its phones.
     public var group: String { "\(prefix)-nodes" }

@@ -52,7 +52,9 @@ public final class ClusterEngine: Sendable {
             guard let agreed = answers.last?.text.flatMap(Int.init), agreed >= 1 else {
                 throw RedisError(.protocolError, "the cluster's partition count \(shape) is \(answers.last.map { "\($0)" } ?? "missing")")
             }
-            let keys = EngineKeys(prefix: prefix, partitions: DevicePartitions(count: agreed))
+            // A node joining goes on in the cluster's world, which its changes then catch up with.
+            let world = try await WorldChanges(client: client, keys: EngineKeys(prefix: prefix, partitions: DevicePartitions(count: agreed))).currentWorld()
+            let keys = EngineKeys(prefix: prefix, partitions: DevicePartitions(count: agreed), world: WorldGeneration(world))
             let intake = EngineIntake(client: client, keys: keys, replicas: durable ? 1 : 0)
             return ClusterEngine(seeds: seeds, client: client, keys: keys, admission: EngineAdmission(intake: intake, logger: logger), isDurable: durable)
         } catch {
@@ -70,9 +72,40 @@ public final class ClusterEngine: Sendable {
         // that renews late by less than 2.5 s keeps its phones.
         return ClusterNode(
             id: id, delivery: delivery, heartbeats: NodeHeartbeats(client: client, keys: keys, timeout: .seconds(3)),
-            leases: PartitionLeases(client: client, keys: keys, duration: lease), beatInterval: .milliseconds(500), logger: logger
+            leases: PartitionLeases(client: client, keys: keys, duration: lease), beatInterval: .milliseconds(500),
+            worldChanges: changes, logger: logger
         )
     }
+
+    /// The clock the cluster's nodes share: its first node's (`manualStart` nil: real time; or a
+    /// manual clock's start), which every later node must match in mode and takes the start of.
+    /// Clock changes then reach every node as world changes.
+    public func agreeOnClock(manualStart: EpochMilliseconds?) async throws(ClusterEngineError) -> EpochMilliseconds? {
+        let key = "\(keys.prefix):{nodes}:clock"
+        let proposed = manualStart.map { "manual:\($0)" } ?? "real"
+        let agreed: String
+        do throws(RedisError) {
+            let answers = try await client.pipeline(
+                [RESPCommand("SET", RESPArgument(key), RESPArgument(proposed), "NX"), RESPCommand("GET", RESPArgument(key))], slot: HashSlot.of(key)
+            )
+            guard let text = answers.last?.text else { throw RedisError(.protocolError, "the cluster's clock \(key) is missing") }
+            agreed = text
+        } catch {
+            throw ClusterEngineError("The cluster's clock could not be read: \(error.description)")
+        }
+        if agreed == "real" {
+            guard manualStart == nil else { throw ClusterEngineError("The cluster runs on real time: start this node without --clock manual") }
+            return nil
+        }
+        guard agreed.hasPrefix("manual:"), let start = EpochMilliseconds(agreed.dropFirst("manual:".count)) else {
+            throw ClusterEngineError("The cluster's clock \(key) reads \(agreed), which this Pushlab cannot use")
+        }
+        guard manualStart != nil else { throw ClusterEngineError("The cluster runs on a manual clock: start this node with --clock manual too") }
+        return start
+    }
+
+    /// The changes to the world made through the nodes' control APIs.
+    public var changes: WorldChanges { WorldChanges(client: client, keys: keys) }
 
     public func close() async {
         await client.close()

@@ -28,6 +28,10 @@ public final class ClusterNode: Sendable {
     /// This node's control API, and every live node's as of the last beat.
     private let address = Mutex<String?>(nil)
     private let addresses = Mutex<[String: String]>([:])
+    /// Where the tokens this node's phones make themselves go, for the other nodes' worlds.
+    private let worldChanges: WorldChanges?
+    private let unpublishedTokens = Mutex<[DeviceSimulator.TokenChange]>([])
+    private let publishing = AsyncLock()
 
     /// Successful beats in a row that must miss a node, during a grace, before it counts as
     /// dead: the heartbeats' timeout, in beats (at least 2).
@@ -35,8 +39,9 @@ public final class ClusterNode: Sendable {
 
     public init(
         id: String, delivery: PartitionDelivery, heartbeats: NodeHeartbeats, leases: PartitionLeases,
-        beatInterval: Duration = .seconds(1), logger: Logger = Logger(label: "pushlab.cluster")
+        beatInterval: Duration = .seconds(1), worldChanges: WorldChanges? = nil, logger: Logger = Logger(label: "pushlab.cluster")
     ) {
+        self.worldChanges = worldChanges
         self.id = id
         self.delivery = delivery
         self.heartbeats = heartbeats
@@ -58,6 +63,9 @@ public final class ClusterNode: Sendable {
     public func start(controlAddress: String? = nil, adopt: PartitionDelivery.Adoption? = nil) async {
         address.withLock { $0 = controlAddress }
         delivery.attach(adopting: adopt)
+        if worldChanges != nil {
+            delivery.simulator.setTokenListener { [self] _, changes in unpublishedTokens.withLock { $0 += changes } }
+        }
         await manageShare()
         let task = Task { [self] in await run() }
         loop.withLock { $0 = task }
@@ -79,6 +87,56 @@ public final class ClusterNode: Sendable {
         }
         _ = try? await heartbeats.leave(id)
         delivery.detach()
+    }
+
+    /// Whether this node simulates `deviceID`'s phone now.
+    public func simulates(device deviceID: String) -> Bool { delivery.simulates(device: deviceID) }
+
+    /// Every live node's control API, as of the last beat.
+    public var controlAddresses: [String: String] { addresses.withLock { $0 } }
+
+    /// Appends the tokens this node's phones made or retired since the last time to the world's
+    /// changes; the change's id, or nil when there were none (or the engine did not take them:
+    /// they go with the next).
+    @discardableResult
+    public func publishTokenChanges() async -> StreamID? {
+        guard let worldChanges else { return nil }
+        return await publishing.withLock {
+            let changes = unpublishedTokens.withLock { changes in
+                defer { changes = [] }
+                return changes
+            }
+            guard !changes.isEmpty else { return nil }
+            do {
+                return try await worldChanges.append(method: "TOKENS", path: id, body: TokenChangeJSON.encode(changes), kind: .tokens).id
+            } catch {
+                logger.warning("The engine did not take \(changes.count) token change(s); tried again", metadata: ["error": "\(error)"])
+                unpublishedTokens.withLock { $0 = changes + $0 }
+                return nil
+            }
+        }
+    }
+
+    /// Tokens another node's phones made or retired (`publishTokenChanges`), into this node's world.
+    public func applyTokenChanges(_ body: [UInt8], from origin: String) {
+        guard origin != id else { return }
+        guard let changes = TokenChangeJSON.decode(body) else {
+            logger.error("Token changes from \(origin) cannot be read; this node's world goes without them")
+            return
+        }
+        let world = delivery.simulator.world
+        for change in changes {
+            switch change {
+            case .register(let record): world.register(record)
+            case .unregister(let token, let at): world.unregister(token: token, at: at)
+            }
+        }
+    }
+
+    /// Goes to world `id` (a reset or a scenario load): `applying` puts the phones back while no
+    /// push is delivered (`PartitionDelivery.startWorld`).
+    public func startWorld(_ id: String, applying: @Sendable () async -> Void) async {
+        await delivery.startWorld(id, applying: applying)
     }
 
     /// Where requests about `deviceID`'s phone are answered: here, when this node simulates it
@@ -135,6 +193,7 @@ public final class ClusterNode: Sendable {
                 nextBeat = ContinuousClock.now + beatInterval
             }
             let (delivered, _) = await delivery.round()
+            await publishTokenChanges()
             // Polled, not blocked on: a node's partitions are on every master. Backs off to
             // 20 ms when nothing comes, and is back at once with the next push.
             idle = delivered > 0 ? .milliseconds(1) : min(idle * 2, .milliseconds(20))

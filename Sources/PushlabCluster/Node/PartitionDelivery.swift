@@ -18,7 +18,7 @@ import Synchronization
 public final class PartitionDelivery: ObservationSink {
     public let node: String
     private let log: EnginePushLog
-    private let simulator: DeviceSimulator
+    let simulator: DeviceSimulator
     private let logger: Logger
     private let state = Mutex(State())
     private let sinkID = Mutex<Int?>(nil)
@@ -151,6 +151,35 @@ public final class PartitionDelivery: ObservationSink {
         return saved.count
     }
 
+    /// Whether this node simulates `deviceID`'s phone now.
+    public func simulates(device deviceID: String) -> Bool {
+        let partition = keys.partitions.partition(of: deviceID)
+        return state.withLock { $0.owned[partition] != nil }
+    }
+
+    /// Goes to world `id`, a reset or a scenario load that every node applies (`WorldChanges`):
+    /// what the phones observed so far is written to the old world, then the keys are the new
+    /// world's and `applying` puts the phones back as the scenario has them, with no push read
+    /// or delivered meanwhile. What was read of the old world and not taken stays there.
+    public func startWorld(_ id: String, applying: @Sendable () async -> Void) async {
+        await turns.withLock {
+            _ = await write()
+            keys.world.set(id)
+            let partitions = state.withLock { state in
+                for partition in state.owned.keys { state.owned[partition] = Reading() }
+                state.unwritten.removeAll()
+                return state.owned.keys.sorted()
+            }
+            await applying()
+            do {
+                try await log.prepare(partitions: partitions)
+            } catch {
+                // A read that finds no group makes it (`readAndDeliver`).
+                logger.warning("Preparing the new world's logs failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
     /// Stops simulating `partition`: what was read and not taken stays in the engine for the next
     /// owner to claim.
     public func lose(_ partition: Int) {
@@ -205,12 +234,27 @@ public final class PartitionDelivery: ObservationSink {
         return true
     }
 
+    /// Delivers every push accepted so far in every partition simulated here, and writes what
+    /// the phones observed.
+    public func settleAll() async {
+        await turns.withLock {
+            for partition in owned {
+                while await readAndDeliver(partition) == Self.readCount {}
+            }
+            _ = await write()
+        }
+    }
+
     /// One read of the partition's new pushes, delivered; how many there were.
     private func readAndDeliver(_ partition: Int) async -> Int {
         do {
             let entries = try await log.readNew(partition: partition, consumer: node, count: Self.readCount)
             deliver(entries, of: partition, resumed: false)
             return entries.count
+        } catch where error.code == "NOGROUP" {
+            // A new world's log that no push has made yet.
+            try? await log.prepare(partitions: [partition])
+            return 0
         } catch {
             logger.warning("Reading partition \(partition) failed; tried again next round", metadata: ["error": "\(error)"])
             return 0

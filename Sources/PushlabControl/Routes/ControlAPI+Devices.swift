@@ -18,20 +18,37 @@ extension ControlAPI {
     /// `search` those it finds (`DeviceSearch`).
     @Sendable func listDevices(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let query = try QueryParameters(request, allowed: ["limit", "offset", "search"])
-        let limit = try query.integer("limit", default: 100, in: 1...10_000)!
+        // A cluster node's share is asked for all the pages up to the one wanted.
+        let share = clusterRouting != nil && clusterWide(request) == nil
+        let limit = try query.integer("limit", default: 100, in: 1...(share ? Int(Int32.max) * 2 : 10_000))!
         let offset = try query.integer("offset", default: 0, in: 0...Int(Int32.max))!
-        let page: ArraySlice<SimulatedDevice>
-        let total: Int
-        if let text = query.string("search") {
-            let search = try DeviceSearch(text)
-            let found = simulator.devices(limit: offset + limit, where: search.matches)
-            (page, total) = (found.devices.dropFirst(offset), found.matching)
-        } else {
-            (page, total) = (simulator.devices(limit: offset + limit).dropFirst(offset), simulator.deviceCount)
-        }
+        let search = try query.string("search").map(DeviceSearch.init)
         var fields = JSONFields()
-        fields.add("devices", JSONValue.array(page.map(\.controlJSON)))
-        fields.add("total", total)
+        if let routing = clusterWide(request) {
+            var path = "/v1/devices?limit=\(offset + limit)"
+            if let text = query.string("search") { path += "&search=" + ClusterLists.queryEncoded(text) }
+            let answers = try await ClusterLists.gather(routing, path: path, request: request)
+            let devices = ClusterLists.merged(answers, field: "devices").sorted { ($0["id"]?.stringValue ?? "") < ($1["id"]?.stringValue ?? "") }
+            fields.add("devices", JSONValue.array(Array(devices.dropFirst(offset).prefix(limit))))
+            fields.add("total", answers.reduce(0) { $0 + Int($1["total"]?.integerValue ?? 0) })
+        } else {
+            let page: ArraySlice<SimulatedDevice>
+            let total: Int
+            if let routing = clusterRouting {
+                // This node's share: the phones it simulates.
+                let found = simulator.devices(limit: offset + limit) { device in
+                    routing.simulatesHere(device: device.id) && search?.matches(device) != false
+                }
+                (page, total) = (found.devices.dropFirst(offset), found.matching)
+            } else if let search {
+                let found = simulator.devices(limit: offset + limit, where: search.matches)
+                (page, total) = (found.devices.dropFirst(offset), found.matching)
+            } else {
+                (page, total) = (simulator.devices(limit: offset + limit).dropFirst(offset), simulator.deviceCount)
+            }
+            fields.add("devices", JSONValue.array(page.map(\.controlJSON)))
+            fields.add("total", total)
+        }
         fields.add("offset", offset)
         fields.add("limit", limit)
         return JSONResponse(fields.json).response

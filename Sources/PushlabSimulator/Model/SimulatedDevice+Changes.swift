@@ -12,8 +12,15 @@ extension SimulatedDevice {
         /// The held pushes' stamps of the device and its apps, combined: every stamp is new, so
         /// any change to one changes this.
         let held: UInt64
+        /// The Notification Centers' entries, mixed, when asked for: a store
+        /// keeps them apart, from the observations, but a cluster's engine has them only with
+        /// the device.
+        private let notificationCenters: UInt64
 
-        init(_ device: SimulatedDevice) {
+        init(_ device: SimulatedDevice, includingNotificationCenters: Bool = false) {
+            notificationCenters = includingNotificationCenters ? device.apps.reduce(0) { mark, app in
+                app.notificationCenter.reduce(mark &* 0x9E37_79B9_7F4A_7C15 &+ 1) { ($0 &* 31) ^ $1.fingerprint }
+            } : 0
             self.device = device.revision.value
             appCount = device.apps.count
             firstApp = device.apps.first?.revision.value ?? 0
@@ -23,6 +30,8 @@ extension SimulatedDevice {
     }
 
     var revisions: Revisions { Revisions(self) }
+
+    func revisions(includingNotificationCenters: Bool) -> Revisions { Revisions(self, includingNotificationCenters: includingNotificationCenters) }
 
     /// Put in a device's place while a session has it out (`DeviceSimulator.runSession`).
     static let vacant = SimulatedDevice(id: "")

@@ -32,11 +32,19 @@ public final class DeviceSimulator: PushSink, Sendable {
     private let sinks = Mutex<[(id: Int, sink: any ObservationSink)]>([])
     private let nextSinkID = Atomic<Int>(1)
     private let tokens: Mutex<APNsIDGenerator>
+    /// For tokens a phone makes itself (a Live Activity's): with a seed, apart from `tokens`, so
+    /// that the nodes of a cluster, which apply the same changes to the world in the same
+    /// order, make the same tokens for them whatever their phones did meanwhile.
+    private let sessionTokens: Mutex<APNsIDGenerator?>
     private let deviceCounter = Atomic<Int>(0)
     /// Serializes clock advances so catching up runs once at a time.
     private let advancing = Mutex(())
     private let settleHook = AtomicLazyReference<SettleHook>()
     private let providerSender = Mutex<(any ProviderRequestSender)?>(nil)
+    /// Whether a change to a Notification Center alone makes a device changed (`takeChanges`).
+    let notificationCentersChange = Atomic<Bool>(false)
+    let simulatedHere = Mutex<(@Sendable (String) -> Bool)?>(nil)
+    let tokenListener = Mutex<TokenListener?>(nil)
     /// What apps created running did at their launch, while nobody listens yet (nil: published
     /// at once). See `holdCreationLaunches`.
     let heldLaunches = Mutex<CreationLaunches?>(nil)
@@ -48,6 +56,7 @@ public final class DeviceSimulator: PushSink, Sendable {
         self.settings = settings
         self.shards = (0..<max(1, shards)).map { _ in LockedShard(Shard()) }
         tokens = Mutex(tokenSeed.map(APNsIDGenerator.init(seed:)) ?? APNsIDGenerator())
+        sessionTokens = Mutex(tokenSeed == nil ? nil : APNsIDGenerator())
     }
 
     // MARK: Observers
@@ -103,6 +112,7 @@ public final class DeviceSimulator: PushSink, Sendable {
         var providerRequests: [ProviderRequest] = []
         defer {
             apply(tokenChanges, at: now)
+            if !tokenChanges.isEmpty { tell(tokenChanges, of: deviceID) }
             if !providerRequests.isEmpty { send(providerRequests) }
         }
         let result: Result<T, SimulatorError> = shard(deviceID).withLock { shard in
@@ -113,12 +123,12 @@ public final class DeviceSimulator: PushSink, Sendable {
             guard let slot = shard.devices.index(forKey: deviceID) else { return .failure(.unknownDevice(deviceID)) }
             var device = SimulatedDevice.vacant
             swap(&device, &shard.devices.values[slot])
-            let before = device.revisions
+            let before = device.revisions(includingNotificationCenters: notificationCentersChange.load(ordering: .relaxed))
             var handedIn: [Observation] = []
             swap(&handedIn, &observed)
             var session = DeviceSession(
                 device: consume device, settings: settings, now: now, observingInto: consume handedIn,
-                reserveSequences: { [self] count in reserveSequences(count) }, newToken: { [self] in newUniqueToken() }
+                reserveSequences: { [self] count in reserveSequences(count) }, newToken: { [self] in newUniqueSessionToken() }
             )
             defer {
                 tokenChanges = session.tokenChanges
@@ -147,6 +157,9 @@ public final class DeviceSimulator: PushSink, Sendable {
     }
 
     func send(_ requests: [ProviderRequest]) {
+        var requests = requests
+        requests.removeAll { !isSimulatedHere($0.deviceID) }
+        guard !requests.isEmpty else { return }
         if let sender = providerSender.withLock({ $0 }) {
             sender.send(requests)
             return
@@ -181,7 +194,7 @@ public final class DeviceSimulator: PushSink, Sendable {
     /// the store only when more than its Notification Centers changed.
     private func store(_ session: inout DeviceSession, before: SimulatedDevice.Revisions, at slot: Dictionary<String, SimulatedDevice>.Index, in shard: inout Shard) {
         let id = session.device.id
-        let after = session.device.revisions
+        let after = session.device.revisions(includingNotificationCenters: notificationCentersChange.load(ordering: .relaxed))
         if after != before {
             shard.changed.insert(id)
             if after.held != before.held, shard.heldChanged.insert(id).inserted { heldChangeCount.add(1, ordering: .relaxed) }
@@ -493,6 +506,14 @@ public final class DeviceSimulator: PushSink, Sendable {
     }
 
     func newToken() -> String { tokens.withLock { $0.hex(bytes: 32) } }
+
+    /// A token a phone makes itself (`sessionTokens`), which no other token has.
+    func newUniqueSessionToken() -> String {
+        while true {
+            guard let token = sessionTokens.withLock({ $0?.hex(bytes: 32) }) else { return newUniqueToken() }
+            if world.token(token) == nil { return token }
+        }
+    }
 
     /// `device-N`, skipping ids already taken (a scenario may use the same pattern).
     func newDeviceID() -> String {

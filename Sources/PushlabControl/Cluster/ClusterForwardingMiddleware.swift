@@ -13,14 +13,16 @@ struct ClusterForwardingMiddleware: RouterMiddleware {
     typealias Context = BasicRequestContext
 
     static let forwardedBy = "pushlab-forwarded-by"
-    /// As much as any route takes in a body (`ControlBody.maximumBodySize`), and some.
-    static let maximumBody = 16 * 1024 * 1024
+    static let maximumBody = ClusterHTTP.maximumBody
 
     let node: String
     let routing: any ClusterRouting
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let deviceID = Self.deviceID(in: request.uri.path) else { return try await next(request, context) }
+        // A change every node applies to its own copy of the phone.
+        guard request.headers[ClusterChangeApplier.replayHeader] == nil, let deviceID = Self.deviceID(in: request.uri.path) else {
+            return try await next(request, context)
+        }
         // Routing settles a phone simulated here first.
         var route = await routing.route(device: deviceID)
         if request.headers.contains(where: { $0.name.canonicalName == Self.forwardedBy }) {
@@ -80,6 +82,7 @@ struct ClusterForwardingMiddleware: RouterMiddleware {
     /// Says which node answered (`pushlab-node`), whose copy of the phone it is.
     private func answeredHere(_ request: Request, _ context: Context, _ next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
+        await routing.shareTokenChanges()
         response.headers[Self.answeringNode] = node
         return response
     }
@@ -136,15 +139,7 @@ struct ClusterForwardingMiddleware: RouterMiddleware {
         return false
     }
 
-    /// Fails at once when a node does not accept the connection (it died), rather than trying
-    /// again until the request's deadline.
-    private static let client: HTTPClient = {
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool.retryConnectionEstablishment = false
-        // A dead node refuses at once; this is for one too busy to accept.
-        configuration.timeout.connect = .seconds(5)
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }()
+    private static var client: HTTPClient { ClusterHTTP.client }
 
     /// The phone a path is about: `/v1/devices/{id}` and everything under it.
     static func deviceID(in path: String) -> String? {

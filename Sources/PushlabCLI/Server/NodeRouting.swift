@@ -1,0 +1,96 @@
+import PushlabCluster
+import PushlabControl
+import PushlabRedis
+
+/// The control API's view of the cluster, from the node: which node simulates a phone, and the
+/// changes to the world every node applies.
+struct NodeRouting: ClusterRouting {
+    let node: ClusterNode
+    let engine: ClusterEngine
+
+    var status: ClusterStatus {
+        ClusterStatus(node: node.id, nodes: node.nodes, owned: node.owned, partitions: engine.keys.partitions.count, durable: engine.isDurable)
+    }
+
+    func route(device deviceID: String) async -> ClusterRoute {
+        switch await node.route(device: deviceID) {
+        case .here: .here
+        case .node(let node, let address): .node(node, address: address)
+        case .nobody: .nobody
+        }
+    }
+
+    func simulatesHere(device deviceID: String) -> Bool { node.simulates(device: deviceID) }
+
+    func settle() async { await node.delivery.settleAll() }
+
+    func controlAddresses() async -> [String: String] {
+        let known = node.controlAddresses
+        let live = Set(node.nodes)
+        return known.filter { live.contains($0.key) }
+    }
+
+    func appendChange(method: String, path: String, body: [UInt8], kind: ClusterChange.Kind) async throws -> (id: String, replaced: String?) {
+        let appended = try await engine.changes.append(method: method, path: path, body: body, kind: WorldChanges.Kind(kind))
+        return (appended.id.description, appended.replaced)
+    }
+
+    func changes(after id: String?) async throws -> [ClusterChange] {
+        try await engine.changes.read(after: id.flatMap(StreamID.init)).map { change in
+            ClusterChange(id: change.id.description, method: change.method, path: change.path, body: change.body, kind: ClusterChange.Kind(change.kind))
+        }
+    }
+
+    func apply(_ change: ClusterChange, replay: @Sendable () async -> Void) async {
+        switch change.kind {
+        case .change: await replay()
+        case .reset, .load: await node.startWorld(change.id, applying: replay)
+        case .tokens: node.applyTokenChanges(change.body, from: change.path)
+        }
+    }
+
+    func shareTokenChanges() async {
+        guard let id = await node.publishTokenChanges() else { return }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline, let pending = try? await nodesPending(id.description), !pending.isEmpty {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    func markApplied(_ id: String) async throws {
+        guard let id = StreamID(id) else { return }
+        try await engine.changes.markApplied(id, by: node.id)
+    }
+
+    func nodesPending(_ id: String) async throws -> [String] {
+        guard let id = StreamID(id) else { return [] }
+        let applied = try await engine.changes.applied()
+        return node.nodes.filter { (applied[$0] ?? StreamID(milliseconds: 0, sequence: 0)) < id }
+    }
+
+    func retire(world: String) async {
+        _ = try? await engine.changes.delete(world: world)
+    }
+}
+
+extension WorldChanges.Kind {
+    init(_ kind: ClusterChange.Kind) {
+        switch kind {
+        case .change: self = .change
+        case .reset: self = .reset
+        case .load: self = .load
+        case .tokens: self = .tokens
+        }
+    }
+}
+
+extension ClusterChange.Kind {
+    init(_ kind: WorldChanges.Kind) {
+        switch kind {
+        case .change: self = .change
+        case .reset: self = .reset
+        case .load: self = .load
+        case .tokens: self = .tokens
+        }
+    }
+}

@@ -1,0 +1,218 @@
+"""One world for a whole cluster (scripts/cluster.sh, three nodes on a manual clock): what any
+node's control API changes (apps, phones, the clock, fault rules, a reset, a scenario) every
+node applies; the lists across phones are the cluster's; a node that joins later catches up;
+and the shipped scenarios run against the cluster as against one process (`pushlab run --server`).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import urllib.request
+
+import pytest
+
+from clusterutil import curl_push as curl_push_now, eventually, free_base, running_cluster
+from conftest import CERTS, PUSHLAB_BIN
+from world import REPO, TOPIC, mint_provider_token
+
+PHONES = 12
+START = 1767225600000                # 2026-01-01T00:00:00Z
+
+
+def token(i: int) -> str:
+    return "c2" + format(i, "x").rjust(62, "0")
+
+
+def curl_push(port: int, device_token: str, body: dict) -> tuple[int, dict]:
+    """A push whose provider token was issued at the cluster's manual time (each test starts
+    from a reset, at START; none goes beyond the token's hour)."""
+    return curl_push_now(port, device_token, body, auth=mint_provider_token(issued_at=START // 1000))
+
+
+SCENARIO = f"""name: cluster-world
+clock:
+  start: 2026-01-01T00:00:00Z
+keys:
+  - keyId: PUSHLAB001
+    teamId: TEAMPUSHLB
+    privateKey: {CERTS}/AuthKey_PUSHLAB001.p8
+apps:
+  - bundleId: {TOPIC}
+    teamId: TEAMPUSHLB
+generatedDevices:
+  - count: {PHONES}
+    bundleId: {TOPIC}
+    prefix: c2
+    idPrefix: phone
+    state: background
+policy:
+  errorBudgetPerConnection: off
+"""
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    with running_cluster(tmp_path_factory.mktemp("cluster-world"), SCENARIO,
+                         serve_flags=("--clock", "manual", "--clock-start", "2026-01-01T00:00:00Z")) as made:
+        yield made
+
+
+@pytest.fixture(autouse=True)
+def fresh_world(cluster):
+    status, _, _ = cluster.call("POST", "/v1/reset", node=3)
+    assert status == 200
+
+
+def test_a_phone_and_an_app_added_through_one_node_are_every_nodes(cluster):
+    status, headers, device = cluster.call("POST", "/v1/devices", {"id": "added", "apps": [{"bundleId": TOPIC, "state": "background"}]}, node=1)
+    assert status == 201, device
+    assert "pushlab-change" in headers and "pushlab-pending-nodes" not in headers, headers
+    added_token = device["apps"][0]["deviceToken"]
+    status, _, app = cluster.call("POST", "/v1/apps", {"bundleId": "com.example.other", "teamId": "TEAMPUSHLB"}, node=2)
+    assert status == 201, app
+    for n in (1, 2, 3):
+        listed = cluster.get("/v1/devices?limit=100", n)
+        assert listed["total"] == PHONES + 1 and "added" in [d["id"] for d in listed["devices"]], n
+        assert "com.example.other" in [a["bundleId"] for a in cluster.get("/v1/apps", n)["apps"]], n
+        # The same token on every node: any of them takes a push to it.
+        status, body = curl_push(cluster.dev(n), added_token, {"aps": {"alert": f"to the new phone via {n}"}})
+        assert status == 200, (n, body)
+    assert cluster.banners("added", 2) == [f"to the new phone via {n}" for n in (1, 2, 3)]
+    assert cluster.call("DELETE", "/v1/devices/added", node=3)[:3:2] == (200, {"id": "added", "removed": True})
+    for n in (1, 2, 3):
+        assert cluster.get("/v1/devices?limit=100", n)["total"] == PHONES, n
+
+
+def test_the_manual_clock_is_one_for_the_cluster(cluster):
+    status, _, clock = cluster.call("POST", "/v1/clock", {"advance": 90}, node=2)
+    assert status == 200 and clock["timeMs"] == START + 90_000
+    for n in (1, 2, 3):
+        assert cluster.get("/v1/clock", n)["timeMs"] == START + 90_000, n
+    # Each phone's node stamps what it observes with that time.
+    for i in range(3):
+        assert curl_push(cluster.dev(1 + i), token(i), {"aps": {"alert": "timed"}})[0] == 200
+        banner = cluster.get(f"/v1/devices/phone-{i}/observations?kind=banner", 1 + (i + 1) % 3)["observations"]
+        assert [b["timeMs"] for b in banner] == [START + 90_000]
+
+
+def test_fault_rules_are_every_nodes(cluster):
+    status, _, rule = cluster.call("POST", "/v1/faults", {"deviceToken": token(5), "respond": {"status": 500, "reason": "InternalServerError"}}, node=1)
+    assert status == 201, rule
+    for n in (1, 2, 3):
+        assert [r["id"] for r in cluster.get("/v1/faults", n)["faults"]] == [rule["id"]], n
+        assert curl_push(cluster.dev(n), token(5), {"aps": {"alert": "faulted"}}) == (500, {"reason": "InternalServerError"}), n
+    assert cluster.call("DELETE", f"/v1/faults/{rule['id']}", node=3)[0] == 200
+    for n in (1, 2, 3):
+        assert curl_push(cluster.dev(n), token(5), {"aps": {"alert": "fine"}})[0] == 200, n
+
+
+def test_the_lists_across_phones_are_the_clusters(cluster):
+    for i in range(PHONES):
+        assert curl_push(cluster.front_dev, token(i), {"aps": {"alert": f"list {i}"}})[0] == 200
+    owners = {cluster.owner(f"phone-{i}") for i in range(PHONES)}
+    assert owners == {1, 2, 3}, f"the phones are spread over the nodes: {owners}"
+    for n in (1, 2, 3):
+        banners = cluster.get("/v1/observations?kind=banner&limit=1000", n)["observations"]
+        assert sorted(b["body"] for b in banners) == sorted(f"list {i}" for i in range(PHONES)), n
+        assert [b["sequence"] for b in banners] == sorted(b["sequence"] for b in banners), "in order of their numbers"
+        pushes = cluster.get("/v1/pushes?limit=1000", n)["pushes"]
+        assert {p["deviceToken"] for p in pushes} == {token(i) for i in range(PHONES)}, n
+        assert [p["time"] for p in pushes] == sorted((p["time"] for p in pushes), reverse=True), "newest first"
+        devices = cluster.get("/v1/devices?limit=5&offset=5", n)
+        assert devices["total"] == PHONES and [d["id"] for d in devices["devices"]] == sorted(f"phone-{i}" for i in range(PHONES))[5:10]
+
+
+def test_after_n_means_the_same_on_every_node(cluster):
+    """The next observation anywhere is numbered after the newest any node had, so a client
+    that reads "what happened since" through any node misses nothing."""
+    last = cluster.get("/v1/health", 1)["lastObservation"]
+    for i in range(PHONES):
+        assert curl_push(cluster.dev(1 + i % 3), token(i), {"aps": {"alert": f"after {i}"}})[0] == 200
+    for n in (1, 2, 3):
+        seen = cluster.get(f"/v1/observations?since={last}&kind=banner&limit=1000", n)["observations"]
+        assert sorted(o["body"] for o in seen) == sorted(f"after {i}" for i in range(PHONES)), n
+        assert all(o["sequence"] > last for o in seen)
+
+
+def test_a_reset_through_one_node_resets_every_node(cluster):
+    assert cluster.call("DELETE", f"/v1/devices/phone-3/apps/{TOPIC}", node=1)[0] == 200
+    for n in (1, 2, 3):
+        status, body = curl_push(cluster.dev(n), token(3), {"aps": {"alert": "gone"}})
+        assert status == 410 and body["reason"] == "Unregistered", (n, body)
+    assert cluster.call("POST", "/v1/clock", {"advance": 3600}, node=2)[0] == 200
+    status, _, reset = cluster.call("POST", "/v1/reset", node=3)
+    assert status == 200 and reset["clock"]["timeMs"] == START
+    for n in (1, 2, 3):
+        assert cluster.get("/v1/clock", n)["timeMs"] == START, n
+        assert cluster.get("/v1/observations?kind=banner", n)["observations"] == [], n
+    for n in (1, 2, 3):
+        status, _ = curl_push(cluster.dev(n), token(3), {"aps": {"alert": f"back {n}"}})
+        assert status == 200, n
+    assert cluster.banners("phone-3") == [f"back {n}" for n in (1, 2, 3)]
+
+
+def test_a_node_that_joins_later_catches_up(cluster, tmp_path):
+    assert cluster.call("POST", "/v1/apps", {"bundleId": "com.example.late", "teamId": "TEAMPUSHLB"}, node=1)[0] == 201
+    assert cluster.call("POST", "/v1/clock", {"advance": 600}, node=3)[0] == 200
+    ports = free_base(4, 30000, 40000)
+    log = open(tmp_path / "node-4.log", "w")
+    node = subprocess.Popen(
+        [str(PUSHLAB_BIN), "serve", "--cluster", f"redis://127.0.0.1:{cluster.redis}", "--node-id", "node-4",
+         "--scenario", str(cluster.scenario), "--clock", "manual", "--clock-start", "2026-01-01T00:00:00Z",
+         "--development-port", str(ports), "--production-port", str(ports + 1), "--control-port", str(ports + 2),
+         "--channel-management-port", str(ports + 3)],
+        cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+    control = f"http://127.0.0.1:{ports + 2}"
+
+    def get(path: str):
+        with urllib.request.urlopen(control + path, timeout=30) as answer:
+            return json.load(answer)
+
+    try:
+        eventually(lambda: _answers(control), 30, "node-4's control API")
+        eventually(lambda: get("/v1/health")["cluster"]["nodes"] == ["node-1", "node-2", "node-3", "node-4"], 20, "four nodes")
+        assert get("/v1/clock")["timeMs"] == START + 600_000
+        assert "com.example.late" in [a["bundleId"] for a in get("/v1/apps")["apps"]]
+        # It takes pushes and simulates its share of the phones like the others.
+        for i in range(PHONES):
+            assert curl_push(ports, token(i), {"aps": {"alert": f"via node-4 {i}"}})[0] == 200
+        banners = get("/v1/observations?kind=banner&limit=1000")["observations"]
+        assert sorted(b["body"] for b in banners) == sorted(f"via node-4 {i}" for i in range(PHONES))
+    finally:
+        node.send_signal(signal.SIGTERM)
+        node.wait(timeout=30)
+        log.close()
+    eventually(lambda: cluster.get("/v1/health", 1)["cluster"]["nodes"] == ["node-1", "node-2", "node-3"], 20, "node-4 gone")
+
+
+def _answers(control: str) -> bool:
+    try:
+        urllib.request.urlopen(control + "/v1/health", timeout=2).close()
+        return True
+    except OSError:
+        return False
+
+
+# What a cluster does not share yet (docs/CLUSTER.md): a broadcast reaches the phones of the
+# node that took it only.
+NOT_YET_IN_A_CLUSTER = {"broadcast-to-no-storage-channel-while-offline"}
+
+
+def test_the_shipped_scenarios_run_against_the_cluster(cluster):
+    """As `pushlab run --server` against one `pushlab serve`: every scenario of this server's
+    simulator settings passes; the others are refused for their settings, as one process
+    refuses them."""
+    scenarios = sorted(str(path) for path in (REPO / "scenarios" / "problems").glob("*.yaml") if path.stem not in NOT_YET_IN_A_CLUSTER)
+    out = subprocess.run([str(PUSHLAB_BIN), "run", "--server", cluster.control(), "--json", *scenarios],
+                         cwd=REPO, capture_output=True, text=True, timeout=600)
+    report = json.loads(out.stdout)
+    passed = [s["scenario"] for s in report["scenarios"] if s["passed"]]
+    refused = {s["scenario"]: s for s in report["scenarios"] if not s["passed"]}
+    for name, failed in refused.items():
+        messages = json.dumps(failed)
+        assert "other simulator settings" in messages, f"{name} failed against the cluster:\n{messages[:3000]}"
+    assert len(passed) >= 15 and len(passed) + len(refused) == len(scenarios), (passed, list(refused))
+    # The cluster's world is the last scenario's now; the next test module gets its own cluster.
+    assert cluster.call("POST", "/v1/scenario", {"path": str(cluster.scenario)}, node=2)[0] == 200

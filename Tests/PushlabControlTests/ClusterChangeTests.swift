@@ -1,0 +1,50 @@
+@testable import PushlabControl
+import Testing
+
+/// Which control API requests every node of a cluster applies (`ClusterChange.kind`), and which
+/// go to one phone's node or are read where they land.
+@Suite struct ClusterChangeTests {
+    @Test(arguments: [
+        ("POST", "/v1/reset", ClusterChange.Kind.reset),
+        ("POST", "/v1/scenario", .load),
+        ("POST", "/v1/keys", .change),
+        ("DELETE", "/v1/keys/PUSHLAB001", .change),
+        ("POST", "/v1/apps", .change),
+        ("POST", "/v1/clock", .change),
+        ("POST", "/v1/faults", .change),
+        ("DELETE", "/v1/faults", .change),
+        ("DELETE", "/v1/faults/fault-1", .change),
+        ("PUT", "/v1/stand-in/rules", .change),
+        ("DELETE", "/v1/stand-in/requests", .change),
+        ("POST", "/v1/devices", .change),
+        ("DELETE", "/v1/devices/phone-1", .change),
+        ("POST", "/v1/devices/phone-1/apps", .change),
+        ("PATCH", "/v1/devices/phone-1/apps/com.example.app", .change),
+        ("DELETE", "/v1/devices/phone-1/apps/com.example.app", .change),
+        ("POST", "/v1/devices/phone-1/apps/com.example.app/reinstall", .change),
+        ("POST", "/v1/clock?ignored=1", .change),
+    ])
+    func worldChangesAreEveryNodes(method: String, path: String, kind: ClusterChange.Kind) {
+        #expect(ClusterChange.kind(of: method, path: path) == kind)
+    }
+
+    @Test(arguments: [
+        ("GET", "/v1/devices"), ("GET", "/v1/clock"), ("GET", "/v1/faults"), ("GET", "/v1/health"),
+        // What only the phone's own node holds: its state, a tap, a Live Activity, a local notification.
+        ("PATCH", "/v1/devices/phone-1"), ("POST", "/v1/devices/phone-1/interactions"),
+        ("POST", "/v1/devices/phone-1/apps/com.example.app/activities"),
+        ("POST", "/v1/devices/phone-1/apps/com.example.app/local-notifications"),
+        // Sent through this node's own APNs listener, where the engine admits it.
+        ("POST", "/v1/send"),
+        // Look-alikes of other shapes.
+        ("POST", "/v1/devices/phone-1/apps/com.example.app/activities/a1/end"), ("POST", "/v2/reset"), ("POST", "/v1/stand-in/rules"),
+    ])
+    func readsAndOnePhonesChangesAreNot(method: String, path: String) {
+        #expect(ClusterChange.kind(of: method, path: path) == nil)
+    }
+
+    @Test func aSearchGoesToEveryNodeAsItWasTyped() {
+        #expect(ClusterLists.queryEncoded("app:com.example.app online&x=1 é") == "app%3Acom.example.app%20online%26x%3D1%20%C3%A9")
+        #expect(ClusterLists.queryEncoded("plain-text_1.2~") == "plain-text_1.2~")
+    }
+}

@@ -1,0 +1,79 @@
+@testable import PushlabCluster
+import PushlabCore
+import PushlabRedis
+import PushlabSimulator
+import Testing
+
+/// The changes to a cluster's world in the engine: in order for every node, trimmed to what a
+/// node joining later must replay, and a new world's keys for a reset or a scenario load.
+@Suite struct WorldChangesTests {
+    static func changes() async throws -> WorldChanges {
+        let servers = try await RedisServers.sharedCluster()
+        let client = try await EngineTests.connect(to: servers)
+        return WorldChanges(client: client, keys: EngineKeys(prefix: "world-\(UInt32.random(in: 0...UInt32.max))", partitions: DevicePartitions(count: 8)))
+    }
+
+    @Test func everyNodeReadsTheChangesInOrderAndSaysHowFarItGot() async throws {
+        let changes = try await Self.changes()
+        let first = try await changes.append(method: "POST", path: "/v1/apps", body: Array(#"{"bundleId":"a"}"#.utf8), kind: .change)
+        let second = try await changes.append(method: "POST", path: "/v1/clock", body: Array(#"{"advance":60}"#.utf8), kind: .change)
+        #expect(first.replaced == nil && first.id < second.id)
+        let all = try await changes.read(after: nil)
+        #expect(all.map(\.path) == ["/v1/apps", "/v1/clock"])
+        #expect(all[1] == WorldChanges.Change(id: second.id, method: "POST", path: "/v1/clock", body: Array(#"{"advance":60}"#.utf8), kind: .change))
+        #expect(try await changes.read(after: first.id).map(\.id) == [second.id])
+        #expect(try await changes.read(after: second.id).isEmpty)
+        try await changes.markApplied(first.id, by: "node-1")
+        try await changes.markApplied(second.id, by: "node-2")
+        #expect(try await changes.applied() == ["node-1": first.id, "node-2": second.id])
+        try await changes.forget("node-1")
+        #expect(try await changes.applied() == ["node-2": second.id])
+    }
+
+    @Test func aResetOrALoadStartsAWorldAndLeavesOnlyWhatALaterNodeReplays() async throws {
+        let changes = try await Self.changes()
+        #expect(try await changes.currentWorld() == "0")
+        _ = try await changes.append(method: "POST", path: "/v1/apps", body: [], kind: .change)
+        let load = try await changes.append(method: "POST", path: "/v1/scenario", body: [], kind: .load)
+        #expect(load.replaced == "0")
+        #expect(try await changes.read(after: nil).map(\.kind) == [.load], "what came before a load is gone")
+        _ = try await changes.append(method: "POST", path: "/v1/clock", body: [], kind: .change)
+        let reset = try await changes.append(method: "POST", path: "/v1/reset", body: [], kind: .reset)
+        #expect(reset.replaced == load.id.description)
+        #expect(try await changes.currentWorld() == reset.id.description)
+        // A reset returns to the last load's scenario: that stays, the clock's change goes.
+        #expect(try await changes.read(after: nil).map(\.kind) == [.load, .reset])
+        let tokens = try await changes.append(method: "TOKENS", path: "node-1", body: [], kind: .tokens)
+        #expect(tokens.replaced == nil)
+        #expect(try await changes.currentWorld() == reset.id.description)
+    }
+
+    @Test func aWorldNoNodeUsesIsDeletedAndNoOtherKey() async throws {
+        let changes = try await Self.changes()
+        let client = try await EngineTests.connect(to: try await RedisServers.sharedCluster())
+        let old = changes.keys
+        let new = EngineKeys(prefix: old.prefix, partitions: old.partitions, world: WorldGeneration("1-0"))
+        for partition in 0..<old.partitions.count {
+            for key in [old.log(partition), old.devices(partition), new.log(partition)] {
+                _ = try await client.send(RESPCommand("SET", RESPArgument(key), "x"), key: key)
+            }
+        }
+        _ = try await client.send(RESPCommand("SET", RESPArgument(old.owner(0)), "node-1"), key: old.owner(0))
+        #expect(try await changes.delete(world: "0") == 2 * old.partitions.count)
+        for partition in 0..<old.partitions.count {
+            #expect(try await client.send(RESPCommand("EXISTS", RESPArgument(old.log(partition))), key: old.log(partition)).integer == 0)
+            #expect(try await client.send(RESPCommand("EXISTS", RESPArgument(new.log(partition))), key: new.log(partition)).integer == 1)
+        }
+        #expect(try await client.send(RESPCommand("GET", RESPArgument(old.owner(0))), key: old.owner(0)).text == "node-1", "ownership is no world's")
+    }
+
+    @Test func tokensAPhoneMadeReadBackOnAnyNode() {
+        let changes: [DeviceSimulator.TokenChange] = [
+            .register(DeviceTokenRecord(token: String(repeating: "ab", count: 32), bundleID: "com.example.app", environment: .production, kind: .liveActivity, deviceID: "phone-1")),
+            .register(DeviceTokenRecord(token: String(repeating: "cd", count: 32), bundleID: "com.example.app", environment: .development, kind: .pushToStart, state: .expired(since: 42))),
+            .unregister(token: String(repeating: "ab", count: 32), at: 1_767_225_600_000),
+        ]
+        #expect(TokenChangeJSON.decode(TokenChangeJSON.encode(changes)) == changes)
+        #expect(TokenChangeJSON.decode(Array(#"[{"op":"register","token":"ab"}]"#.utf8)) == nil, "an unreadable change is refused whole")
+    }
+}
