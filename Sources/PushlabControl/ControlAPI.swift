@@ -97,7 +97,9 @@ public final class ControlAPI: Sendable {
 
     /// Starts watching the simulator and the request log; calling the result stops it.
     public func connect() -> @Sendable () -> Void {
-        let sinks = ([observationLog, events, metrics] as [(any ObservationSink)?]).compactMap { $0 }.map(simulator.addSink)
+        var live: [any ObservationSink] = [events, metrics]
+        if let routing = clusterRouting { live = live.map { SimulatedHereSink(base: $0, routing: routing) } }
+        let sinks = (([observationLog] as [(any ObservationSink)?]).compactMap { $0 } + live).map(simulator.addSink)
         let observer = requestLog.observe { [events, metrics] entries in
             metrics.record(entries)
             events.publish(entries)

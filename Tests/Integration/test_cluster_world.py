@@ -195,6 +195,29 @@ def _answers(control: str) -> bool:
         return False
 
 
+def test_the_dashboard_shows_the_clusters_phones_and_each_nodes_health(cluster):
+    """Headless Chromium on node 2's dashboard: every phone of the cluster in its list, and the
+    Health tab's table of the three nodes, their shares adding up to every phone."""
+    import test_dashboard as dashboard
+    if not (dashboard.CHROMIUM and dashboard.CHROMEDRIVER):
+        pytest.fail("the dashboard's browser test needs Debian's chromium and chromium-driver (scripts/install-deps.sh installs them)")
+    browser = dashboard.headless_chromium()
+    driver = next(browser)
+    try:
+        node = type("Node", (), {"control_url": cluster.control(2)})()
+        dashboard.open_dashboard(driver, node)
+        dashboard.wait_for(driver, lambda d: len(dashboard.css(d, "button.device-row")) == PHONES, f"{PHONES} phones in the list")
+        dashboard.click(driver, "[data-tab='health']")
+        dashboard.wait_for(driver, lambda d: len(dashboard.css(d, "#cluster-nodes tr[data-node]")) == 3, "three nodes")
+        rows = {row.get_attribute("data-node"): row.text for row in dashboard.css(driver, "#cluster-nodes tr[data-node]")}
+        assert "node-2 (this one)" in rows["node-2"], rows
+        phones = sum(int(row.find_elements("css selector", "td")[2].text) for row in dashboard.css(driver, "#cluster-nodes tr[data-node]"))
+        assert phones == PHONES, rows
+        dashboard.shoot(driver, "cluster-health")
+    finally:
+        next(browser, None)
+
+
 # What a cluster does not share yet (docs/CLUSTER.md): a broadcast reaches the phones of the
 # node that took it only.
 NOT_YET_IN_A_CLUSTER = {"broadcast-to-no-storage-channel-while-offline"}

@@ -44,6 +44,11 @@ def control(server, method: str, path: str, body: dict | None = None) -> dict:
 
 @pytest.fixture
 def browser():
+    yield from headless_chromium()
+
+
+def headless_chromium():
+    """Debian's Chromium through chromedriver, for as long as the generator runs."""
     os.environ.setdefault("SE_OFFLINE", "true")  # Selenium must not look for drivers online
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service

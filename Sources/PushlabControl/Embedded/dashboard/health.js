@@ -1,6 +1,7 @@
 // The Health tab: requests per second, answers by status and reason, answer-time percentiles,
 // connections, the delivery queue and the store's backlog (GET /v1/health and GET /metrics),
-// and the fault rules in force (GET /v1/faults), with a button to clear them.
+// the fault rules in force (GET /v1/faults), with a button to clear them, and on a cluster
+// node every node's share of the phones and its state (GET /v1/health's cluster members).
 import { del, get, metricsText, seg } from "./api.js";
 import { el, fill, shortToken, toast } from "./dom.js";
 import { bucketDelta, duration, healthNumbers, parseMetrics, quantile } from "./prometheus.js";
@@ -28,6 +29,13 @@ export class Health {
     this.answers = el("tbody");
     this.faults = el("div", { class: "faults", id: "fault-list" });
     this.listeners = el("div", { class: "listeners muted small" });
+    this.nodes = el("tbody");
+    this.cluster = el("section", { id: "cluster-nodes", hidden: true },
+      el("h3", {}, "Cluster nodes"),
+      el("table", { class: "answers" },
+        el("thead", {}, el("tr", {}, ...["node", "control API", "phones", "partitions", "connections"]
+          .map((label, i) => el("th", i > 1 ? { class: "num" } : {}, label)))),
+        this.nodes));
     fill(this.root, 
       el("div", { class: "cards" },
         card("rate", "Requests / s", "APNs requests answered per second (last 10 s)"),
@@ -44,6 +52,7 @@ export class Health {
       el("div", { class: "faults-head" }, el("h3", {}, "Fault rules"),
         el("button", { type: "button", id: "faults-clear", onclick: () => this.clearFaults() }, "Clear all")),
       this.faults,
+      this.cluster,
       el("h3", {}, "Listeners"),
       this.listeners);
   }
@@ -81,10 +90,27 @@ export class Health {
       c.backlog.textContent = health.storeBacklog === undefined ? "no store" : health.storeBacklog.toLocaleString("en");
       c.clients.textContent = `${health.eventClients}${numbers.eventsDropped ? ` (${numbers.eventsDropped.toLocaleString("en")} dropped)` : ""}`;
       fill(this.listeners, ...(health.listeners || []).map((l) => el("div", {}, `${l.environment} ${l.role}: ${l.url}`)));
+      this.renderCluster(health.cluster);
     }
     this.renderAnswers(numbers.byAnswer);
     this.drawSpark();
     await this.refreshFaults();
+  }
+
+  /** Every node of the cluster, this one marked; nothing outside a cluster. */
+  renderCluster(cluster) {
+    this.cluster.hidden = !cluster;
+    if (!cluster) return;
+    const members = cluster.members || [];
+    const missing = cluster.nodes.filter((node) => !members.some((m) => m.node === node));
+    fill(this.nodes,
+      ...members.map((m) => el("tr", { "data-node": m.node, class: m.node === cluster.node ? "this-node" : "" },
+        el("td", { class: "nowrap" }, m.node === cluster.node ? `${m.node} (this one)` : m.node),
+        el("td", {}, m.controlApi || "–"),
+        el("td", { class: "num" }, (m.simulatedDevices ?? 0).toLocaleString("en")),
+        el("td", { class: "num nowrap" }, `${(m.ownedPartitions || []).length} of ${cluster.partitions}`),
+        el("td", { class: "num" }, (m.apnsConnections ?? 0).toLocaleString("en")))),
+      ...missing.map((node) => el("tr", { "data-node": node }, el("td", { class: "nowrap" }, node), el("td", { colspan: 4, class: "muted" }, "did not answer"))));
   }
 
   renderAnswers(byAnswer) {
