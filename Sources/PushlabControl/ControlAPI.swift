@@ -171,7 +171,7 @@ public final class ControlAPI: Sendable {
     /// Whether a reset or a scenario load would take place here, so on every node.
     @Sendable private func takesPlace(_ kind: ClusterChange.Kind, _ body: [UInt8]) -> Bool {
         switch kind {
-        case .change, .tokens: return true
+        case .change, .published: return true
         case .reset: return resetWorld != nil
         case .load:
             // Only a body the route takes: `{"path": "…"}`.

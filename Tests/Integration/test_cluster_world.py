@@ -153,6 +153,41 @@ def test_a_reset_through_one_node_resets_every_node(cluster):
     assert cluster.banners("phone-3") == [f"back {n}" for n in (1, 2, 3)]
 
 
+def curl_channel_api(port: int, *args: str) -> tuple[int, dict, bytes]:
+    """The channel API (`/1/apps/…`) with curl, HTTP/2 over TLS, a token of the manual time."""
+    p = subprocess.run(["curl", "-sS", "--max-time", "20", "--http2", "--cacert", str(CERTS / "ca.pem"), "-D", "-",
+                        "-H", f"authorization: bearer {mint_provider_token(issued_at=START // 1000)}", *args],
+                       capture_output=True, timeout=60)
+    assert p.returncode == 0, p.stderr.decode()
+    head, _, body = p.stdout.partition(b"\r\n\r\n")
+    lines = head.decode().splitlines()
+    headers = {k.strip().lower(): v.strip() for k, v in (line.split(":", 1) for line in lines[1:] if ":" in line)}
+    return int(lines[0].split()[1]), headers, body
+
+
+def test_a_channel_made_on_one_node_is_every_nodes_before_its_answer(cluster):
+    """Created through node 1's channel API, it is read, listed and broadcast to through the
+    others at once; deleted through node 2, it is gone from node 1 at once."""
+    base = lambda n: f"https://127.0.0.1:{cluster.dev(n)}/1/apps/{TOPIC}"
+    status, headers, _ = curl_channel_api(cluster.dev(1), "-X", "POST", "--data-binary",
+                                          '{"message-storage-policy": 1, "push-type": "LiveActivity"}', f"{base(1)}/channels")
+    assert status == 201, headers
+    channel = headers["apns-channel-id"]
+    for n in (2, 3):
+        status, _, body = curl_channel_api(cluster.dev(n), "-H", f"apns-channel-id: {channel}", f"{base(n)}/channels")
+        assert status == 200 and json.loads(body) == {"message-storage-policy": 1, "push-type": "LiveActivity"}, n
+        status, _, body = curl_channel_api(cluster.dev(n), f"{base(n)}/all-channels")
+        assert status == 200 and channel in json.loads(body)["channels"], n
+    update = '{"aps": {"timestamp": 1767225600, "event": "update", "content-state": {"home": 1}}}'
+    status, headers, _ = curl_channel_api(cluster.dev(3), "-X", "POST", "-H", f"apns-channel-id: {channel}", "-H", "apns-push-type: LiveActivity",
+                                          "--data-binary", update, f"https://127.0.0.1:{cluster.dev(3)}/4/broadcasts/apps/{TOPIC}")
+    assert status == 200, headers
+    status, _, _ = curl_channel_api(cluster.dev(2), "-X", "DELETE", "-H", f"apns-channel-id: {channel}", f"{base(2)}/channels")
+    assert status == 204
+    status, _, body = curl_channel_api(cluster.dev(1), "-H", f"apns-channel-id: {channel}", f"{base(1)}/channels")
+    assert status == 400 and json.loads(body)["reason"] == "ChannelNotRegistered"
+
+
 def test_a_node_that_joins_later_catches_up(cluster, tmp_path):
     assert cluster.call("POST", "/v1/apps", {"bundleId": "com.example.late", "teamId": "TEAMPUSHLB"}, node=1)[0] == 201
     assert cluster.call("POST", "/v1/clock", {"advance": 600}, node=3)[0] == 200
@@ -218,16 +253,11 @@ def test_the_dashboard_shows_the_clusters_phones_and_each_nodes_health(cluster):
         next(browser, None)
 
 
-# What a cluster does not share yet (docs/CLUSTER.md): a broadcast reaches the phones of the
-# node that took it only.
-NOT_YET_IN_A_CLUSTER = {"broadcast-to-no-storage-channel-while-offline"}
-
-
 def test_the_shipped_scenarios_run_against_the_cluster(cluster):
     """As `pushlab run --server` against one `pushlab serve`: every scenario of this server's
     simulator settings passes; the others are refused for their settings, as one process
     refuses them."""
-    scenarios = sorted(str(path) for path in (REPO / "scenarios" / "problems").glob("*.yaml") if path.stem not in NOT_YET_IN_A_CLUSTER)
+    scenarios = sorted(str(path) for path in (REPO / "scenarios" / "problems").glob("*.yaml"))
     out = subprocess.run([str(PUSHLAB_BIN), "run", "--server", cluster.control(), "--json", *scenarios],
                          cwd=REPO, capture_output=True, text=True, timeout=600)
     report = json.loads(out.stdout)

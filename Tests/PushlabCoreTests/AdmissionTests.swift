@@ -18,6 +18,31 @@ struct AdmissionTests {
             }
         }
 
+        /// Broadcasts and channels are answered at once with these.
+        let broadcastVerdict: AdmissionVerdict
+        let channelVerdict: AdmissionVerdict
+        private let broadcasts = Mutex<[AcceptedBroadcast]>([])
+
+        init(broadcastVerdict: AdmissionVerdict = .accepted, channelVerdict: AdmissionVerdict = .accepted) {
+            self.broadcastVerdict = broadcastVerdict
+            self.channelVerdict = channelVerdict
+        }
+
+        func admit(broadcast: AcceptedBroadcast, done: @escaping @Sendable (AdmissionVerdict) -> Void) {
+            broadcasts.withLock { $0.append(broadcast) }
+            done(broadcastVerdict)
+        }
+
+        var askedBroadcasts: [AcceptedBroadcast] { broadcasts.withLock { $0 } }
+
+        func admit(channel change: ChannelChange, done: @escaping @Sendable (AdmissionVerdict) -> Void) {
+            channels.withLock { $0.append(change) }
+            done(channelVerdict)
+        }
+
+        private let channels = Mutex<[ChannelChange]>([])
+        var askedChannels: [ChannelChange] { channels.withLock { $0 } }
+
         var asked: [[AcceptedPush]] { state.withLock { $0.asked } }
         var limits: [APNsPolicy.RateLimit?] { state.withLock { $0.limits } }
 
@@ -92,5 +117,47 @@ struct AdmissionTests {
         policy.deviceTokenRateLimit = APNsPolicy.RateLimit(requests: 1, perSeconds: 60)
         let harness = try Harness(.token, policy: policy, admission: admission)
         #expect(harness.send().awaitsAdmission && harness.send().awaitsAdmission)
+    }
+
+    /// A broadcast reaches every node's phones through the engine: its 200 waits for the engine
+    /// like a push's, in its place among the pushes, and the local sink never sees it.
+    @Test(arguments: [AdmissionVerdict.accepted, .failed])
+    func aBroadcastWaitsForTheEngineInItsPlace(verdict: AdmissionVerdict) throws {
+        let admission = ScriptedAdmission(broadcastVerdict: verdict)
+        let harness = try Harness(.token, admission: admission)
+        let channel = try harness.newChannel()
+        harness.send()
+        let broadcast = harness.broadcast(channel: channel)
+        harness.send()
+        #expect(broadcast.awaitsAdmission && broadcast.response?.status == 200)
+        let outcomes = try admit(harness, admission, verdicts: [.accepted, .tooManyRequests])
+        #expect(admission.askedBroadcasts.map(\.channelID) == [channel])
+        #expect(admission.asked.first?.count == 2, "the pushes go to the engine together")
+        // The channel's creation waited for the engine too (201).
+        #expect(outcomes.map(\.response?.status) == [201, 200, verdict == .accepted ? 200 : 500, 429])
+        #expect(outcomes[2].response?.apnsID == broadcast.response?.apnsID, "the broadcast keeps its request id")
+        harness.connection.flushRecords()
+        #expect(harness.sink.acceptedBroadcasts.isEmpty, "the engine's logs, not the local sink, take it")
+        // With the channel's creation (201).
+        #expect(harness.log.entries().map(\.status).sorted() == [201, 200, 429, verdict == .accepted ? 200 : 500].sorted())
+    }
+
+    /// A channel made on one node is every node's before its 201 goes; one the engine did not
+    /// take is undone here and answered 500.
+    @Test(arguments: [AdmissionVerdict.accepted, .failed])
+    func aChannelIsEveryNodesBeforeItsAnswer(verdict: AdmissionVerdict) throws {
+        let admission = ScriptedAdmission(channelVerdict: verdict)
+        let harness = try Harness(.token, admission: admission)
+        let created = harness.connection.handle(APNsRequest(
+            method: "POST", path: "/1/apps/\(TestWorld.app)/channels",
+            headers: [("authorization", "bearer \(harness.providerToken)")],
+            body: Array(#"{"message-storage-policy":1,"push-type":"LiveActivity"}"#.utf8)
+        ))
+        #expect(created.awaitsAdmission && created.response?.status == 201)
+        let channelID = try #require(created.response?.channelID)
+        let outcomes = try admit(harness, admission, verdicts: [])
+        #expect(admission.askedChannels.map { if case .created(let channel) = $0 { channel.id } else { "" } } == [channelID])
+        #expect(outcomes.map(\.response?.status) == [verdict == .accepted ? 201 : 500])
+        #expect((harness.world.world.channels.channel(channelID, environment: .development) != nil) == (verdict == .accepted))
     }
 }

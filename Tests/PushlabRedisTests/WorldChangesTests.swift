@@ -43,7 +43,7 @@ import Testing
         #expect(try await changes.currentWorld() == reset.id.description)
         // A reset returns to the last load's scenario: that stays, the clock's change goes.
         #expect(try await changes.read(after: nil).map(\.kind) == [.load, .reset])
-        let tokens = try await changes.append(method: "TOKENS", path: "node-1", body: [], kind: .tokens)
+        let tokens = try await changes.append(method: "PUBLISH", path: "node-1", body: [], kind: .published)
         #expect(tokens.replaced == nil)
         #expect(try await changes.currentWorld() == reset.id.description)
     }
@@ -67,13 +67,16 @@ import Testing
         #expect(try await client.send(RESPCommand("GET", RESPArgument(old.owner(0))), key: old.owner(0)).text == "node-1", "ownership is no world's")
     }
 
-    @Test func tokensAPhoneMadeReadBackOnAnyNode() {
-        let changes: [DeviceSimulator.TokenChange] = [
-            .register(DeviceTokenRecord(token: String(repeating: "ab", count: 32), bundleID: "com.example.app", environment: .production, kind: .liveActivity, deviceID: "phone-1")),
-            .register(DeviceTokenRecord(token: String(repeating: "cd", count: 32), bundleID: "com.example.app", environment: .development, kind: .pushToStart, state: .expired(since: 42))),
-            .unregister(token: String(repeating: "ab", count: 32), at: 1_767_225_600_000),
+    @Test func whatANodeMadeReadsBackOnAnyNode() {
+        let channel = BroadcastChannel(id: "c3VtbWFyeQ==", bundleID: "com.example.app", environment: .production, storagePolicy: .mostRecent, createdAt: 7)
+        let changes: [PublishedChange] = [
+            .token(.register(DeviceTokenRecord(token: String(repeating: "ab", count: 32), bundleID: "com.example.app", environment: .production, kind: .liveActivity, deviceID: "phone-1"))),
+            .token(.register(DeviceTokenRecord(token: String(repeating: "cd", count: 32), bundleID: "com.example.app", environment: .development, kind: .pushToStart, state: .expired(since: 42)))),
+            .token(.unregister(token: String(repeating: "ab", count: 32), at: 1_767_225_600_000)),
+            .channel(.created(channel)),
+            .channel(.deleted(channel)),
         ]
-        #expect(TokenChangeJSON.decode(TokenChangeJSON.encode(changes)) == changes)
-        #expect(TokenChangeJSON.decode(Array(#"[{"op":"register","token":"ab"}]"#.utf8)) == nil, "an unreadable change is refused whole")
+        #expect(PublishedChangeJSON.decode(PublishedChangeJSON.encode(changes)) == changes)
+        #expect(PublishedChangeJSON.decode(Array(#"[{"op":"register","token":"ab"}]"#.utf8)) == nil, "an unreadable change is refused whole")
     }
 }

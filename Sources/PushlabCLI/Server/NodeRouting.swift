@@ -45,16 +45,13 @@ struct NodeRouting: ClusterRouting {
         switch change.kind {
         case .change: await replay()
         case .reset, .load: await node.startWorld(change.id, applying: replay)
-        case .tokens: node.applyTokenChanges(change.body, from: change.path)
+        case .published: node.applyPublished(change.body, from: change.path)
         }
     }
 
     func shareTokenChanges() async {
         guard let id = await node.publishTokenChanges() else { return }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline, let pending = try? await nodesPending(id.description), !pending.isEmpty {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        await node.waitUntilApplied(id, for: .seconds(10))
     }
 
     func markApplied(_ id: String) async throws {
@@ -79,7 +76,7 @@ extension WorldChanges.Kind {
         case .change: self = .change
         case .reset: self = .reset
         case .load: self = .load
-        case .tokens: self = .tokens
+        case .published: self = .published
         }
     }
 }
@@ -90,7 +87,7 @@ extension ClusterChange.Kind {
         case .change: self = .change
         case .reset: self = .reset
         case .load: self = .load
-        case .tokens: self = .tokens
+        case .published: self = .published
         }
     }
 }

@@ -188,7 +188,12 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         let node = engine?.makeNode(id: nodeID ?? Self.defaultNodeID, simulator: cores.simulator, logger: logger)
-        if let engine, let node { cores.joinCluster(as: node.id, routing: NodeRouting(node: node, engine: engine)) }
+        if let engine, let node {
+            cores.joinCluster(as: node.id, routing: NodeRouting(node: node, engine: engine))
+            cores.simulator.setSimulatedHere { node.simulates(device: $0) }
+            cores.simulator.countNotificationCenterChanges()
+            engine.admission.publishChannels { await node.publish(channel: $0) }
+        }
         let requestedControlPort = controlPort ?? file?.controlPort
         let control = RuntimeConfiguration.ControlSettings(
             host: controlHost ?? file?.controlHost ?? "127.0.0.1", port: requestedControlPort ?? Self.defaultControlPort,
@@ -219,8 +224,6 @@ struct Serve: AsyncParsableCommand {
         progress.finish()
         let controlAPI = runtime.controlAPI
         if let node {
-            cores.simulator.setSimulatedHere { node.simulates(device: $0) }
-            cores.simulator.countNotificationCenterChanges()
             // The world as the cluster has changed it, before this node takes any phones.
             if let address = runtime.controlServer?.url { await controlAPI?.startApplyingClusterChanges(address: address, token: control.token) }
         }

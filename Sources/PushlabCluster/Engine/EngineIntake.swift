@@ -75,6 +75,32 @@ public struct EngineIntake: Sendable {
         throw RedisError(.protocolError, "the intake script answered \(answer)")
     }
 
+    /// A broadcast the node's rules accepted, into every partition's log: the node of each
+    /// phone delivers it to the partition's subscribed Live Activities, in order with the
+    /// partition's pushes, once (`PartitionDelivery`).
+    public func appendBroadcast(_ broadcast: [UInt8]) async throws(RedisError) {
+        let keys = keys, client = client, replicas = replicas, wait = replicaTimeout
+        let failures = await withTaskGroup(of: RedisError?.self) { group in
+            for partition in 0..<keys.partitions.count {
+                group.addTask {
+                    var commands = [RESPCommand("XADD", RESPArgument(keys.log(partition)), "*", "broadcast", RESPArgument(bytes: broadcast))]
+                    if replicas > 0 { commands.append(RESPCommand("WAIT", RESPArgument(replicas), RESPArgument(Int64(wait / .milliseconds(1))))) }
+                    do throws(RedisError) {
+                        let answers = try await client.pipeline(commands, slot: keys.slot(partition))
+                        if let failure = answers.compactMap(\.errorMessage).first { return RedisError(.server, failure) }
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+            }
+            var failures: [RedisError] = []
+            for await failure in group { if let failure { failures.append(failure) } }
+            return failures
+        }
+        if let failure = failures.first { throw failure }
+    }
+
     /// Marks `token` unregistered at `since`: from now on every node answers 410 with that time.
     public func unregister(token: String, deviceID: String, since: EpochMilliseconds) async throws(RedisError) {
         try await setState(token: token, deviceID: deviceID, field: "unregisteredAt", since: since)

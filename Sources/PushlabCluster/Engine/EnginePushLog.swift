@@ -19,6 +19,8 @@ public struct EnginePushLog: Sendable {
         /// As `EngineIntake.accept` was given it.
         public var push: [UInt8]
         public var deviceID: String
+        /// A broadcast instead (`EngineIntake.appendBroadcast`): no push, no device.
+        public var broadcast: [UInt8]? = nil
     }
 
     /// Makes the group on each partition's log (and the log itself); a group that exists already
@@ -126,6 +128,10 @@ public struct EnginePushLog: Sendable {
                 throw RedisError(.protocolError, "a stream entry it cannot read: \(value)")
             }
             guard let fields = parts[1].pairs else { continue }
+            if let broadcast = fields.first(where: { $0.key.text == "broadcast" })?.value.bytes {
+                entries.append(Entry(id: id, push: [], deviceID: "", broadcast: broadcast))
+                continue
+            }
             guard let push = fields.first(where: { $0.key.text == "push" })?.value.bytes,
                   let device = fields.first(where: { $0.key.text == "device" })?.value.text else {
                 throw RedisError(.protocolError, "the log entry \(id) has no push or device")

@@ -42,9 +42,10 @@ public struct WorldChanges: Sendable {
         case reset
         /// Another scenario, and a new world.
         case load
-        /// Tokens a phone made or retired itself, on the node that simulates it (`path` names
-        /// that node, which has them already): every other node's world learns them.
-        case tokens
+        /// What one node made that every world must know (`PublishedChange`: tokens its phones
+        /// made or retired, channels its channel API created or deleted); `path` names that
+        /// node, which has them already.
+        case published
     }
 
     /// Appends a change; its id, and the world it replaced when it starts a new one.

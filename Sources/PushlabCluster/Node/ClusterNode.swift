@@ -30,7 +30,7 @@ public final class ClusterNode: Sendable {
     private let addresses = Mutex<[String: String]>([:])
     /// Where the tokens this node's phones make themselves go, for the other nodes' worlds.
     private let worldChanges: WorldChanges?
-    private let unpublishedTokens = Mutex<[DeviceSimulator.TokenChange]>([])
+    private let unpublished = Mutex<[PublishedChange]>([])
     private let publishing = AsyncLock()
 
     /// Successful beats in a row that must miss a node, during a grace, before it counts as
@@ -64,7 +64,7 @@ public final class ClusterNode: Sendable {
         address.withLock { $0 = controlAddress }
         delivery.attach(adopting: adopt)
         if worldChanges != nil {
-            delivery.simulator.setTokenListener { [self] _, changes in unpublishedTokens.withLock { $0 += changes } }
+            delivery.simulator.setTokenListener { [self] _, changes in unpublished.withLock { $0 += changes.map(PublishedChange.token) } }
         }
         await manageShare()
         let task = Task { [self] in await run() }
@@ -95,40 +95,67 @@ public final class ClusterNode: Sendable {
     /// Every live node's control API, as of the last beat.
     public var controlAddresses: [String: String] { addresses.withLock { $0 } }
 
-    /// Appends the tokens this node's phones made or retired since the last time to the world's
-    /// changes; the change's id, or nil when there were none (or the engine did not take them:
-    /// they go with the next).
+    /// Appends what this node made since the last time (tokens its phones made or retired) to
+    /// the world's changes; the change's id, or nil when there was nothing (or the engine did
+    /// not take it: it goes with the next).
     @discardableResult
     public func publishTokenChanges() async -> StreamID? {
+        await publish([])
+    }
+
+    /// A channel this node's channel API created or deleted, in every node's world: true once
+    /// every live node has it (or after 10 s, those that have not yet will), false when the
+    /// engine did not take it.
+    public func publish(channel change: ChannelChange) async -> Bool {
+        guard let id = await publish([.channel(change)]) else { return false }
+        await waitUntilApplied(id, for: .seconds(10))
+        return true
+    }
+
+    private func publish(_ more: [PublishedChange]) async -> StreamID? {
         guard let worldChanges else { return nil }
         return await publishing.withLock {
-            let changes = unpublishedTokens.withLock { changes in
+            let changes = unpublished.withLock { changes in
                 defer { changes = [] }
                 return changes
-            }
+            } + more
             guard !changes.isEmpty else { return nil }
             do {
-                return try await worldChanges.append(method: "TOKENS", path: id, body: TokenChangeJSON.encode(changes), kind: .tokens).id
+                return try await worldChanges.append(method: "PUBLISH", path: id, body: PublishedChangeJSON.encode(changes), kind: .published).id
             } catch {
-                logger.warning("The engine did not take \(changes.count) token change(s); tried again", metadata: ["error": "\(error)"])
-                unpublishedTokens.withLock { $0 = changes + $0 }
+                logger.warning("The engine did not take \(changes.count) published change(s)", metadata: ["error": "\(error)"])
+                // The tokens go with the next; a channel's creator answers 500 and undoes it.
+                unpublished.withLock { $0 = changes.filter { if case .token = $0 { true } else { false } } + $0 }
                 return nil
             }
         }
     }
 
-    /// Tokens another node's phones made or retired (`publishTokenChanges`), into this node's world.
-    public func applyTokenChanges(_ body: [UInt8], from origin: String) {
+    /// Waits until every live node has applied change `id`, for at most `limit`.
+    public func waitUntilApplied(_ id: StreamID, for limit: Duration) async {
+        guard let worldChanges else { return }
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            guard let applied = try? await worldChanges.applied() else { return }
+            if nodes.allSatisfy({ (applied[$0] ?? StreamID(milliseconds: 0, sequence: 0)) >= id }) { return }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// What another node published (`publish`), into this node's world.
+    public func applyPublished(_ body: [UInt8], from origin: String) {
         guard origin != id else { return }
-        guard let changes = TokenChangeJSON.decode(body) else {
-            logger.error("Token changes from \(origin) cannot be read; this node's world goes without them")
+        guard let changes = PublishedChangeJSON.decode(body) else {
+            logger.error("Changes published by \(origin) cannot be read; this node's world goes without them")
             return
         }
         let world = delivery.simulator.world
         for change in changes {
             switch change {
-            case .register(let record): world.register(record)
-            case .unregister(let token, let at): world.unregister(token: token, at: at)
+            case .token(.register(let record)): world.register(record)
+            case .token(.unregister(let token, let at)): world.unregister(token: token, at: at)
+            case .channel(.created(let channel)): world.channels.add(channel)
+            case .channel(.deleted(let channel)): world.channels.delete(channel.id, environment: channel.environment)
             }
         }
     }

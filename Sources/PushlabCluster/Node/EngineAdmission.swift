@@ -2,6 +2,7 @@ import Logging
 import PushlabCore
 import PushlabRedis
 import PushlabStore
+import Synchronization
 
 /// A node's `PushAdmission`: each push the rules accepted goes through the engine's intake
 /// script on the master of its device's partition (410, the token's 429 window across nodes,
@@ -10,6 +11,7 @@ import PushlabStore
 public final class EngineAdmission: PushAdmission {
     private let intake: EngineIntake
     private let logger: Logger
+    private let channelPublisher = Mutex<(@Sendable (ChannelChange) async -> Bool)?>(nil)
 
     public init(intake: EngineIntake, logger: Logger = Logger(label: "pushlab.cluster")) {
         self.intake = intake
@@ -40,6 +42,31 @@ public final class EngineAdmission: PushAdmission {
                 return verdicts
             }
             done(verdicts)
+        }
+    }
+
+    /// Where channels created or deleted on this node go: the node, which publishes them to
+    /// every other (`ClusterNode.publish(channel:)`).
+    public func publishChannels(with publisher: @escaping @Sendable (ChannelChange) async -> Bool) {
+        channelPublisher.withLock { $0 = publisher }
+    }
+
+    public func admit(channel change: ChannelChange, done: @escaping @Sendable (AdmissionVerdict) -> Void) {
+        guard let publisher = channelPublisher.withLock({ $0 }) else { return done(.accepted) }
+        Task { done(await publisher(change) ? .accepted : .failed) }
+    }
+
+    public func admit(broadcast: AcceptedBroadcast, done: @escaping @Sendable (AdmissionVerdict) -> Void) {
+        let intake = intake
+        let logger = logger
+        Task {
+            do {
+                try await intake.appendBroadcast(BroadcastJSON.encode(broadcast))
+                done(.accepted)
+            } catch {
+                logger.warning("The engine did not take broadcast \(broadcast.requestID.text): answered 500", metadata: ["error": "\(error)"])
+                done(.failed)
+            }
         }
     }
 }

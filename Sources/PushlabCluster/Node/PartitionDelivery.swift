@@ -263,6 +263,45 @@ public final class PartitionDelivery: ObservationSink {
 
     private func deliver(_ entries: [EnginePushLog.Entry], of partition: Int, resumed: Bool) {
         guard !entries.isEmpty else { return }
+        // Broadcasts split the entries into runs of pushes, each delivered in its turn.
+        var run: [EnginePushLog.Entry] = []
+        for entry in entries {
+            guard let broadcast = entry.broadcast else {
+                run.append(entry)
+                continue
+            }
+            deliverPushes(run, of: partition, resumed: resumed)
+            run.removeAll()
+            deliver(broadcast: broadcast, id: entry.id, of: partition)
+        }
+        deliverPushes(run, of: partition, resumed: resumed)
+    }
+
+    /// A broadcast to the partition's subscribed phones, taken with what they observed.
+    private func deliver(broadcast bytes: [UInt8], id: StreamID, of partition: Int) {
+        let fresh = state.withLock { state -> Bool in
+            guard var reading = state.owned[partition] else { return false }
+            let fresh = !reading.delivered.contains(id)
+            reading.delivered.insert(id)
+            state.owned[partition] = reading
+            return fresh
+        }
+        if fresh {
+            if let broadcast = BroadcastJSON.decode(bytes) {
+                let partitions = keys.partitions
+                simulator.accept(broadcast: broadcast) { partitions.partition(of: $0) == partition }
+            } else {
+                logger.error("A broadcast in partition \(partition)'s log cannot be read; taken without delivery", metadata: ["id": "\(id)"])
+            }
+        }
+        // Its observations were recorded as it ran: they go with its taking.
+        state.withLock { state in
+            if state.owned[partition] != nil { state.unwritten[partition, default: Unwritten()].taking.append(id) }
+        }
+    }
+
+    private func deliverPushes(_ entries: [EnginePushLog.Entry], of partition: Int, resumed: Bool) {
+        guard !entries.isEmpty else { return }
         var pushes: [(AcceptedPush, LoggedPushPosition)] = []
         pushes.reserveCapacity(entries.count)
         state.withLock { state in

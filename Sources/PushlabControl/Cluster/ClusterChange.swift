@@ -25,9 +25,9 @@ public struct ClusterChange: Sendable, Equatable {
         case reset
         /// `POST /v1/scenario`: another scenario, a new world.
         case load
-        /// Tokens a phone made or retired itself (a Live Activity's), on its node: no request,
-        /// the other nodes' worlds learn them (`ClusterRouting.apply`).
-        case tokens
+        /// What one node made (tokens its phones made, channels its channel API created): no
+        /// request, the other nodes' worlds learn them (`ClusterRouting.apply`).
+        case published
     }
 
     /// Whether a request changes what every node must agree on (the world's keys and apps, the

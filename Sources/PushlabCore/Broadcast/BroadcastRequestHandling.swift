@@ -26,11 +26,11 @@ extension APNsProviderConnection {
         if channel.storagePolicy == .noStorage, let expiration = attempt.push.expiration, expiration != 0 {
             throw Rejection(.badExpirationDate)
         }
-        unsentBroadcasts.append(AcceptedBroadcast(
+        attempt.broadcast = AcceptedBroadcast(
             requestID: attempt.requestID, receivedAt: attempt.push.receivedAt, environment: attempt.push.environment,
             bundleID: bundleID, channel: channel, priority: attempt.push.priority, expiration: attempt.push.expiration,
             payload: payload, payloadBytes: payloads.copy(attempt.request.body), connectionID: info.id
-        ))
+        )
         attempt.success = .success(status: 200, requestID: attempt.requestID)
     }
 }

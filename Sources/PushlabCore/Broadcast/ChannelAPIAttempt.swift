@@ -14,6 +14,10 @@ struct ChannelAPIAttempt {
     var channelID: String?
     /// The answer of a request that passed every rule.
     var success: APNsResponse?
+    /// The broadcast an accepted request makes, for the sink (or a cluster's engine).
+    var broadcast: AcceptedBroadcast?
+    /// The channel an accepted create or delete made or removed.
+    var channelChange: ChannelChange?
 
     /// The id the answer carries in `apns-request-id`.
     var requestID: APNsID { push.apnsID }

@@ -100,11 +100,21 @@ extension APNsProviderConnection {
             response = attempt.success ?? .success(status: 200, requestID: attempt.requestID)
         }
         if let limit = streamLimitChange(after: rejection) { actions.insert(.setMaxConcurrentStreams(limit), at: 0) }
-        unpublishedRecords.append(RequestLog.Entry(
+        let record = RequestLog.Entry(
             time: attempt.push.receivedAt, connectionID: info.id, environment: attempt.push.environment, deviceTokenKey: nil,
             topic: attempt.endpoint?.bundleID, pushType: attempt.pushType, status: response.status, reason: response.reason,
             apnsID: response.apnsIDValue, channelID: attempt.channelID
-        ))
+        )
+        if rejection == nil, let broadcast = attempt.broadcast {
+            // A cluster's engine takes it for every node's phones; the answer waits for it.
+            if admission != nil { return awaitAdmission(.broadcast(broadcast), response: response, record: record, delay: delay, actions: actions) }
+            unsentBroadcasts.append(broadcast)
+        }
+        // A cluster's other nodes learn the channel before the answer goes.
+        if rejection == nil, let change = attempt.channelChange, admission != nil {
+            return awaitAdmission(.channel(change), response: response, record: record, delay: delay, actions: actions)
+        }
+        unpublishedRecords.append(record)
         return APNsOutcome(response, delayMilliseconds: delay, actions: actions)
     }
 }

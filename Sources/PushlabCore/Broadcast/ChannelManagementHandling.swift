@@ -17,6 +17,7 @@ extension APNsProviderConnection {
             throw Rejection(.cannotCreateChannelConfig)
         }
         attempt.channelID = channel.id
+        attempt.channelChange = .created(channel)
         attempt.success = .success(status: 201, requestID: attempt.requestID, channelID: channel.id)
     }
 
@@ -35,6 +36,7 @@ extension APNsProviderConnection {
     func deleteChannel(_ attempt: inout ChannelAPIAttempt, bundleID: String) throws(Rejection) {
         let channel = try namedChannel(attempt, bundleID: bundleID)
         world.channels.delete(channel.id, environment: channel.environment)
+        attempt.channelChange = .deleted(channel)
         attempt.success = .success(status: 204, requestID: attempt.requestID)
     }
 

@@ -6,6 +6,22 @@ public protocol PushAdmission: Sendable {
     /// Decides `pushes` (their per-token limit: `limit`, nil for none) and calls `done` once,
     /// on any thread, with a verdict a push, in their order.
     func admit(_ pushes: [AcceptedPush], limit: APNsPolicy.RateLimit?, done: @escaping @Sendable ([AdmissionVerdict]) -> Void)
+
+    /// Takes a broadcast the rules accepted for every subscribed phone, wherever it is simulated,
+    /// and calls `done` once, on any thread: `.accepted`, or `.failed` when the engine did not
+    /// take it (500, and no phone gets it).
+    func admit(broadcast: AcceptedBroadcast, done: @escaping @Sendable (AdmissionVerdict) -> Void)
+
+    /// Takes a channel the channel API created or deleted on this node to every node's world,
+    /// and calls `done` once, on any thread, when every node has it (`.accepted`) or when the
+    /// engine did not take it (`.failed`: 500, and this node undoes it).
+    func admit(channel change: ChannelChange, done: @escaping @Sendable (AdmissionVerdict) -> Void)
+}
+
+/// A broadcast channel created or deleted through one node's channel API.
+public enum ChannelChange: Sendable, Equatable {
+    case created(BroadcastChannel)
+    case deleted(BroadcastChannel)
 }
 
 /// What the engine made of one push.

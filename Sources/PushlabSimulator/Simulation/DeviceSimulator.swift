@@ -310,6 +310,12 @@ public final class DeviceSimulator: PushSink, Sendable {
     /// A broadcast reaches every device with an activity of the app subscribed to the channel:
     /// online ones apply it, offline ones get it stored (or not) by the channel's policy.
     public func accept(broadcast: AcceptedBroadcast) {
+        accept(broadcast: broadcast, toDevices: { _ in true })
+    }
+
+    /// The broadcast, to the subscribed phones `toDevices` accepts only (a cluster node's one
+    /// partition of phones).
+    public func accept(broadcast: AcceptedBroadcast, toDevices included: (String) -> Bool) {
         let payload = broadcast.payload ?? (try? JSONParser.parse(broadcast.payloadBytes.array))
         guard let payload, payload.isObject else { return }
         let storage = min(settings.broadcastStorageMilliseconds, settings.storageMilliseconds)
@@ -324,7 +330,7 @@ public final class DeviceSimulator: PushSink, Sendable {
         let channel = broadcast.channel
         var subscribers: [String] = []
         forEachShard(settling: false) { shard in
-            for (id, device) in shard.devices where device.apps.contains(where: { app in
+            for (id, device) in shard.devices where included(id) && device.apps.contains(where: { app in
                 app.bundleID == channel.bundleID && app.environment == channel.environment
                     && app.liveActivities?.activities.contains { $0.channelID == channel.id && $0.isLive } == true
             }) {

@@ -1,17 +1,54 @@
 import PushlabCore
 import PushlabSimulator
 
-/// The tokens phones made or retired themselves, as one world change's body: a JSON array any
-/// node reads back into its own world.
-enum TokenChangeJSON {
-    static func encode(_ changes: [DeviceSimulator.TokenChange]) -> [UInt8] {
+/// What one node made that every node's world must know: tokens its phones made or retired
+/// themselves, channels its channel API created or deleted.
+public enum PublishedChange: Sendable, Equatable {
+    case token(DeviceSimulator.TokenChange)
+    case channel(ChannelChange)
+}
+
+/// Published changes as one world change's body: a JSON array any node reads back into its own
+/// world.
+enum PublishedChangeJSON {
+    static func encode(_ changes: [PublishedChange]) -> [UInt8] {
         .init(JSONValue.array(changes.map(json)).description.utf8)
     }
 
-    static func decode(_ bytes: [UInt8]) -> [DeviceSimulator.TokenChange]? {
+    static func decode(_ bytes: [UInt8]) -> [PublishedChange]? {
         guard case .array(let items) = try? JSONParser.parse(bytes) else { return nil }
         let changes = items.compactMap(change)
         return changes.count == items.count ? changes : nil
+    }
+
+    private static func json(_ change: PublishedChange) -> JSONValue {
+        switch change {
+        case .token(let token): json(token)
+        case .channel(.created(let channel)): channelJSON("createChannel", channel)
+        case .channel(.deleted(let channel)): channelJSON("deleteChannel", channel)
+        }
+    }
+
+    private static func channelJSON(_ op: String, _ channel: BroadcastChannel) -> JSONValue {
+        .object([
+            ("op", .string(op)), ("id", .string(channel.id)), ("bundleId", .string(channel.bundleID)),
+            ("environment", .string(channel.environment.rawValue)), ("storagePolicy", .number(Double(channel.storagePolicy.rawValue))),
+            ("createdAt", .number(Double(channel.createdAt))),
+        ])
+    }
+
+    private static func change(_ json: JSONValue) -> PublishedChange? {
+        switch json["op"]?.stringValue {
+        case "createChannel", "deleteChannel":
+            guard let id = json["id"]?.stringValue, let bundle = json["bundleId"]?.stringValue,
+                  let environment = json["environment"]?.stringValue.flatMap({ APNsEnvironment(rawValue: $0) }),
+                  let storage = json["storagePolicy"]?.integerValue.flatMap({ BroadcastChannel.StoragePolicy(rawValue: Int($0)) }),
+                  let createdAt = json["createdAt"]?.integerValue else { return nil }
+            let channel = BroadcastChannel(id: id, bundleID: bundle, environment: environment, storagePolicy: storage, createdAt: createdAt)
+            return .channel(json["op"]?.stringValue == "createChannel" ? .created(channel) : .deleted(channel))
+        default:
+            return token(json).map(PublishedChange.token)
+        }
     }
 
     private static func json(_ change: DeviceSimulator.TokenChange) -> JSONValue {
@@ -33,7 +70,7 @@ enum TokenChangeJSON {
         }
     }
 
-    private static func change(_ json: JSONValue) -> DeviceSimulator.TokenChange? {
+    private static func token(_ json: JSONValue) -> DeviceSimulator.TokenChange? {
         guard let token = json["token"]?.stringValue else { return nil }
         switch json["op"]?.stringValue {
         case "register":

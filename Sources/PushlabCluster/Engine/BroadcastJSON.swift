@@ -1,0 +1,41 @@
+import PushlabCore
+
+/// A broadcast as each partition's log holds it (`EngineIntake.appendBroadcast`): JSON any node
+/// reads back, its payload as the text it was sent as.
+enum BroadcastJSON {
+    static func encode(_ broadcast: AcceptedBroadcast) -> [UInt8] {
+        var fields: [(String, JSONValue)] = [
+            ("requestId", .string(broadcast.requestID.text)), ("receivedAt", .number(Double(broadcast.receivedAt))),
+            ("environment", .string(broadcast.environment.rawValue)), ("bundleId", .string(broadcast.bundleID)),
+            ("channel", .object([
+                ("id", .string(broadcast.channel.id)), ("bundleId", .string(broadcast.channel.bundleID)),
+                ("environment", .string(broadcast.channel.environment.rawValue)),
+                ("storagePolicy", .number(Double(broadcast.channel.storagePolicy.rawValue))),
+                ("createdAt", .number(Double(broadcast.channel.createdAt))),
+            ])),
+            ("priority", .number(Double(broadcast.priority))), ("connectionId", .number(Double(broadcast.connectionID))),
+            ("payload", .string(String(decoding: broadcast.payloadBytes.array, as: UTF8.self))),
+        ]
+        if let expiration = broadcast.expiration { fields.append(("expiration", .number(Double(expiration)))) }
+        return Array(JSONValue.object(fields).description.utf8)
+    }
+
+    static func decode(_ bytes: [UInt8]) -> AcceptedBroadcast? {
+        guard let json = try? JSONParser.parse(bytes), let requestID = json["requestId"]?.stringValue,
+              let receivedAt = json["receivedAt"]?.integerValue,
+              let environment = json["environment"]?.stringValue.flatMap({ APNsEnvironment(rawValue: $0) }),
+              let bundleID = json["bundleId"]?.stringValue, let channel = json["channel"],
+              let channelID = channel["id"]?.stringValue, let channelBundle = channel["bundleId"]?.stringValue,
+              let channelEnvironment = channel["environment"]?.stringValue.flatMap({ APNsEnvironment(rawValue: $0) }),
+              let storage = channel["storagePolicy"]?.integerValue.flatMap({ BroadcastChannel.StoragePolicy(rawValue: Int($0)) }),
+              let createdAt = channel["createdAt"]?.integerValue, let priority = json["priority"]?.integerValue,
+              let payload = json["payload"]?.stringValue else { return nil }
+        let bytes = Array(payload.utf8)
+        return AcceptedBroadcast(
+            requestID: APNsID(requestID), receivedAt: receivedAt, environment: environment, bundleID: bundleID,
+            channel: BroadcastChannel(id: channelID, bundleID: channelBundle, environment: channelEnvironment, storagePolicy: storage, createdAt: createdAt),
+            priority: Int(priority), expiration: json["expiration"]?.integerValue, payload: try? JSONParser.parse(bytes),
+            payloadBytes: PayloadBytes(bytes), connectionID: UInt64(json["connectionId"]?.integerValue ?? 0)
+        )
+    }
+}
