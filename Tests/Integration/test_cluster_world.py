@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+import time
 import urllib.request
 
 import pytest
@@ -151,6 +152,33 @@ def test_a_reset_through_one_node_resets_every_node(cluster):
         status, _ = curl_push(cluster.dev(n), token(3), {"aps": {"alert": f"back {n}"}})
         assert status == 200, n
     assert cluster.banners("phone-3") == [f"back {n}" for n in (1, 2, 3)]
+
+
+def test_the_event_stream_of_any_node_has_every_nodes_events(cluster):
+    """/v1/events on node 1: the banners of phones that nodes 2 and 3 simulate arrive too, each
+    once (a node's copies of other nodes' phones publish nothing)."""
+    phones = [f"phone-{i}" for i in range(PHONES)]
+    owners = {phone: cluster.owner(phone) for phone in phones}
+    assert set(owners.values()) == {1, 2, 3}
+    stream = urllib.request.urlopen(cluster.control(1) + "/v1/events", timeout=30)
+    try:
+        time.sleep(2.5)   # node 1 follows the others' streams within a recheck
+        for i, phone in enumerate(phones):
+            assert curl_push(cluster.dev(1 + i % 3), token(i), {"aps": {"alert": f"event {i}"}})[0] == 200
+        banners: list[dict] = []
+        deadline = time.monotonic() + 20
+        event = None
+        while len(banners) < PHONES and time.monotonic() < deadline:
+            line = stream.readline().decode().rstrip("\n")
+            if line.startswith("event: "):
+                event = line.removeprefix("event: ")
+            elif line.startswith("data: ") and event == "observation":
+                data = json.loads(line.removeprefix("data: "))
+                if data["kind"] == "banner":
+                    banners.append(data)
+        assert sorted(b["body"] for b in banners) == sorted(f"event {i}" for i in range(PHONES)), banners
+    finally:
+        stream.close()
 
 
 def curl_channel_api(port: int, *args: str) -> tuple[int, dict, bytes]:

@@ -174,4 +174,13 @@ enum ClusterHTTP {
         configuration.timeout.connect = .seconds(5)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
+
+    /// For the long streams of other nodes' events (`ClusterEvents`), apart, so that they never
+    /// hold the connections a list or a forwarded request waits for.
+    static let streamingClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(5)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
 }
