@@ -181,6 +181,23 @@ def test_the_event_stream_of_any_node_has_every_nodes_events(cluster):
         stream.close()
 
 
+def test_the_stand_in_lists_what_every_nodes_apps_sent(cluster):
+    """Each node's stand-in backend hears the apps of its own phones; any node lists them all,
+    oldest first, and a rule set through one node answers on every node."""
+    rules = [{"method": "POST", "path": "/register", "status": 201, "body": {"ok": True}}]
+    assert cluster.call("PUT", "/v1/stand-in/rules", {"rules": rules}, node=1)[0] == 200
+    for n in (2, 3):
+        status, _, body = cluster.call("POST", "/stand-in/register", {"from": n}, node=n)
+        assert (status, body) == (201, {"ok": True}), n
+    for n in (1, 2, 3):
+        heard = cluster.get("/v1/stand-in", n)["requests"]
+        # Both at the manual clock's one time: which came first is no node's to say.
+        assert sorted(r["body"]["from"] for r in heard) == [2, 3], n
+        assert [r["time"] for r in heard] == sorted(r["time"] for r in heard)
+    assert cluster.call("DELETE", "/v1/stand-in/requests", node=3)[0] == 200
+    assert cluster.get("/v1/stand-in", 1)["requests"] == []
+
+
 def curl_channel_api(port: int, *args: str) -> tuple[int, dict, bytes]:
     """The channel API (`/1/apps/…`) with curl, HTTP/2 over TLS, a token of the manual time."""
     p = subprocess.run(["curl", "-sS", "--max-time", "20", "--http2", "--cacert", str(CERTS / "ca.pem"), "-D", "-",

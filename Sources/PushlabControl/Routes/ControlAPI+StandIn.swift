@@ -32,6 +32,14 @@ extension ControlAPI {
     @Sendable func readStandIn(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         _ = try QueryParameters(request, allowed: [])
         let rules = standIn.currentRules.map(\.controlJSON)
+        // On a cluster, each node's stand-in heard the apps of the phones it simulates: all of
+        // them, oldest first (the rules are every node's).
+        if let routing = clusterWide(request) {
+            let answers = try await ClusterLists.gather(routing, path: "/v1/stand-in", request: request, everyPhone: false)
+            let requests = ClusterLists.merged(answers, field: "requests").enumerated()
+                .sorted { ($0.element["time"]?.stringValue ?? "", $0.offset) < ($1.element["time"]?.stringValue ?? "", $1.offset) }.map(\.element)
+            return JSONResponse(.object([("rules", .array(rules)), ("requests", .array(requests))])).response
+        }
         let requests = standIn.requests.map { received -> JSONValue in
             var fields = JSONFields()
             fields.addTime("time", received.time)
