@@ -23,6 +23,7 @@ import Testing
         #expect(all[1] == WorldChanges.Change(id: second.id, method: "POST", path: "/v1/clock", body: Array(#"{"advance":60}"#.utf8), kind: .change))
         #expect(try await changes.read(after: first.id).map(\.id) == [second.id])
         #expect(try await changes.read(after: second.id).isEmpty)
+        #expect(try await changes.last() == second.id)
         try await changes.markApplied(first.id, by: "node-1")
         try await changes.markApplied(second.id, by: "node-2")
         #expect(try await changes.applied() == ["node-1": first.id, "node-2": second.id])

@@ -54,15 +54,22 @@ struct NodeRouting: ClusterRouting {
         await node.waitUntilApplied(id, for: .seconds(10))
     }
 
+    func publishPending() async {
+        await node.publishTokenChanges()
+    }
+
+    func lastChange() async throws -> String? {
+        try await engine.changes.last()?.description
+    }
+
     func markApplied(_ id: String) async throws {
         guard let id = StreamID(id) else { return }
         try await engine.changes.markApplied(id, by: node.id)
     }
 
-    func nodesPending(_ id: String) async throws -> [String] {
+    func waitUntilApplied(_ id: String, for limit: Duration) async -> [String] {
         guard let id = StreamID(id) else { return [] }
-        let applied = try await engine.changes.applied()
-        return node.nodes.filter { (applied[$0] ?? StreamID(milliseconds: 0, sequence: 0)) < id }
+        return await node.waitUntilApplied(id, for: limit)
     }
 
     func retire(world: String) async {

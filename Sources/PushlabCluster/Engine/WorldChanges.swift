@@ -104,6 +104,12 @@ public struct WorldChanges: Sendable {
         return changes
     }
 
+    /// The newest change's id, if any.
+    public func last() async throws(RedisError) -> StreamID? {
+        let answer = try await client.send(RESPCommand("XREVRANGE", RESPArgument(keys.changes), "+", "-", "COUNT", "1"), key: keys.changes)
+        return answer.elements?.first?.elements?.first?.text.flatMap(StreamID.init)
+    }
+
     /// `node` has applied every change up to `id`.
     public func markApplied(_ id: StreamID, by node: String) async throws(RedisError) {
         _ = try await client.send(RESPCommand("HSET", RESPArgument(keys.appliedChanges), RESPArgument(node), RESPArgument(id.description)), key: keys.appliedChanges)

@@ -131,13 +131,22 @@ public final class ClusterNode: Sendable {
         }
     }
 
-    /// Waits until every live node has applied change `id`, for at most `limit`.
-    public func waitUntilApplied(_ id: StreamID, for limit: Duration) async {
-        guard let worldChanges else { return }
+    /// The live nodes that have not applied change `id` yet.
+    public func nodesPending(_ id: StreamID) async throws(RedisError) -> [String] {
+        guard let worldChanges else { return [] }
+        let applied = try await worldChanges.applied()
+        return nodes.filter { (applied[$0] ?? StreamID(milliseconds: 0, sequence: 0)) < id }
+    }
+
+    /// Waits until every live node has applied change `id`, for at most `limit`; the nodes that
+    /// had not by then.
+    @discardableResult
+    public func waitUntilApplied(_ id: StreamID, for limit: Duration) async -> [String] {
         let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            guard let applied = try? await worldChanges.applied() else { return }
-            if nodes.allSatisfy({ (applied[$0] ?? StreamID(milliseconds: 0, sequence: 0)) >= id }) { return }
+        var pending: [String] = []
+        while true {
+            pending = (try? await nodesPending(id)) ?? pending
+            guard !pending.isEmpty, ContinuousClock.now < deadline else { return pending }
             try? await Task.sleep(for: .milliseconds(5))
         }
     }

@@ -119,6 +119,8 @@ final class ClusterChangeApplier: Sendable {
                 let replayed = await replay(change)
                 answer.withLock { $0 = replayed }
             }
+            // A clock that moved may have made phones here retire tokens: they go first.
+            await routing.publishPending()
             state.withLock { $0.last = change.id }
             finish(change.id, answer.withLock { $0 } ?? Answer(status: 500, contentType: nil, body: ByteBuffer()))
             do {

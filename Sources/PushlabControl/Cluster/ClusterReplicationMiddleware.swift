@@ -47,7 +47,13 @@ struct ClusterReplicationMiddleware: RouterMiddleware {
             )
         }
         await routing.shareTokenChanges()
-        let pending = await nodesPending(appended.id)
+        let deadline = ContinuousClock.now + Self.nodesWait
+        var pending = await routing.waitUntilApplied(appended.id, for: Self.nodesWait)
+        // What the nodes published as they applied it (tokens their phones retired) is in the
+        // list after it: every node has that too before the answer goes.
+        if pending.isEmpty, let last = try? await routing.lastChange(), last != appended.id {
+            pending = await routing.waitUntilApplied(last, for: max(.zero, deadline - ContinuousClock.now))
+        }
         if let replaced = appended.replaced, pending.isEmpty {
             // No node reads the old world any more.
             Task { [routing] in await routing.retire(world: replaced) }
@@ -56,16 +62,5 @@ struct ClusterReplicationMiddleware: RouterMiddleware {
         response.headers[Self.changeHeader] = appended.id
         if !pending.isEmpty { response.headers[Self.pendingHeader] = pending.joined(separator: ", ") }
         return response
-    }
-
-    /// The live nodes that still had not applied change `id` after `nodesWait`.
-    private func nodesPending(_ id: String) async -> [String] {
-        let deadline = ContinuousClock.now + Self.nodesWait
-        var pending: [String] = []
-        while true {
-            pending = (try? await routing.nodesPending(id)) ?? pending
-            guard !pending.isEmpty, ContinuousClock.now < deadline else { return pending }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
     }
 }

@@ -35,11 +35,20 @@ public protocol ClusterRouting: Sendable {
     /// request here made is taken by any node).
     func shareTokenChanges() async
 
+    /// Appends what the phones simulated here made since the last time (their tokens), without
+    /// waiting for the other nodes: after each change this node applies, so that whoever waits
+    /// for the change waits for these too (`lastChange`).
+    func publishPending() async
+
+    /// The newest change in the engine's list, if any.
+    func lastChange() async throws -> String?
+
     /// This node has applied every change up to `id`.
     func markApplied(_ id: String) async throws
 
-    /// The live nodes that have not applied change `id` yet.
-    func nodesPending(_ id: String) async throws -> [String]
+    /// Waits until every live node has applied change `id`, for at most `limit`; the nodes that
+    /// had not by then.
+    func waitUntilApplied(_ id: String, for limit: Duration) async -> [String]
 
     /// Deletes what a world no node uses any more left in the engine.
     func retire(world: String) async
