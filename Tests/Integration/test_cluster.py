@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import time
+import urllib.request
 
 import h2.events
 import pytest
@@ -90,6 +91,18 @@ def test_an_unregistered_token_is_410_with_its_time_on_every_node(cluster):
     for n in (1, 2, 3):
         status, body = curl_push(cluster.dev(n), GONE_TOKEN, {"aps": {"alert": "gone"}})
         assert (status, body) == (410, {"reason": "Unregistered", "timestamp": 1767225600000}), n
+
+
+def test_an_uninstall_through_one_node_is_410_with_one_time_on_every_node(cluster):
+    """In real time too: every node marks the token with the time of the node that took the
+    change, so every node answers 410 with the same timestamp. (phone-15: no other test of
+    this file pushes to it.)"""
+    request = urllib.request.Request(cluster.control(2) + f"/v1/devices/phone-15/apps/{TOPIC}", method="DELETE")
+    urllib.request.urlopen(request, timeout=30).close()
+    answers = [curl_push(cluster.dev(n), token(15), {"aps": {"alert": "gone"}}) for n in (1, 2, 3)]
+    assert [(status, body["reason"]) for status, body in answers] == [(410, "Unregistered")] * 3, answers
+    assert len({body["timestamp"] for _, body in answers}) == 1, answers
+    assert abs(answers[0][1]["timestamp"] - time.time() * 1000) < 60_000
 
 
 def test_per_connection_rules_are_each_nodes(cluster):

@@ -30,14 +30,16 @@ struct NodeRouting: ClusterRouting {
         return known.filter { live.contains($0.key) }
     }
 
-    func appendChange(method: String, path: String, body: [UInt8], kind: ClusterChange.Kind) async throws -> (id: String, replaced: String?) {
-        let appended = try await engine.changes.append(method: method, path: path, body: body, kind: WorldChanges.Kind(kind))
+    func appendChange(method: String, path: String, body: [UInt8], kind: ClusterChange.Kind, time: Int64) async throws -> (id: String, replaced: String?) {
+        let appended = try await engine.changes.append(method: method, path: path, body: body, kind: WorldChanges.Kind(kind), time: time)
         return (appended.id.description, appended.replaced)
     }
 
     func changes(after id: String?) async throws -> [ClusterChange] {
         try await engine.changes.read(after: id.flatMap(StreamID.init)).map { change in
-            ClusterChange(id: change.id.description, method: change.method, path: change.path, body: change.body, kind: ClusterChange.Kind(change.kind))
+            ClusterChange(
+                id: change.id.description, method: change.method, path: change.path, body: change.body, kind: ClusterChange.Kind(change.kind), time: change.time
+            )
         }
     }
 

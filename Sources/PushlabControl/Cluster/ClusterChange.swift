@@ -9,13 +9,16 @@ public struct ClusterChange: Sendable, Equatable {
     public var path: String
     public var body: [UInt8]
     public var kind: Kind
+    /// The clock of the node that took it, when it did (`ClusterChangeApplier.timeHeader`).
+    public var time: Int64?
 
-    public init(id: String, method: String, path: String, body: [UInt8], kind: Kind) {
+    public init(id: String, method: String, path: String, body: [UInt8], kind: Kind, time: Int64? = nil) {
         self.id = id
         self.method = method
         self.path = path
         self.body = body
         self.kind = kind
+        self.time = time
     }
 
     public enum Kind: String, Sendable {

@@ -21,7 +21,7 @@ public protocol ClusterRouting: Sendable {
 
     /// Appends a change to the world for every node to apply (`ClusterChange`); its id, and for
     /// a reset or a scenario load, the world it replaced.
-    func appendChange(method: String, path: String, body: [UInt8], kind: ClusterChange.Kind) async throws -> (id: String, replaced: String?)
+    func appendChange(method: String, path: String, body: [UInt8], kind: ClusterChange.Kind, time: Int64) async throws -> (id: String, replaced: String?)
 
     /// The changes after `id` (from the first with nil), in the order every node applies them.
     func changes(after id: String?) async throws -> [ClusterChange]

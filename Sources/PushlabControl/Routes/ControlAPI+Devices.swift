@@ -87,7 +87,7 @@ extension ControlAPI {
     /// `DELETE /v1/devices/{id}`: its apps' tokens are `Unregistered` from now.
     @Sendable func removeDevice(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let id = try context.pathParameter("id")
-        try simulating { () throws(SimulatorError) in try simulator.removeDevice(id) }
+        try simulating { () throws(SimulatorError) in try simulator.removeDevice(id, at: changeTime(request)) }
         return JSONResponse(.object([("id", .string(id)), ("removed", .bool(true))])).response
     }
 

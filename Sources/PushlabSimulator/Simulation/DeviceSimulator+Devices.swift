@@ -136,10 +136,11 @@ extension DeviceSimulator {
         return (device, app)
     }
 
-    /// Removes a device; its apps' tokens become `Unregistered` now.
-    public func removeDevice(_ id: String) throws(SimulatorError) {
+    /// Removes a device; its apps' tokens become `Unregistered` now (or at `time`: a cluster's
+    /// change, at the time the node that took it gave it).
+    public func removeDevice(_ id: String, at time: EpochMilliseconds? = nil) throws(SimulatorError) {
         let device = try delete(id)
-        let now = clock.now()
+        let now = time ?? clock.now()
         for record in device.tokenRecords { world.unregister(token: record.token, at: now) }
     }
 
@@ -208,7 +209,7 @@ extension DeviceSimulator {
     /// Deletes and installs the app again: a new token; the old one is `Unregistered` from now.
     /// Settings stay; badge, Notification Center, pending local notifications and held pushes go.
     @discardableResult
-    public func reinstall(_ bundleID: String, on deviceID: String) throws(SimulatorError) -> AppInstall {
+    public func reinstall(_ bundleID: String, on deviceID: String, at time: EpochMilliseconds? = nil) throws(SimulatorError) -> AppInstall {
         let token = newUniqueToken()
         let pushToStartToken = newUniqueToken()
         var services = try readDevice(deviceID) { $0.app(bundleID)?.services }
@@ -242,20 +243,22 @@ extension DeviceSimulator {
             session.device.apps[app] = fresh
             return (old, fresh)
         }
-        for token in old.allTokens { world.unregister(token: token, at: clock.now()) }
+        let now = time ?? clock.now()
+        for token in old.allTokens { world.unregister(token: token, at: now) }
         register(new, on: deviceID)
         return new
     }
 
-    /// Deletes the app; its token is `Unregistered` from now.
-    public func uninstall(_ bundleID: String, from deviceID: String) throws(SimulatorError) {
+    /// Deletes the app; its token is `Unregistered` from now (or from `time`, as `removeDevice`).
+    public func uninstall(_ bundleID: String, from deviceID: String, at time: EpochMilliseconds? = nil) throws(SimulatorError) {
         let old = try withSession(deviceID) { session throws(SimulatorError) -> AppInstall in
             let app = try session.appIndex(bundleID)
             session.discardHeld(app)
             if session.device.apps[app].state != .notRunning { session.setState(app, .notRunning) }
             return session.device.apps.remove(at: app)
         }
-        for token in old.allTokens { world.unregister(token: token, at: clock.now()) }
+        let now = time ?? clock.now()
+        for token in old.allTokens { world.unregister(token: token, at: now) }
     }
 
     // MARK: Tokens
