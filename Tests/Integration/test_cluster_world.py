@@ -179,6 +179,12 @@ def test_the_event_stream_of_any_node_has_every_nodes_events(cluster):
         assert sorted(b["body"] for b in banners) == sorted(f"event {i}" for i in range(PHONES)), banners
     finally:
         stream.close()
+    # The streams node 1 followed end with its client: within two keep-alives (15 s each) of
+    # the client going, no node still streams to it.
+    def no_event_clients() -> bool:
+        return all(member["eventClients"] == 0 for member in cluster.get("/v1/health", 1)["cluster"]["members"])
+
+    eventually(no_event_clients, 60, "every node's event stream to node 1 closed")
 
 
 def test_the_stand_in_lists_what_every_nodes_apps_sent(cluster):

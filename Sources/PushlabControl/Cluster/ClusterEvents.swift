@@ -52,6 +52,9 @@ enum ClusterEvents {
             guard response.status == .ok else { return }
             var pending: [UInt8] = []
             for try await chunk in response.body {
+                // The client went away: the stream is dropped, which closes the connection (and
+                // the other node then lets go of its side). At the latest a keep-alive later.
+                if Task.isCancelled { return }
                 pending += chunk.readableBytesView
                 // Whole events only: each ends with a blank line. Comments (keep-alives) stay here.
                 while let end = eventEnd(in: pending) {
