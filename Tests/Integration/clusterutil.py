@@ -50,9 +50,11 @@ class Cluster:
         self.directory = directory
         scenario = directory / "cluster.yaml"
         scenario.write_text(scenario_text)
-        redis = free_base(6, 20000, 30000, bus=True)
-        self.nodes_base = free_base(40, 40000, 50000)
-        self.front = free_base(3, 50000, 60000)
+        # All below Linux's ephemeral range (32768-60999): a port found free there can be taken
+        # by any outgoing connection of another test before the cluster binds it.
+        redis = free_base(6, 10000, 16000, bus=True)          # bus ports 20000-26000
+        self.nodes_base = free_base(40, 26000, 32000)
+        self.front = free_base(3, 16000, 20000)
         self.env = dict(os.environ, PUSHLAB_BIN=str(wait_for_binary(PUSHLAB_BIN)), PUSHLAB_CLUSTER_DIR=str(directory / "state"),
                         PUSHLAB_CLUSTER_REDIS=str(redis), PUSHLAB_CLUSTER_NODES=str(self.nodes_base),
                         PUSHLAB_CLUSTER_FRONT=str(self.front))

@@ -10,6 +10,7 @@ import json
 import signal
 import subprocess
 import time
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -123,6 +124,10 @@ def test_the_lists_across_phones_are_the_clusters(cluster):
         assert [p["time"] for p in pushes] == sorted((p["time"] for p in pushes), reverse=True), "newest first"
         devices = cluster.get("/v1/devices?limit=5&offset=5", n)
         assert devices["total"] == PHONES and [d["id"] for d in devices["devices"]] == sorted(f"phone-{i}" for i in range(PHONES))[5:10]
+        # A search goes to every node as it was typed (here with a space and a plus to escape).
+        found = cluster.get("/v1/devices?search=" + urllib.parse.quote("PHONE-1"), n)
+        assert [d["id"] for d in found["devices"]] == ["phone-1", "phone-10", "phone-11"] and found["total"] == 3
+        assert cluster.get("/v1/devices?search=" + urllib.parse.quote("phone 1+"), n)["total"] == 0
 
 
 def test_after_n_means_the_same_on_every_node(cluster):
@@ -242,7 +247,7 @@ def test_a_channel_made_on_one_node_is_every_nodes_before_its_answer(cluster):
 def test_a_node_that_joins_later_catches_up(cluster, tmp_path):
     assert cluster.call("POST", "/v1/apps", {"bundleId": "com.example.late", "teamId": "TEAMPUSHLB"}, node=1)[0] == 201
     assert cluster.call("POST", "/v1/clock", {"advance": 600}, node=3)[0] == 200
-    ports = free_base(4, 30000, 40000)
+    ports = free_base(4, 16000, 20000)   # below the ephemeral range, as the cluster's (clusterutil)
     log = open(tmp_path / "node-4.log", "w")
     node = subprocess.Popen(
         [str(PUSHLAB_BIN), "serve", "--cluster", f"redis://127.0.0.1:{cluster.redis}", "--node-id", "node-4",

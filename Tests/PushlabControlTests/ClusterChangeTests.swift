@@ -42,9 +42,4 @@ import Testing
     func readsAndOnePhonesChangesAreNot(method: String, path: String) {
         #expect(ClusterChange.kind(of: method, path: path) == nil)
     }
-
-    @Test func aSearchGoesToEveryNodeAsItWasTyped() {
-        #expect(ClusterLists.queryEncoded("app:com.example.app online&x=1 é") == "app%3Acom.example.app%20online%26x%3D1%20%C3%A9")
-        #expect(ClusterLists.queryEncoded("plain-text_1.2~") == "plain-text_1.2~")
-    }
 }

@@ -79,24 +79,12 @@ struct NodeRouting: ClusterRouting {
     }
 }
 
+// The same kinds in the engine and in the control API (which does not import the engine):
+// one spelling each, so the raw value carries a kind from one to the other.
 extension WorldChanges.Kind {
-    init(_ kind: ClusterChange.Kind) {
-        switch kind {
-        case .change: self = .change
-        case .reset: self = .reset
-        case .load: self = .load
-        case .published: self = .published
-        }
-    }
+    init(_ kind: ClusterChange.Kind) { self.init(rawValue: kind.rawValue)! }
 }
 
 extension ClusterChange.Kind {
-    init(_ kind: WorldChanges.Kind) {
-        switch kind {
-        case .change: self = .change
-        case .reset: self = .reset
-        case .load: self = .load
-        case .published: self = .published
-        }
-    }
+    init(_ kind: WorldChanges.Kind) { self.init(rawValue: kind.rawValue)! }
 }

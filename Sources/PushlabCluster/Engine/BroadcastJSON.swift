@@ -7,12 +7,7 @@ enum BroadcastJSON {
         var fields: [(String, JSONValue)] = [
             ("requestId", .string(broadcast.requestID.text)), ("receivedAt", .number(Double(broadcast.receivedAt))),
             ("environment", .string(broadcast.environment.rawValue)), ("bundleId", .string(broadcast.bundleID)),
-            ("channel", .object([
-                ("id", .string(broadcast.channel.id)), ("bundleId", .string(broadcast.channel.bundleID)),
-                ("environment", .string(broadcast.channel.environment.rawValue)),
-                ("storagePolicy", .number(Double(broadcast.channel.storagePolicy.rawValue))),
-                ("createdAt", .number(Double(broadcast.channel.createdAt))),
-            ])),
+            ("channel", .object(channelFields(broadcast.channel))),
             ("priority", .number(Double(broadcast.priority))), ("connectionId", .number(Double(broadcast.connectionID))),
             ("payload", .string(String(decoding: broadcast.payloadBytes.array, as: UTF8.self))),
         ]
@@ -24,18 +19,31 @@ enum BroadcastJSON {
         guard let json = try? JSONParser.parse(bytes), let requestID = json["requestId"]?.stringValue,
               let receivedAt = json["receivedAt"]?.integerValue,
               let environment = json["environment"]?.stringValue.flatMap({ APNsEnvironment(rawValue: $0) }),
-              let bundleID = json["bundleId"]?.stringValue, let channel = json["channel"],
-              let channelID = channel["id"]?.stringValue, let channelBundle = channel["bundleId"]?.stringValue,
-              let channelEnvironment = channel["environment"]?.stringValue.flatMap({ APNsEnvironment(rawValue: $0) }),
-              let storage = channel["storagePolicy"]?.integerValue.flatMap({ BroadcastChannel.StoragePolicy(rawValue: Int($0)) }),
-              let createdAt = channel["createdAt"]?.integerValue, let priority = json["priority"]?.integerValue,
+              let bundleID = json["bundleId"]?.stringValue, let channel = json["channel"].flatMap(channel),
+              let priority = json["priority"]?.integerValue,
               let payload = json["payload"]?.stringValue else { return nil }
         let bytes = Array(payload.utf8)
         return AcceptedBroadcast(
             requestID: APNsID(requestID), receivedAt: receivedAt, environment: environment, bundleID: bundleID,
-            channel: BroadcastChannel(id: channelID, bundleID: channelBundle, environment: channelEnvironment, storagePolicy: storage, createdAt: createdAt),
+            channel: channel,
             priority: Int(priority), expiration: json["expiration"]?.integerValue, payload: try? JSONParser.parse(bytes),
             payloadBytes: PayloadBytes(bytes), connectionID: UInt64(json["connectionId"]?.integerValue ?? 0)
         )
+    }
+
+    /// A channel's fields, as a broadcast and a published channel change (`PublishedChangeJSON`) hold them.
+    static func channelFields(_ channel: BroadcastChannel) -> [(String, JSONValue)] {
+        [
+            ("id", .string(channel.id)), ("bundleId", .string(channel.bundleID)), ("environment", .string(channel.environment.rawValue)),
+            ("storagePolicy", .number(Double(channel.storagePolicy.rawValue))), ("createdAt", .number(Double(channel.createdAt))),
+        ]
+    }
+
+    static func channel(_ json: JSONValue) -> BroadcastChannel? {
+        guard let id = json["id"]?.stringValue, let bundle = json["bundleId"]?.stringValue,
+              let environment = json["environment"]?.stringValue.flatMap({ APNsEnvironment(rawValue: $0) }),
+              let storage = json["storagePolicy"]?.integerValue.flatMap({ BroadcastChannel.StoragePolicy(rawValue: Int($0)) }),
+              let createdAt = json["createdAt"]?.integerValue else { return nil }
+        return BroadcastChannel(id: id, bundleID: bundle, environment: environment, storagePolicy: storage, createdAt: createdAt)
     }
 }

@@ -30,21 +30,13 @@ enum PublishedChangeJSON {
     }
 
     private static func channelJSON(_ op: String, _ channel: BroadcastChannel) -> JSONValue {
-        .object([
-            ("op", .string(op)), ("id", .string(channel.id)), ("bundleId", .string(channel.bundleID)),
-            ("environment", .string(channel.environment.rawValue)), ("storagePolicy", .number(Double(channel.storagePolicy.rawValue))),
-            ("createdAt", .number(Double(channel.createdAt))),
-        ])
+        .object([("op", .string(op))] + BroadcastJSON.channelFields(channel))
     }
 
     private static func change(_ json: JSONValue) -> PublishedChange? {
         switch json["op"]?.stringValue {
         case "createChannel", "deleteChannel":
-            guard let id = json["id"]?.stringValue, let bundle = json["bundleId"]?.stringValue,
-                  let environment = json["environment"]?.stringValue.flatMap({ APNsEnvironment(rawValue: $0) }),
-                  let storage = json["storagePolicy"]?.integerValue.flatMap({ BroadcastChannel.StoragePolicy(rawValue: Int($0)) }),
-                  let createdAt = json["createdAt"]?.integerValue else { return nil }
-            let channel = BroadcastChannel(id: id, bundleID: bundle, environment: environment, storagePolicy: storage, createdAt: createdAt)
+            guard let channel = BroadcastJSON.channel(json) else { return nil }
             return .channel(json["op"]?.stringValue == "createChannel" ? .created(channel) : .deleted(channel))
         default:
             return token(json).map(PublishedChange.token)

@@ -64,7 +64,7 @@ public final class ClusterNode: Sendable {
         address.withLock { $0 = controlAddress }
         delivery.attach(adopting: adopt)
         if worldChanges != nil {
-            delivery.simulator.setTokenListener { [self] _, changes in unpublished.withLock { $0 += changes.map(PublishedChange.token) } }
+            delivery.simulator.setTokenListener { [self] changes in unpublished.withLock { $0 += changes.map(PublishedChange.token) } }
         }
         await manageShare()
         let task = Task { [self] in await run() }
@@ -86,6 +86,8 @@ public final class ClusterNode: Sendable {
             try? await leases.release(partition, by: id)
         }
         _ = try? await heartbeats.leave(id)
+        // No one waits for a node that left to apply a change.
+        try? await worldChanges?.forget(id)
         delivery.detach()
     }
 

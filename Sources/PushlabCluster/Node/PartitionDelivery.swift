@@ -263,6 +263,7 @@ public final class PartitionDelivery: ObservationSink {
 
     private func deliver(_ entries: [EnginePushLog.Entry], of partition: Int, resumed: Bool) {
         guard !entries.isEmpty else { return }
+        guard entries.contains(where: { $0.broadcast != nil }) else { return deliverPushes(entries, of: partition, resumed: resumed) }
         // Broadcasts split the entries into runs of pushes, each delivered in its turn.
         var run: [EnginePushLog.Entry] = []
         for entry in entries {

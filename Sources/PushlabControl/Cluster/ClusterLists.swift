@@ -103,21 +103,6 @@ enum ClusterLists {
         }
     }
 
-    /// `text` as a query parameter's value.
-    static func queryEncoded(_ text: String) -> String {
-        var encoded = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                encoded.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                encoded += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return encoded
-    }
-
     /// The elements of `field` in every answer.
     static func merged(_ answers: [JSONValue], field: String) -> [JSONValue] {
         answers.flatMap { answer -> [JSONValue] in
@@ -125,8 +110,4 @@ enum ClusterLists {
             return items
         }
     }
-}
-
-private extension String {
-    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

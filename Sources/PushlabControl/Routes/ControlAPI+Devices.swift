@@ -26,7 +26,7 @@ extension ControlAPI {
         var fields = JSONFields()
         if let routing = clusterWide(request) {
             var path = "/v1/devices?limit=\(offset + limit)"
-            if let text = query.string("search") { path += "&search=" + ClusterLists.queryEncoded(text) }
+            if let text = query.string("search") { path += "&search=" + PercentEncoding.encode(text) }
             let answers = try await ClusterLists.gather(routing, path: path, request: request)
             let devices = ClusterLists.merged(answers, field: "devices").sorted { ($0["id"]?.stringValue ?? "") < ($1["id"]?.stringValue ?? "") }
             fields.add("devices", JSONValue.array(Array(devices.dropFirst(offset).prefix(limit))))

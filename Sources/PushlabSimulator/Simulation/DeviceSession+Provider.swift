@@ -66,7 +66,7 @@ enum ProviderTemplate {
             output += rest[..<open]
             let name = String(rest[rest.index(after: open)..<close])
             let value = lookup(name, fields).map { $0.stringValue ?? $0.description } ?? ""
-            output += encodeForPath ? percentEncoded(value) : value
+            output += encodeForPath ? PercentEncoding.encode(value) : value
             rest = rest[rest.index(after: close)...]
         }
         return output + rest
@@ -80,21 +80,5 @@ enum ProviderTemplate {
             value = next
         }
         return value
-    }
-
-    /// RFC 3986 unreserved characters stay; everything else is %XX.
-    static func percentEncoded(_ text: String) -> String {
-        var output = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                output.unicodeScalars.append(UnicodeScalar(byte))
-            default:
-                let digits = Array("0123456789ABCDEF".utf8)
-                output += "%" + String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 15)]], as: UTF8.self)
-            }
-        }
-        return output
     }
 }

@@ -11,7 +11,7 @@ extension DeviceSimulator {
     }
 
     /// Hears the tokens each phone simulated here makes or retires itself.
-    public typealias TokenListener = @Sendable (_ deviceID: String, _ changes: [TokenChange]) -> Void
+    public typealias TokenListener = @Sendable (_ changes: [TokenChange]) -> Void
 
     /// Makes a device whose Notification Center alone changed count as changed (`takeChanges`):
     /// for a cluster's engine, which keeps each phone whole. A store keeps Notification
@@ -37,7 +37,7 @@ extension DeviceSimulator {
 
     func tell(_ changes: [DeviceSession.TokenChange], of deviceID: String) {
         guard let listener = tokenListener.withLock({ $0 }), isSimulatedHere(deviceID) else { return }
-        listener(deviceID, changes.map { change in
+        listener(changes.map { change in
             switch change {
             case .register(let record): .register(record)
             case .unregister(let token, let at): .unregister(token: token, at: at)
