@@ -142,7 +142,7 @@ public final class ControlAPI: Sendable {
         if let token { router.add(middleware: ControlTokenMiddleware(token: token)) }
         if let (node, routing, applier) = cluster.withLock({ $0 }) {
             router.add(middleware: ClusterForwardingMiddleware(node: node, routing: routing))
-            router.add(middleware: ClusterReplicationMiddleware(routing: routing, applier: applier, takesPlace: takesPlace) { [simulator] in simulator.clock.now() })
+            router.add(middleware: ClusterReplicationMiddleware(routing: routing, applier: applier, takesPlace: takesPlace))
             router.add(middleware: ClusterShareMiddleware(routing: routing))
         }
         for route in routes {
@@ -187,13 +187,6 @@ public final class ControlAPI: Sendable {
     public func adopt(_ observations: [Observation], replacing devices: (String) -> Bool) {
         observationLog?.remove { devices($0.deviceID) }
         observationLog?.record(observations)
-    }
-
-    /// The time a cluster's change was taken at, on the node that took it, when `request`
-    /// applies it here (`ClusterChangeApplier.timeHeader`); nil for now.
-    func changeTime(_ request: Request) -> EpochMilliseconds? {
-        guard request.headers[ClusterChangeApplier.replayHeader] != nil else { return nil }
-        return request.headers[ClusterChangeApplier.timeHeader].flatMap(EpochMilliseconds.init)
     }
 
     /// The cluster's routing, if this is a cluster node's control API.

@@ -33,13 +33,17 @@ public final class PushlabCores: Sendable {
     /// The cores of `scenario`, installed; `progress` hears how far registering its devices has come.
     /// `tokenSeed`: the phones' generated tokens follow it (a cluster's nodes agree on them).
     /// `admission`: a cluster's engine, which has the last word on every push.
+    /// `simulatedHere`: a cluster node's share of the phones, the only ones it makes
+    /// (`DeviceSimulator.setSimulatedHere`).
     public convenience init(
         scenario: Scenario, manualStart: EpochMilliseconds?, progress: LoadProgress? = nil, tokenSeed: UInt64? = nil,
-        admission: (any PushAdmission)? = nil, adjust: @escaping @Sendable (inout Scenario) -> Void = { _ in }
+        admission: (any PushAdmission)? = nil, simulatedHere: (@Sendable (String) -> Bool)? = nil,
+        adjust: @escaping @Sendable (inout Scenario) -> Void = { _ in }
     ) throws {
         let world = APNsWorld()
         let clock = ControlledClock(manualStart: manualStart)
         let simulator = DeviceSimulator(world: world, clock: clock, settings: scenario.simulatorSettings, tokenSeed: tokenSeed)
+        simulator.setSimulatedHere(simulatedHere)
         // Its running apps launch now; the runtime observes those launches once it listens.
         simulator.holdCreationLaunches()
         do {

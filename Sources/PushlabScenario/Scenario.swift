@@ -17,7 +17,8 @@ public struct Scenario: Sendable {
     /// How the stand-in for the apps' backends answers (`standIn:`).
     public var standInRules: [StandInRule]
     public var policy: APNsPolicy
-    public var devices: [SimulatedDevice]
+    /// The phones it lists and generates; generated ones are made when installed.
+    public var phones: ScenarioPhones
     public var simulatorSettings: SimulatorSettings
     /// Keys with their private half (`privateKey`, `privateKeyPem`): `pushlab run` signs
     /// provider tokens with them.
@@ -29,6 +30,9 @@ public struct Scenario: Sendable {
     /// Changes whenever the file's text does (FNV-1a of it): a store seeded from this scenario
     /// knows whether it may reload its saved devices.
     public var fingerprint: String
+
+    /// Every phone, made now (a million generated ones take a second).
+    public var devices: [SimulatedDevice] { phones.all() }
 
     public struct Signer: Sendable {
         public var keyID: String
@@ -58,18 +62,18 @@ public struct Scenario: Sendable {
     }
 
     /// Reads a scenario file; every problem is reported with the file and the entry at fault.
-    /// `progress` hears how far `generatedDevices` have come.
-    public static func load(path: String, basePolicy: APNsPolicy = APNsPolicy(), progress: LoadProgress? = nil) throws -> Scenario {
+    /// Its generated phones are made when it is installed.
+    public static func load(path: String, basePolicy: APNsPolicy = APNsPolicy()) throws -> Scenario {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
             throw LoadError(description: "Cannot read scenario \(path): \(error.localizedDescription)")
         }
-        return try parse(yaml: text, source: path, basePolicy: basePolicy, progress: progress)
+        return try parse(yaml: text, source: path, basePolicy: basePolicy)
     }
 
-    public static func parse(yaml: String, source: String, basePolicy: APNsPolicy = APNsPolicy(), progress: LoadProgress? = nil) throws -> Scenario {
+    public static func parse(yaml: String, source: String, basePolicy: APNsPolicy = APNsPolicy()) throws -> Scenario {
         // Unknown keys first: a misspelled key would otherwise surface as a missing one.
         let unknown = ScenarioSchema.unknownKeys(in: yaml)
         if !unknown.isEmpty {
@@ -88,25 +92,20 @@ public struct Scenario: Sendable {
             throw LoadError(description: "Scenario \(source): policy: \(problem)")
         }
         let directory = URL(fileURLWithPath: source).deletingLastPathComponent()
-        var devices: [SimulatedDevice] = []
+        var phones = ScenarioPhones()
         var simulatorSettings = SimulatorSettings()
         do throws(SimulatorError) {
             for (index, spec) in (file.devices ?? []).enumerated() {
-                devices.append(try spec.device(place: "devices[\(index)]"))
+                phones.listed.append(try spec.device(place: "devices[\(index)]"))
             }
-            // Each count is checked (0...10,000,000) as its entry is generated.
-            let generated = (file.generatedDevices ?? []).reduce(0) { $0 + min(max($1.count, 0), 10_000_000) }
-            let counting = progress.map { (progress: $0, before: devices.count, total: generated) }
-            devices.reserveCapacity(devices.count + generated)
             for (index, entry) in (file.generatedDevices ?? []).enumerated() {
-                try generateDevices(entry, place: "generatedDevices[\(index)]", into: &devices, counting: counting)
+                phones.generated.append(try generatedPhones(entry, place: "generatedDevices[\(index)]"))
             }
             if let spec = file.simulator { simulatorSettings = try spec.applied(to: simulatorSettings) }
         } catch {
             throw LoadError(description: "Scenario \(source): \(error.description)")
         }
-        var ids = Set<String>(minimumCapacity: devices.count)
-        if let duplicate = devices.first(where: { !$0.id.isEmpty && !ids.insert($0.id).inserted })?.id {
+        if let duplicate = phones.duplicateID {
             throw LoadError(description: "Scenario \(source): device id \(duplicate) is used twice")
         }
         let loadedKeys = try (file.keys ?? []).enumerated().map { try signingKey($1, index: $0, directory: directory, source: source) }
@@ -139,7 +138,7 @@ public struct Scenario: Sendable {
             channels: try (file.channels ?? []).enumerated().map { try channel($1, index: $0, source: source) },
             standInRules: standInRules,
             policy: policy,
-            devices: devices,
+            phones: phones,
             simulatorSettings: simulatorSettings,
             signers: loadedKeys.compactMap(\.signer),
             script: script,
@@ -153,10 +152,15 @@ public struct Scenario: Sendable {
         world.replaceAll(keys: keys, apps: apps, tokens: tokens, channels: channels)
     }
 
-    /// Puts the world and the devices in place (the devices' tokens join the world).
+    /// Puts the world and the devices in place (the devices' tokens join the world). A cluster
+    /// node's simulator makes only the phones it simulates (`DeviceSimulator.replaceAll(sharing:)`).
     public func install(into world: APNsWorld, simulator: DeviceSimulator, progress: LoadProgress? = nil) throws(SimulatorError) {
         install(into: world)
-        try simulator.replaceAll(with: devices, progress: progress)
+        if simulator.isClusterNode {
+            try simulator.replaceAll(sharing: phones, progress: progress)
+        } else {
+            try simulator.replaceAll(with: phones.all(progress: progress), progress: progress)
+        }
     }
 
     /// A key as the world registers it, and as `pushlab run` signs with it when the file gives
@@ -246,7 +250,7 @@ public struct Scenario: Sendable {
         }
         let prefixBytes = Array(prefix.utf8)
         return (0..<entry.count).map { number in
-            DeviceTokenRecord(token: generatedToken(prefix: prefixBytes, number: number), bundleID: entry.bundleId, environment: environment)
+            DeviceTokenRecord(token: GeneratedPhones.token(prefix: prefixBytes, number: number), bundleID: entry.bundleId, environment: environment)
         }
     }
 
@@ -254,11 +258,8 @@ public struct Scenario: Sendable {
         String(FNV1a(text).state, radix: 16)
     }
 
-    /// Appends `entry`'s devices; `counting` counts those made since `before` among `total`.
-    private static func generateDevices(
-        _ entry: ScenarioFile.GeneratedDevices, place: String, into devices: inout [SimulatedDevice],
-        counting: (progress: LoadProgress, before: Int, total: Int)?
-    ) throws(SimulatorError) {
+    /// The phones `entry` generates, made when they are installed.
+    private static func generatedPhones(_ entry: ScenarioFile.GeneratedDevices, place: String) throws(SimulatorError) -> GeneratedPhones {
         let prefix = (entry.prefix ?? "").lowercased()
         guard prefix.count < 48, DeviceTokenRecord.isHex(prefix), (0...10_000_000).contains(entry.count) else {
             throw SimulatorError(.invalid, "\(place): prefix must be under 48 hex digits and count 0...10000000")
@@ -276,34 +277,8 @@ public struct Scenario: Sendable {
         guard !idPrefix.isEmpty, !idPrefix.contains("/") else {
             throw SimulatorError(.invalid, "\(place): idPrefix must be non-empty and without '/'")
         }
-        let idStart = idPrefix + "-"
-        let prefixBytes = Array(prefix.utf8)
-        for number in 0..<entry.count {
-            var install = app
-            install.deviceToken = generatedToken(prefix: prefixBytes, number: number)
-            devices.append(SimulatedDevice(id: idStart + String(number), apps: [install]))
-            if let counting { counting.progress.count(.generatingDevices, done: devices.count - counting.before, of: counting.total) }
-        }
+        return GeneratedPhones(idPrefix: idPrefix, tokenPrefix: prefix, count: entry.count, app: app)
     }
-
-    /// `prefix` (under 48 hex digits), then `number` in hex, zero-padded to 64 digits: written
-    /// straight into the string, since a million of them are made at start.
-    private static func generatedToken(prefix prefixBytes: [UInt8], number: Int) -> String {
-        var number = UInt64(number)
-        return String(unsafeUninitializedCapacity: 64) { buffer in
-            for index in 0..<64 { buffer[index] = UInt8(ascii: "0") }
-            for (index, byte) in prefixBytes.enumerated() { buffer[index] = byte }
-            var position = 63
-            while number > 0, position >= prefixBytes.count {
-                buffer[position] = Self.hexDigits[Int(number & 0xF)]
-                number >>= 4
-                position -= 1
-            }
-            return 64
-        }
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     private static func tokenEnvironment(_ text: String) -> APNsEnvironment? {
         text == "sandbox" ? .development : APNsEnvironment(rawValue: text)

@@ -70,7 +70,8 @@ def fresh_world(cluster):
 def test_a_phone_and_an_app_added_through_one_node_are_every_nodes(cluster):
     status, headers, device = cluster.call("POST", "/v1/devices", {"id": "added", "apps": [{"bundleId": TOPIC, "state": "background"}]}, node=1)
     assert status == 201, device
-    assert "pushlab-change" in headers and "pushlab-pending-nodes" not in headers, headers
+    # Made by its own node alone, which answers once every node knows its token.
+    assert headers.get("pushlab-node") == f"node-{cluster.owner('added')}", headers
     added_token = device["apps"][0]["deviceToken"]
     status, _, app = cluster.call("POST", "/v1/apps", {"bundleId": "com.example.other", "teamId": "TEAMPUSHLB"}, node=2)
     assert status == 201, app
@@ -85,6 +86,29 @@ def test_a_phone_and_an_app_added_through_one_node_are_every_nodes(cluster):
     assert cluster.call("DELETE", "/v1/devices/added", node=3)[:3:2] == (200, {"id": "added", "removed": True})
     for n in (1, 2, 3):
         assert cluster.get("/v1/devices?limit=100", n)["total"] == PHONES, n
+
+
+def test_each_node_makes_only_its_share_of_the_phones(cluster):
+    health = cluster.get("/v1/health", 1)
+    shares = [member["simulatedDevices"] for member in health["cluster"]["members"]]
+    assert sum(shares) == PHONES == health["devices"] and max(shares) < PHONES, shares
+    # A phone added without an id gets the cluster's next device-N, and one token no other has.
+    made = [cluster.call("POST", "/v1/devices", {"apps": [{"bundleId": TOPIC, "state": "background"}]}, node=n) for n in (2, 3, 2)]
+    assert [status for status, _, _ in made] == [201] * 3, made
+    ids = [device["id"] for _, _, device in made]
+    assert ids == ["device-1", "device-2", "device-3"], ids
+    assert len({device["apps"][0]["deviceToken"] for _, _, device in made}) == 3
+    for (_, headers, device) in made:
+        assert headers.get("pushlab-node") == f"node-{cluster.owner(device['id'])}", headers
+    health = cluster.get("/v1/health", 3)
+    assert health["devices"] == PHONES + 3 == sum(m["simulatedDevices"] for m in health["cluster"]["members"])
+    # A taken id is passed over: a phone named device-4 first makes the next one device-5.
+    assert cluster.call("POST", "/v1/devices", {"id": "device-4"}, node=1)[0] == 201
+    assert cluster.call("POST", "/v1/devices", {}, node=1)[2]["id"] == "device-5"
+    assert cluster.call("POST", "/v1/devices", {"id": "device-4"}, node=2)[0] == 409
+    # A reset starts the numbering again, and makes each node's share of the scenario again.
+    assert cluster.call("POST", "/v1/reset", node=1)[2]["devices"] == PHONES
+    assert cluster.call("POST", "/v1/devices", {}, node=3)[2]["id"] == "device-1"
 
 
 def test_the_manual_clock_is_one_for_the_cluster(cluster):

@@ -12,8 +12,13 @@ struct ClusterNodeTests {
     static let app = "com.example.app"
     static let phones = (0..<24).map { "phone-\($0)" }
 
-    /// One node: its own world and simulator (the same phones and tokens as every other node's),
-    /// its observations, and its engine client.
+    static func token(_ phone: String) -> String {
+        let number = String(Int(phone.dropFirst("phone-".count))!, radix: 16)
+        return String(repeating: "0", count: 64 - number.count) + number
+    }
+
+    /// One node: its own world (every phone's tokens) and simulator (the phones of its share, as
+    /// a cluster node makes them), its observations, and its engine client.
     final class Node: Sendable {
         let world = APNsWorld()
         let simulator: DeviceSimulator
@@ -25,10 +30,8 @@ struct ClusterNodeTests {
 
         init(_ id: String, servers: RedisServers, keys: EngineKeys) async throws {
             simulator = DeviceSimulator(world: world, tokenSeed: 47)
-            for phone in ClusterNodeTests.phones {
-                _ = try simulator.addDevice(SimulatedDevice(id: phone, apps: [AppInstall(bundleID: ClusterNodeTests.app, deviceToken: "", state: .background)]))
-            }
-            _ = simulator.addSink(observed)
+            let made = MadeNode()
+            simulator.setSimulatedHere { id in made.node.withLock { $0 }?.simulates(device: id) ?? false }
             client = try await EngineTests.connect(to: servers)
             let delivery = PartitionDelivery(node: id, log: EnginePushLog(client: client, keys: keys), simulator: simulator, lease: .milliseconds(600))
             node = ClusterNode(
@@ -36,10 +39,16 @@ struct ClusterNodeTests {
                 leases: PartitionLeases(client: client, keys: keys, duration: .milliseconds(600)), beatInterval: .milliseconds(150)
             )
             admission = EngineAdmission(intake: EngineIntake(client: client, keys: keys))
+            made.node.withLock { $0 = node }
+            let phones = ClusterNodeTests.phones.map { phone in
+                SimulatedDevice(id: phone, apps: [AppInstall(bundleID: ClusterNodeTests.app, deviceToken: ClusterNodeTests.token(phone), state: .background)])
+            }
+            try simulator.replaceAll(sharing: ScenarioPhones(listed: phones))
+            _ = simulator.addSink(observed)
         }
 
         func push(to phone: String, body: String, at time: EpochMilliseconds) throws -> AcceptedPush {
-            let token = try #require(simulator.device(phone)?.app(ClusterNodeTests.app)?.deviceToken)
+            let token = ClusterNodeTests.token(phone)
             return AcceptedPush(
                 apnsID: APNsID(ids.withLock { $0.nextUUID() }), receivedAt: time, environment: .development, deviceToken: token,
                 registration: world.token(token), topic: ClusterNodeTests.app, bundleID: ClusterNodeTests.app, pushType: .alert,
@@ -54,6 +63,11 @@ struct ClusterNodeTests {
         }
 
         func banners(on phone: String) -> [Observation] { observed.observations(device: phone, kind: .banner) }
+    }
+
+    /// The node a simulator is made for, once it is made.
+    final class MadeNode: Sendable {
+        let node = Mutex<ClusterNode?>(nil)
     }
 
     static func keys() -> EngineKeys {
@@ -87,6 +101,9 @@ struct ClusterNodeTests {
     @Test func eachPushReachesItsPhoneOnTheNodeThatSimulatesIt() async throws {
         let (a, b, keys, share) = try await Self.twoNodes()
         #expect(!a.node.owned.isEmpty && !b.node.owned.isEmpty, "each has a share")
+        let phonesOfA = Self.phones.filter { share.owner(of: keys.partitions.partition(of: $0)) == "node-a" }
+        #expect(a.simulator.devices.map(\.id) == phonesOfA.sorted() && b.simulator.deviceCount == Self.phones.count - phonesOfA.count, "each node made only its share of the phones")
+        #expect(Self.phones.allSatisfy { a.world.token(Self.token($0))?.deviceID == $0 && b.world.token(Self.token($0))?.deviceID == $0 }, "and knows every phone's token")
 
         // Both nodes take pushes for every phone.
         let pushes = try Self.phones.flatMap { phone in [try a.push(to: phone, body: #"{"aps":{"alert":"1"}}"#, at: 1_000), try b.push(to: phone, body: #"{"aps":{"alert":"2"}}"#, at: 1_001)] }
@@ -98,7 +115,7 @@ struct ClusterNodeTests {
         #expect(try await Self.eventually { Self.phones.allSatisfy { owner($0).banners(on: $0).count == 2 } })
         for phone in Self.phones {
             #expect(owner(phone).banners(on: phone).map { $0.event.details["body"]?.stringValue } == ["1", "2"], "in the order accepted: \(phone)")
-            #expect(other(phone).banners(on: phone).isEmpty, "the other node's copy of \(phone) never got it")
+            #expect(other(phone).banners(on: phone).isEmpty && other(phone).simulator.device(phone) == nil, "the other node never made \(phone)")
         }
         // Taken, with the observations in the engine beside them.
         let log = EnginePushLog(client: a.client, keys: keys)
@@ -137,6 +154,7 @@ struct ClusterNodeTests {
         #expect(first[0].afterRestart && !first[1].afterRestart, "the claimed push says it came after a restart")
         for phone in phonesOfB.dropFirst() { #expect(a.banners(on: phone).count == 1, "\(phone): once") }
         #expect(a.node.owned == Array(0..<12))
+        #expect(a.simulator.deviceCount == Self.phones.count, "node-a made node-b's phones when it took their partitions")
         await a.node.stop()
     }
 }
@@ -164,7 +182,7 @@ extension ClusterNodeTests {
         await b.node.halt()
 
         #expect(try await Self.eventually { a.node.owned.contains(keys.partitions.partition(of: phone)) })
-        #expect(a.simulator.device(phone)?.online == false, "node-a's copy became the phone node-b left")
+        #expect(a.simulator.device(phone)?.online == false, "node-a made the phone node-b left")
         _ = try a.simulator.updateDevice(phone, online: true)
         #expect(a.banners(on: phone).map { $0.event.details["body"]?.stringValue } == ["kept"], "the held push reaches the phone once")
         await a.node.stop()

@@ -123,7 +123,7 @@ struct ScenarioDeviceTests {
             generatedDevices:
               - {count: \(count - 10), bundleId: com.a, prefix: be}
               - {count: 10, bundleId: com.a, prefix: bf, idPrefix: more}
-            """, source: source, progress: progress)
+            """, source: source)
         let world = APNsWorld()
         try scenario.install(into: world, simulator: DeviceSimulator(world: world, clock: ManualClock()), progress: progress)
         let reports = seen.withLock { $0 }
@@ -140,6 +140,8 @@ struct ScenarioDeviceTests {
         #expect(error("devices: [{apps: [{bundleId: com.a, implements: [onPush]}]}]").contains("onPush is not a callback"))
         #expect(error("devices: [{apps: [{bundleId: com.a, deviceToken: abc}]}]").contains("devices[0].apps[0].deviceToken abc is not a device token"))
         #expect(error("devices: [{id: x}, {id: x}]").contains("device id x is used twice"))
+        #expect(error("devices: [{id: g-3}]\ngeneratedDevices: [{count: 5, bundleId: com.a, idPrefix: g}]").contains("device id g-3 is used twice"))
+        #expect(error("generatedDevices: [{count: 2, bundleId: com.a, idPrefix: g}, {count: 1, bundleId: com.a, idPrefix: g, prefix: ff}]").contains("device id g-0 is used twice"))
         #expect(error("devices: [{apps: [{bundleId: com.a}, {bundleId: com.a}]}]").contains("com.a is listed twice"))
         #expect(error("simulator: {notificationCenterLimit: 0}").contains("notificationCenterLimit must be at least 1"))
         #expect(error("generatedDevices: [{count: 1, bundleId: com.a, idPrefix: a/b}]").contains("idPrefix"))

@@ -30,15 +30,15 @@ struct NodeRouting: ClusterRouting {
         return known.filter { live.contains($0.key) }
     }
 
-    func appendChange(method: String, path: String, body: [UInt8], kind: ClusterChange.Kind, time: Int64) async throws -> (id: String, replaced: String?) {
-        let appended = try await engine.changes.append(method: method, path: path, body: body, kind: WorldChanges.Kind(kind), time: time)
+    func appendChange(method: String, path: String, body: [UInt8], kind: ClusterChange.Kind) async throws -> (id: String, replaced: String?) {
+        let appended = try await engine.changes.append(method: method, path: path, body: body, kind: WorldChanges.Kind(kind))
         return (appended.id.description, appended.replaced)
     }
 
     func changes(after id: String?) async throws -> [ClusterChange] {
         try await engine.changes.read(after: id.flatMap(StreamID.init)).map { change in
             ClusterChange(
-                id: change.id.description, method: change.method, path: change.path, body: change.body, kind: ClusterChange.Kind(change.kind), time: change.time
+                id: change.id.description, method: change.method, path: change.path, body: change.body, kind: ClusterChange.Kind(change.kind)
             )
         }
     }
@@ -49,6 +49,14 @@ struct NodeRouting: ClusterRouting {
         case .reset, .load: await node.startWorld(change.id, applying: replay)
         case .published: node.applyPublished(change.body, from: change.path)
         }
+    }
+
+    func writePhones() async {
+        await node.delivery.flush()
+    }
+
+    func newDeviceID() async throws -> String {
+        try await engine.newDeviceID()
     }
 
     func shareTokenChanges() async {

@@ -3,6 +3,7 @@ import Logging
 import PushlabCluster
 import PushlabControl
 import PushlabRedis
+import Synchronization
 
 /// `pushlab serve --cluster`: joining the engine, the node's name, and what the banner says.
 extension Serve {
@@ -19,14 +20,26 @@ extension Serve {
     /// Unique among the nodes of one machine, and readable in the banner and the logs.
     static var defaultNodeID: String { "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)" }
 
-    static func clusterLines(_ engine: ClusterEngine, _ node: ClusterNode, devices: Int) -> [String] {
+    /// `simulated`: the phones this node made, of the scenario's `total`.
+    static func clusterLines(_ engine: ClusterEngine, _ node: ClusterNode, simulated: Int, of total: Int) -> [String] {
         let partitions = engine.keys.partitions.count
         let owned = node.owned.count
-        let phones = partitions == 0 ? 0 : devices * owned / partitions
         return [
             "Cluster on Redis \(engine.seeds.map { "redis://\($0)" }.joined(separator: ",")) (\(partitions) partitions of phones\(engine.isDurable ? "; durable: a push is acknowledged once its log entry is on a replica" : ""))",
             "  nodes        \(node.nodes.joined(separator: ", "))",
-            "  this node    \(node.id): \(owned) of \(partitions) partitions, about \(phones) of the \(devices) phones; the others are simulated by their nodes",
+            "  this node    \(node.id): \(owned) of \(partitions) partitions, \(simulated) of the scenario's \(total) phones made here; the others are made and simulated by their nodes",
         ]
+    }
+}
+
+/// The node a simulator is made for, before the node is made around it: until then, and until
+/// the node gains partitions, it simulates no phone.
+final class JoinedNode: Sendable {
+    private let node = Mutex<ClusterNode?>(nil)
+
+    func set(_ node: ClusterNode) { self.node.withLock { $0 = node } }
+
+    @Sendable func simulates(_ deviceID: String) -> Bool {
+        node.withLock { $0 }?.simulates(device: deviceID) ?? false
     }
 }

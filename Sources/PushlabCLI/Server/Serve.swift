@@ -164,7 +164,7 @@ struct Serve: AsyncParsableCommand {
         let progress = StartupProgress(terminal: .standardOutput)
         // The line goes before the banner, or before whatever error ends the start.
         defer { progress.finish() }
-        let scenario = try loadScenario(file: file, progress: progress.reporter)
+        let scenario = try loadScenario(file: file)
         let engine = try await joinCluster(seeds, durable: isDurable, logger: logger)
         var manualStart = try manualClockStart()
         if let engine {
@@ -176,11 +176,14 @@ struct Serve: AsyncParsableCommand {
         }
         let streams = maxConcurrentStreams ?? file?.http2?.maxConcurrentStreams
         let cores: PushlabCores
+        // The node is made around the cores' simulator; until it has a share, no phone is its.
+        let joined = JoinedNode()
         do {
             // A cluster's nodes make the scenario's phones with the same tokens.
             cores = try PushlabCores(
                 scenario: scenario, manualStart: manualStart, progress: progress.reporter,
-                tokenSeed: engine == nil ? nil : UInt64(bitPattern: FNV1a(scenario.fingerprint).value), admission: engine?.admission
+                tokenSeed: engine == nil ? nil : UInt64(bitPattern: FNV1a(scenario.fingerprint).value), admission: engine?.admission,
+                simulatedHere: engine == nil ? nil : joined.simulates
             ) { loaded in
                 if let streams { loaded.policy.maxConcurrentStreams = streams }
             }
@@ -190,7 +193,7 @@ struct Serve: AsyncParsableCommand {
         let node = engine?.makeNode(id: nodeID ?? Self.defaultNodeID, simulator: cores.simulator, logger: logger)
         if let engine, let node {
             cores.joinCluster(as: node.id, routing: NodeRouting(node: node, engine: engine))
-            cores.simulator.setSimulatedHere { node.simulates(device: $0) }
+            joined.set(node)
             cores.simulator.countNotificationCenterChanges()
             engine.admission.publishChannels { await node.publish(channel: $0) }
         }
@@ -302,14 +305,14 @@ struct Serve: AsyncParsableCommand {
         )
     }
 
-    private func loadScenario(file: ServeConfigurationFile?, progress: LoadProgress) throws -> Scenario {
+    private func loadScenario(file: ServeConfigurationFile?) throws -> Scenario {
         let path = scenario ?? file?.scenario ?? DefaultFiles.path("scenarios/default.yaml")
         guard FileManager.default.fileExists(atPath: path) else {
             throw ValidationError("Scenario \(path) does not exist. Run pushlab from the repository root or pass --scenario FILE.")
         }
         var loaded: Scenario
         do {
-            loaded = try Scenario.load(path: path, progress: progress)
+            loaded = try Scenario.load(path: path)
         } catch let error as Scenario.LoadError {
             throw ValidationError(error.description)
         }
@@ -363,7 +366,9 @@ struct Serve: AsyncParsableCommand {
         }
         if scenario.tokens.count > shownTokens { lines.append("  … and \(scenario.tokens.count - shownTokens) more tokens") }
         let devices = simulator.deviceCount
-        if let (engine, node) = cluster { lines += Self.clusterLines(engine, node, devices: devices) }
+        if let (engine, node) = cluster {
+            lines += Self.clusterLines(engine, node, simulated: devices, of: simulator.scenarioPhoneCount ?? devices)
+        }
         let storePath = runtime.store?.path ?? ":memory:"
         if cluster != nil {
             lines.append("No store of its own: the phones, the pushes and what the phones observe are in Redis")

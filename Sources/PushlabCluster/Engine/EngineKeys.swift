@@ -69,6 +69,10 @@ public struct EngineKeys: Sendable {
     /// The current world's id, and the last scenario load's change (same slot as `changes`).
     public var currentWorld: String { "\(prefix):{nodes}:world" }
 
+    /// The number of the last `device-N` the nodes gave a phone added without an id, in the
+    /// current world.
+    public var deviceNumbers: String { "\(prefix):w\(world.id):{nodes}:device-numbers" }
+
     /// The consumer group of every partition's log: the nodes that simulate its phones.
     public var group: String { "\(prefix)-nodes" }
 

@@ -25,17 +25,13 @@ public struct WorldChanges: Sendable {
         public var path: String
         public var body: [UInt8]
         public var kind: Kind
-        /// The clock of the node that took it, when it did: what it makes happen "now" (a
-        /// token unregistered) happens at this time on every node.
-        public var time: Int64?
 
-        public init(id: StreamID, method: String, path: String, body: [UInt8], kind: Kind, time: Int64? = nil) {
+        public init(id: StreamID, method: String, path: String, body: [UInt8], kind: Kind) {
             self.id = id
             self.method = method
             self.path = path
             self.body = body
             self.kind = kind
-            self.time = time
         }
     }
 
@@ -53,10 +49,10 @@ public struct WorldChanges: Sendable {
     }
 
     /// Appends a change; its id, and the world it replaced when it starts a new one.
-    public func append(method: String, path: String, body: [UInt8], kind: Kind, time: Int64? = nil) async throws(RedisError) -> (id: StreamID, replaced: String?) {
+    public func append(method: String, path: String, body: [UInt8], kind: Kind) async throws(RedisError) -> (id: StreamID, replaced: String?) {
         let (answer, _) = try await Self.script.run(
             on: client, slot: HashSlot.of(keys.changes), keys: [keys.changes, keys.currentWorld],
-            arguments: [RESPArgument(method), RESPArgument(path), RESPArgument(bytes: body), RESPArgument(kind.rawValue), RESPArgument(time.map(String.init) ?? "")]
+            arguments: [RESPArgument(method), RESPArgument(path), RESPArgument(bytes: body), RESPArgument(kind.rawValue)]
         )
         guard let parts = answer.elements, let id = parts.first?.text.flatMap(StreamID.init) else {
             throw RedisError(.protocolError, "appending a world change answered \(answer)")
@@ -66,7 +62,7 @@ public struct WorldChanges: Sendable {
     }
 
     private static let script = Script(source: """
-    local id = redis.call('XADD', KEYS[1], '*', 'method', ARGV[1], 'path', ARGV[2], 'body', ARGV[3], 'kind', ARGV[4], 'time', ARGV[5])
+    local id = redis.call('XADD', KEYS[1], '*', 'method', ARGV[1], 'path', ARGV[2], 'body', ARGV[3], 'kind', ARGV[4])
     local previous = redis.call('HGET', KEYS[2], 'id')
     if ARGV[4] == 'reset' then
       local loaded = redis.call('HGET', KEYS[2], 'loaded')
@@ -103,8 +99,7 @@ public struct WorldChanges: Sendable {
                   let kind = fields["kind"].flatMap({ Kind(rawValue: String(decoding: $0, as: UTF8.self)) }) else {
                 throw RedisError(.protocolError, "world change \(id) cannot be read")
             }
-            let time = fields["time"].flatMap { Int64(String(decoding: $0, as: UTF8.self)) }
-            changes.append(Change(id: id, method: method, path: path, body: fields["body"] ?? [], kind: kind, time: time))
+            changes.append(Change(id: id, method: method, path: path, body: fields["body"] ?? [], kind: kind))
         }
         return changes
     }

@@ -22,6 +22,13 @@ public final class ClusterEngine: Sendable {
         self.isDurable = isDurable
     }
 
+    /// A new phone's id, `device-N`: no node gives it again in this world.
+    public func newDeviceID() async throws(RedisError) -> String {
+        let answer = try await client.send(RESPCommand("INCR", RESPArgument(keys.deviceNumbers)), key: keys.deviceNumbers)
+        guard let number = answer.integer else { throw RedisError(.protocolError, "INCR \(keys.deviceNumbers) answered \(answer)") }
+        return "device-\(number)"
+    }
+
     /// `redis://host:port[,host:port…]` (the scheme may be left out, and repeated per address).
     public static func seeds(_ text: String) throws(ClusterEngineError) -> [RedisEndpoint] {
         let parts = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }

@@ -82,7 +82,7 @@ public final class ClusterNode: Sendable {
         await task?.value
         await delivery.flush()
         for partition in delivery.owned {
-            delivery.lose(partition)
+            await delivery.lose(partition)
             try? await leases.release(partition, by: id)
         }
         _ = try? await heartbeats.leave(id)
@@ -272,9 +272,9 @@ public final class ClusterNode: Sendable {
         for partition in owned.sorted() {
             do {
                 if wanted.contains(partition) {
-                    if try await !leases.hold(partition, for: id) { delivery.lose(partition) }
+                    if try await !leases.hold(partition, for: id) { await delivery.lose(partition) }
                 } else {
-                    delivery.lose(partition)
+                    await delivery.lose(partition)
                     try await leases.release(partition, by: id)
                 }
             } catch {

@@ -95,7 +95,7 @@ public final class PartitionDelivery: ObservationSink {
 
     /// Starts simulating `partition` (its lease is this node's): what another node read and did
     /// not take, and what this node read before a restart, comes first, as resumed pushes.
-    /// Its phones first become what the last node wrote of them.
+    /// Its phones are made first, as the last node wrote them.
     public func gain(_ partition: Int) async throws {
         try await turns.withLock {
             try await log.prepare(partitions: [partition])
@@ -128,8 +128,9 @@ public final class PartitionDelivery: ObservationSink {
         return history.count
     }
 
-    /// The partition's phones as the engine has them (`EngineKeys.devices`), in place of this
-    /// node's copies: what they hold, their apps' states, their Notification Centers.
+    /// Makes the partition's phones: the scenario's, each in place of which the engine has the
+    /// phone as its last node wrote it (`EngineKeys.devices`), with its apps' states and its
+    /// Notification Centers.
     @discardableResult
     private func restorePhones(of partition: Int) async throws -> Int {
         let answer = try await log.client.send(RESPCommand("HGETALL", RESPArgument(keys.devices(partition))), slot: keys.slot(partition))
@@ -143,12 +144,11 @@ public final class PartitionDelivery: ObservationSink {
             } else if let device = try? decoder.decode(SimulatedDevice.self, from: Data(bytes)) {
                 saved.append(device)
             } else {
-                logger.error("Device \(id) of partition \(partition) cannot be read from the engine; this node's copy stays")
+                logger.error("Device \(id) of partition \(partition) cannot be read from the engine; the scenario's phone stands in for it")
             }
         }
-        guard !saved.isEmpty || !removed.isEmpty else { return 0 }
-        try simulator.restore(saved, removing: removed)
-        return saved.count
+        let partitions = keys.partitions
+        return simulator.adopt(where: { partitions.partition(of: $0) == partition }, saved: saved, removed: removed)
     }
 
     /// Whether this node simulates `deviceID`'s phone now.
@@ -180,14 +180,20 @@ public final class PartitionDelivery: ObservationSink {
         }
     }
 
-    /// Stops simulating `partition`: what was read and not taken stays in the engine for the next
-    /// owner to claim.
-    public func lose(_ partition: Int) {
-        logger.info("Gave partition \(partition) up")
+    /// Stops simulating `partition`, once no round is delivering: what was read and not taken
+    /// stays in the engine for the next owner to claim, and its phones are let go.
+    public func lose(_ partition: Int) async {
+        await turns.withLock { stopSimulating(partition) }
+    }
+
+    private func stopSimulating(_ partition: Int) {
         state.withLock {
             $0.owned[partition] = nil
             $0.unwritten[partition] = nil
         }
+        let partitions = keys.partitions
+        let phones = simulator.release { partitions.partition(of: $0) == partition }
+        logger.info("Gave partition \(partition) up, and its \(phones) phone(s)")
     }
 
     /// Reads each owned partition's new pushes, delivers them, and writes what was observed with
@@ -403,7 +409,7 @@ public final class PartitionDelivery: ObservationSink {
             do {
                 if try await !log.take(partition: partition, ids: taking, by: node, lease: lease, writes: writes[partition] ?? []) {
                     logger.notice("Partition \(partition) is another node's now: its phones are simulated there")
-                    lose(partition)
+                    stopSimulating(partition)
                     lost.append(partition)
                 }
             } catch {

@@ -9,16 +9,13 @@ public struct ClusterChange: Sendable, Equatable {
     public var path: String
     public var body: [UInt8]
     public var kind: Kind
-    /// The clock of the node that took it, when it did (`ClusterChangeApplier.timeHeader`).
-    public var time: Int64?
 
-    public init(id: String, method: String, path: String, body: [UInt8], kind: Kind, time: Int64? = nil) {
+    public init(id: String, method: String, path: String, body: [UInt8], kind: Kind) {
         self.id = id
         self.method = method
         self.path = path
         self.body = body
         self.kind = kind
-        self.time = time
     }
 
     public enum Kind: String, Sendable {
@@ -34,9 +31,10 @@ public struct ClusterChange: Sendable, Equatable {
     }
 
     /// Whether a request changes what every node must agree on (the world's keys and apps, the
-    /// phones and their apps' tokens, the clock, the fault rules, the stand-in's rules, a reset
-    /// or a scenario load), and how. Nil for a read, and for what only the phone's own node
-    /// holds (its state, a tap, a Live Activity): those go to that node alone.
+    /// clock, the fault rules, the stand-in's rules, a reset or a scenario load), and how. Nil
+    /// for a read, and for a request about one phone (`/v1/devices…`, adding one among them):
+    /// only the phone's node has it, and the tokens it makes or retires reach the others as
+    /// published changes.
     public static func kind(of method: String, path: String) -> Kind? {
         let route = path.split(separator: "?", maxSplits: 1).first ?? ""
         let parts = route.split(separator: "/")
@@ -50,10 +48,7 @@ public struct ClusterChange: Sendable, Equatable {
         case ("POST", "keys"), ("DELETE", "keys/*"), ("POST", "apps"),
              ("POST", "clock"),
              ("POST", "faults"), ("DELETE", "faults"), ("DELETE", "faults/*"),
-             ("PUT", "stand-in/rules"), ("DELETE", "stand-in/requests"),
-             ("POST", "devices"), ("DELETE", "devices/*"),
-             ("POST", "devices/*/apps"), ("PATCH", "devices/*/apps/*"), ("DELETE", "devices/*/apps/*"),
-             ("POST", "devices/*/apps/*/reinstall"):
+             ("PUT", "stand-in/rules"), ("DELETE", "stand-in/requests"):
             return .change
         default:
             return nil

@@ -13,8 +13,6 @@ import Synchronization
 /// the answers, for the node that received a change to answer with its own.
 final class ClusterChangeApplier: Sendable {
     static let replayHeader = HTTPField.Name("pushlab-replay")!
-    /// With a replay: the change's time (`ClusterChange.time`), for what it makes happen now.
-    static let timeHeader = HTTPField.Name("pushlab-change-time")!
 
     private let routing: any ClusterRouting
     private let logger: Logger
@@ -142,7 +140,6 @@ final class ClusterChangeApplier: Sendable {
         var request = HTTPClientRequest(url: address + change.path)
         request.method = HTTPMethod(rawValue: change.method)
         request.headers.add(name: Self.replayHeader.rawName, value: change.id)
-        if let time = change.time { request.headers.add(name: Self.timeHeader.rawName, value: String(time)) }
         if let token { request.headers.add(name: "authorization", value: "Bearer \(token)") }
         if !change.body.isEmpty {
             request.headers.add(name: "content-type", value: "application/json")

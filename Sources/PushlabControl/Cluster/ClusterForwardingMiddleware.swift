@@ -4,9 +4,11 @@ import Hummingbird
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import PushlabCore
 
-/// Sends a request about one phone (`/v1/devices/{id}…`) to the node that simulates it, and
-/// answers with that node's answer, status, headers and body as they are. A request that a
+/// Sends a request about one phone (`/v1/devices/{id}…`, and `POST /v1/devices` by the new
+/// phone's id) to the node that simulates it, and answers with that node's answer, status,
+/// headers and body as they are. A request that a
 /// node forwarded is answered where it lands (`pushlab-forwarded-by`), so a node that lost the
 /// phone meanwhile answers from its copy rather than send it round.
 struct ClusterForwardingMiddleware: RouterMiddleware {
@@ -19,19 +21,66 @@ struct ClusterForwardingMiddleware: RouterMiddleware {
     let routing: any ClusterRouting
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        // A change every node applies to its own copy of the phone.
-        guard request.headers[ClusterChangeApplier.replayHeader] == nil, let deviceID = Self.deviceID(in: request.uri.path) else {
-            return try await next(request, context)
-        }
-        // Routing settles a phone simulated here first.
-        var route = await routing.route(device: deviceID)
+        // A request replayed from the world's changes is this node's alone.
+        guard request.headers[ClusterChangeApplier.replayHeader] == nil else { return try await next(request, context) }
+        if request.method == .post, request.uri.path == "/v1/devices" { return try await addDevice(request, context: context, next: next) }
+        guard let deviceID = Self.deviceID(in: request.uri.path) else { return try await next(request, context) }
         if request.headers.contains(where: { $0.name.canonicalName == Self.forwardedBy }) {
             // Sent here as this phone's node: answered only if it still is (the sender routes again).
-            guard route == .here else { throw Self.moved(deviceID) }
+            guard await routing.route(device: deviceID) == .here else { throw Self.moved(deviceID) }
             return try await answeredHere(request, context, next)
         }
         var collecting = request
         let body = try await collecting.collectBody(upTo: Self.maximumBody)
+        return try await answer(request, body: body, about: deviceID, context: context, next: next)
+    }
+
+    /// `POST /v1/devices`: made by the new phone's node. A phone without an id gets the
+    /// cluster's next `device-N` (`ClusterRouting.newDeviceID`), passing over ids taken.
+    private func addDevice(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var collecting = request
+        let body = try await collecting.collectBody(upTo: Self.maximumBody)
+        guard case .object(var members)? = try? JSONParser.parse(Array(body.readableBytesView)) else {
+            // Not a phone: the route says why, here.
+            var here = request
+            here.body = RequestBody(buffer: body)
+            return try await next(here, context)
+        }
+        if case .string(let id)? = members.first(where: { $0.0 == "id" })?.1, !id.isEmpty {
+            return try await answer(request, body: body, about: id, context: context, next: next)
+        }
+        members.removeAll { $0.0 == "id" }
+        for _ in 0..<Self.idAttempts {
+            let id: String
+            do {
+                id = try await routing.newDeviceID()
+            } catch {
+                throw ControlError(.serviceUnavailable, "The cluster's engine did not give the new device an id: \(error). Try again, or give it an id.")
+            }
+            var writer = JSONWriter()
+            writer.value(.object([("id", .string(id))] + members))
+            // Taken (a scenario's phone may be called device-N): the next one.
+            do {
+                let response = try await answer(request, body: ByteBuffer(bytes: writer.bytes), about: id, context: context, next: next)
+                guard response.headers[Self.idTakenHeader] != nil else { return response }
+            } catch let error as ControlError where error.headers[Self.idTakenHeader] != nil {
+                continue
+            }
+        }
+        throw ControlError.conflict("\(Self.idAttempts) ids in a row were taken; give the device an id")
+    }
+
+    static let idAttempts = 64
+
+    /// On a 409 for a new phone whose id another phone has.
+    static let idTakenHeader = HTTPField.Name("pushlab-id-taken")!
+
+    /// The answer of the node that simulates `deviceID`'s phone, which may be this one.
+    private func answer(
+        _ request: Request, body: ByteBuffer, about deviceID: String, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        // Routing settles a phone simulated here first.
+        var route = await routing.route(device: deviceID)
         // A node that died still holds its phones until its leases run out (3 s): a request it
         // could not be sent to waits for the phone's next node, and goes there (or is answered
         // here). Nothing was sent, so even a POST is safe to send again; a GET is in any case.
@@ -79,9 +128,12 @@ struct ClusterForwardingMiddleware: RouterMiddleware {
 
     static let movedHeader = HTTPField.Name("pushlab-moving")!
 
-    /// Says which node answered (`pushlab-node`), whose copy of the phone it is.
+    /// Says which node answered (`pushlab-node`), the phone's. What a change did is in the
+    /// engine first: the phone as it is now, and the tokens it made or retired in every node's
+    /// world.
     private func answeredHere(_ request: Request, _ context: Context, _ next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
+        if request.method != .get, request.method != .head { await routing.writePhones() }
         await routing.shareTokenChanges()
         response.headers[Self.answeringNode] = node
         return response
@@ -128,6 +180,7 @@ struct ClusterForwardingMiddleware: RouterMiddleware {
         if let challenge = answer.headers.first(name: "www-authenticate") { headers[.wwwAuthenticate] = challenge }
         if let answering = answer.headers.first(name: Self.answeringNode.rawName) { headers[Self.answeringNode] = answering }
         if let moving = answer.headers.first(name: Self.movedHeader.rawName) { headers[Self.movedHeader] = moving }
+        if let taken = answer.headers.first(name: Self.idTakenHeader.rawName) { headers[Self.idTakenHeader] = taken }
         return .success(Response(status: HTTPResponse.Status(code: Int(answer.status.code)), headers: headers, body: ResponseBody(byteBuffer: collected)))
     }
 

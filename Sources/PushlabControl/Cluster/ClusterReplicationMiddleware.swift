@@ -21,8 +21,6 @@ struct ClusterReplicationMiddleware: RouterMiddleware {
     /// scenario to reset to, a file that cannot be loaded) is answered here alone, as the route
     /// answers it, and starts no new world.
     let takesPlace: @Sendable (ClusterChange.Kind, [UInt8]) -> Bool
-    /// This node's clock: the change's time.
-    let now: @Sendable () -> Int64
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.headers[ClusterChangeApplier.replayHeader] == nil,
@@ -38,7 +36,7 @@ struct ClusterReplicationMiddleware: RouterMiddleware {
         }
         let appended: (id: String, replaced: String?)
         do {
-            appended = try await routing.appendChange(method: request.method.rawValue, path: request.uri.string, body: body, kind: kind, time: now())
+            appended = try await routing.appendChange(method: request.method.rawValue, path: request.uri.string, body: body, kind: kind)
         } catch {
             throw ControlError(.serviceUnavailable, "The cluster's engine did not take the change, and no node applied it: \(error). Try again.")
         }

@@ -21,7 +21,7 @@ public protocol ClusterRouting: Sendable {
 
     /// Appends a change to the world for every node to apply (`ClusterChange`); its id, and for
     /// a reset or a scenario load, the world it replaced.
-    func appendChange(method: String, path: String, body: [UInt8], kind: ClusterChange.Kind, time: Int64) async throws -> (id: String, replaced: String?)
+    func appendChange(method: String, path: String, body: [UInt8], kind: ClusterChange.Kind) async throws -> (id: String, replaced: String?)
 
     /// The changes after `id` (from the first with nil), in the order every node applies them.
     func changes(after id: String?) async throws -> [ClusterChange]
@@ -29,6 +29,14 @@ public protocol ClusterRouting: Sendable {
     /// Applies a change here: `replay` runs its request against this node's own routes. A reset
     /// or a scenario load also moves the node to its new world, with no push delivered meanwhile.
     func apply(_ change: ClusterChange, replay: @Sendable () async -> Void) async
+
+    /// Writes the phones simulated here that changed to the engine now: a phone a request just
+    /// added or changed is there for the next node, should this one die.
+    func writePhones() async
+
+    /// A new phone's id, `device-N`, no other node gives in this world (taken ids are the
+    /// caller's to pass over).
+    func newDeviceID() async throws -> String
 
     /// Tells every node's world the tokens the phones simulated here made or retired since the
     /// last time, and returns once every live node knows them (so that a push to a token that a

@@ -62,7 +62,7 @@ extension ControlAPI {
     @Sendable func uninstallApp(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let id = try context.pathParameter("id")
         let bundleID = try context.pathParameter("bundleId")
-        try simulating { () throws(SimulatorError) in try simulator.uninstall(bundleID, from: id, at: changeTime(request)) }
+        try simulating { () throws(SimulatorError) in try simulator.uninstall(bundleID, from: id) }
         return JSONResponse(.object([("deviceId", .string(id)), ("bundleId", .string(bundleID)), ("uninstalled", .bool(true))])).response
     }
 
@@ -70,7 +70,7 @@ extension ControlAPI {
     @Sendable func reinstallApp(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let id = try context.pathParameter("id")
         let bundleID = try context.pathParameter("bundleId")
-        let app = try simulating { () throws(SimulatorError) in try simulator.reinstall(bundleID, on: id, at: changeTime(request)) }
+        let app = try simulating { () throws(SimulatorError) in try simulator.reinstall(bundleID, on: id) }
         return JSONResponse(app.controlJSON).response
     }
 

@@ -58,10 +58,14 @@ extension ControlAPI {
     @Sendable func addDevice(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let spec = try await request.decode(DeviceSpec.self).value
         try InputLimits.checkUTCOffset(spec.utcOffsetSeconds, field: "utcOffsetSeconds")
-        let device = try simulating { () throws(SimulatorError) in
-            try simulator.addDevice(try spec.device(place: "device"))
+        let device = try simulating { () throws(SimulatorError) in try spec.device(place: "device") }
+        if !device.id.isEmpty, simulator.device(device.id) != nil {
+            var taken = ControlError.conflict("Device \(device.id) already exists")
+            taken.headers[ClusterForwardingMiddleware.idTakenHeader] = "1"
+            throw taken
         }
-        return JSONResponse(status: .created, withWarnings(device.controlJSON, for: device.apps)).response
+        let added = try simulating { () throws(SimulatorError) in try simulator.addDevice(device) }
+        return JSONResponse(status: .created, withWarnings(added.controlJSON, for: added.apps)).response
     }
 
     @Sendable func readDevice(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
@@ -87,7 +91,7 @@ extension ControlAPI {
     /// `DELETE /v1/devices/{id}`: its apps' tokens are `Unregistered` from now.
     @Sendable func removeDevice(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let id = try context.pathParameter("id")
-        try simulating { () throws(SimulatorError) in try simulator.removeDevice(id, at: changeTime(request)) }
+        try simulating { () throws(SimulatorError) in try simulator.removeDevice(id) }
         return JSONResponse(.object([("id", .string(id)), ("removed", .bool(true))])).response
     }
 

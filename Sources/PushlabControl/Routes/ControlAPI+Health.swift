@@ -36,7 +36,8 @@ extension ControlAPI {
         // be committed, or (durable) not at all.
         fields.add("durable", store?.isDurable)
         fields.add("crashWindowMs", store.map { $0.isDurable ? 0 : Int($0.crashWindow / .milliseconds(1)) })
-        fields.add("devices", simulator.deviceCount)
+        // A cluster's phones are each on one node: every node's share, summed.
+        fields.add("devices", members.map { $0.reduce(0) { $0 + Int($1["simulatedDevices"]?.integerValue ?? 0) } } ?? simulator.deviceCount)
         fields.add("keys", world.keys.count)
         fields.add("apps", world.apps.count)
         fields.add("deviceTokens", world.tokenCount)

@@ -52,7 +52,8 @@ extension ControlAPI {
         var fields = JSONFields()
         fields.add("status", status)
         fields.add("scenario", scenarioName)
-        fields.add("devices", simulator.deviceCount)
+        // A cluster node made only its share of the scenario's phones.
+        fields.add("devices", simulator.scenarioPhoneCount ?? simulator.deviceCount)
         fields.add("clock", clockJSON)
         fields.add("lastObservation", simulator.lastSequence)
         return JSONResponse(fields.json).response

@@ -24,6 +24,7 @@ extension DeviceSimulator {
         launchRunningApps(&device, into: &launches)
         try insertAll([device])
         world.register(device.tokenRecords)
+        tell(device.tokenRecords.map { .register($0) }, of: device.id)
         publish(launches)
         return device
     }
@@ -61,7 +62,7 @@ extension DeviceSimulator {
     }
 
     /// The device with its id, name and every token it lacked; nothing is added yet.
-    private func preparedDevice(_ device: SimulatedDevice) throws(SimulatorError) -> SimulatedDevice {
+    func preparedDevice(_ device: SimulatedDevice) throws(SimulatorError) -> SimulatedDevice {
         var device = device
         if device.id.isEmpty { device.id = newDeviceID() }
         if device.name.isEmpty { device.name = device.id }
@@ -136,12 +137,10 @@ extension DeviceSimulator {
         return (device, app)
     }
 
-    /// Removes a device; its apps' tokens become `Unregistered` now (or at `time`: a cluster's
-    /// change, at the time the node that took it gave it).
-    public func removeDevice(_ id: String, at time: EpochMilliseconds? = nil) throws(SimulatorError) {
+    /// Removes a device; its apps' tokens become `Unregistered` now.
+    public func removeDevice(_ id: String) throws(SimulatorError) {
         let device = try delete(id)
-        let now = time ?? clock.now()
-        for record in device.tokenRecords { world.unregister(token: record.token, at: now) }
+        unregister(device.tokenRecords.map(\.token), of: id, at: clock.now())
     }
 
     /// Changes a device's switches; nil leaves one as it is. Coming online delivers what APNs
@@ -209,7 +208,7 @@ extension DeviceSimulator {
     /// Deletes and installs the app again: a new token; the old one is `Unregistered` from now.
     /// Settings stay; badge, Notification Center, pending local notifications and held pushes go.
     @discardableResult
-    public func reinstall(_ bundleID: String, on deviceID: String, at time: EpochMilliseconds? = nil) throws(SimulatorError) -> AppInstall {
+    public func reinstall(_ bundleID: String, on deviceID: String) throws(SimulatorError) -> AppInstall {
         let token = newUniqueToken()
         let pushToStartToken = newUniqueToken()
         var services = try readDevice(deviceID) { $0.app(bundleID)?.services }
@@ -243,22 +242,20 @@ extension DeviceSimulator {
             session.device.apps[app] = fresh
             return (old, fresh)
         }
-        let now = time ?? clock.now()
-        for token in old.allTokens { world.unregister(token: token, at: now) }
+        unregister(old.allTokens, of: deviceID, at: clock.now())
         register(new, on: deviceID)
         return new
     }
 
-    /// Deletes the app; its token is `Unregistered` from now (or from `time`, as `removeDevice`).
-    public func uninstall(_ bundleID: String, from deviceID: String, at time: EpochMilliseconds? = nil) throws(SimulatorError) {
+    /// Deletes the app; its token is `Unregistered` from now.
+    public func uninstall(_ bundleID: String, from deviceID: String) throws(SimulatorError) {
         let old = try withSession(deviceID) { session throws(SimulatorError) -> AppInstall in
             let app = try session.appIndex(bundleID)
             session.discardHeld(app)
             if session.device.apps[app].state != .notRunning { session.setState(app, .notRunning) }
             return session.device.apps.remove(at: app)
         }
-        let now = time ?? clock.now()
-        for token in old.allTokens { world.unregister(token: token, at: now) }
+        unregister(old.allTokens, of: deviceID, at: clock.now())
     }
 
     // MARK: Tokens
@@ -333,8 +330,17 @@ extension DeviceSimulator {
         }
     }
 
+    /// The app's tokens into the world, and to the other nodes of a cluster.
     private func register(_ app: AppInstall, on deviceID: String) {
-        world.register(app.tokenRecords(deviceID: deviceID))
+        let records = app.tokenRecords(deviceID: deviceID)
+        world.register(records)
+        tell(records.map { .register($0) }, of: deviceID)
+    }
+
+    /// `Unregistered` from `time` on, in the world and on the other nodes of a cluster.
+    private func unregister(_ tokens: [String], of deviceID: String, at time: EpochMilliseconds) {
+        for token in tokens { world.unregister(token: token, at: time) }
+        tell(tokens.map { .unregister($0, at: time) }, of: deviceID)
     }
 }
 

@@ -42,7 +42,7 @@ extension DeviceSimulator {
         return changes
     }
 
-    private func forgetHeldChanges(in shard: inout Shard) {
+    func forgetHeldChanges(in shard: inout Shard) {
         guard !shard.heldChanged.isEmpty else { return }
         heldChangeCount.subtract(shard.heldChanged.count, ordering: .relaxed)
         shard.heldChanged = []

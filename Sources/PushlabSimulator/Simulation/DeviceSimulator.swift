@@ -25,17 +25,21 @@ public final class DeviceSimulator: PushSink, Sendable {
         var removed: Set<String> = []
     }
 
-    private let shards: [LockedShard<Shard>]
+    let shards: [LockedShard<Shard>]
     private let sequence = Atomic<Int64>(0)
     /// Devices in the shards' `heldChanged`, read without a lock by a store at every batch.
     let heldChangeCount = Atomic<Int>(0)
     private let sinks = Mutex<[(id: Int, sink: any ObservationSink)]>([])
     private let nextSinkID = Atomic<Int>(1)
     private let tokens: Mutex<APNsIDGenerator>
-    /// For tokens a phone makes itself (a Live Activity's): with a seed, apart from `tokens`, so
-    /// that the nodes of a cluster, which apply the same changes to the world in the same
-    /// order, make the same tokens for them whatever their phones did meanwhile.
+    private let tokenSeed: UInt64?
+    /// For tokens a phone makes itself (a Live Activity's), and on a cluster node every token but
+    /// a scenario's: with a seed, apart from `tokens` and random, so that `tokens` stays the
+    /// scenario's alone (each node makes the same scenario tokens), and no two nodes make one
+    /// token for two phones.
     private let sessionTokens: Mutex<APNsIDGenerator?>
+    /// A cluster node's scenario phones, for the partitions it gains (`adopt`).
+    let sharedPhones = Mutex<SharedPhones?>(nil)
     private let deviceCounter = Atomic<Int>(0)
     /// Serializes clock advances so catching up runs once at a time.
     private let advancing = Mutex(())
@@ -56,6 +60,7 @@ public final class DeviceSimulator: PushSink, Sendable {
         self.settings = settings
         self.shards = (0..<max(1, shards)).map { _ in LockedShard(Shard()) }
         tokens = Mutex(tokenSeed.map(APNsIDGenerator.init(seed:)) ?? APNsIDGenerator())
+        self.tokenSeed = tokenSeed
         sessionTokens = Mutex(tokenSeed == nil ? nil : APNsIDGenerator())
     }
 
@@ -86,7 +91,7 @@ public final class DeviceSimulator: PushSink, Sendable {
 
     private func shard(_ deviceID: String) -> LockedShard<Shard> { shards[shardIndex(deviceID)] }
 
-    private func shardIndex(_ deviceID: String) -> Int {
+    func shardIndex(_ deviceID: String) -> Int {
         Int(FNV1a(deviceID).state % UInt64(shards.count))  // stable, unlike hashValue
     }
 
@@ -511,7 +516,19 @@ public final class DeviceSimulator: PushSink, Sendable {
         for shard in shards { shard.withLock { body(&$0) } }
     }
 
-    func newToken() -> String { tokens.withLock { $0.hex(bytes: 32) } }
+    func newToken() -> String {
+        if !Self.makingScenarioTokens, isClusterNode, let own = sessionTokens.withLock({ $0?.hex(bytes: 32) }) { return own }
+        return tokens.withLock { $0.hex(bytes: 32) }
+    }
+
+    /// Set while a cluster node installs a scenario: its tokens come from `tokens`, started
+    /// again from the seed, so that every node makes the same ones.
+    @TaskLocal static var makingScenarioTokens = false
+
+    func restartScenarioTokens() {
+        guard let tokenSeed else { return }
+        tokens.withLock { $0 = APNsIDGenerator(seed: tokenSeed) }
+    }
 
     /// A token a phone makes itself (`sessionTokens`), which no other token has.
     func newUniqueSessionToken() -> String {
