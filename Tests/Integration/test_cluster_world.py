@@ -134,6 +134,24 @@ def test_fault_rules_are_every_nodes(cluster):
         assert curl_push(cluster.dev(n), token(5), {"aps": {"alert": "fine"}})[0] == 200, n
 
 
+def test_a_fault_rules_count_and_every_nth_count_every_nodes_requests(cluster):
+    status, _, once = cluster.call("POST", "/v1/faults", {"deviceToken": token(6), "count": 1, "respond": {"status": 500, "reason": "InternalServerError"}}, node=2)
+    assert status == 201, once
+    # The first push to the token through any node gets the fault; the rule is then spent everywhere.
+    answers = [curl_push(cluster.dev(n), token(6), {"aps": {"alert": f"once {n}"}}) for n in (3, 1, 2)]
+    assert answers[0] == (500, {"reason": "InternalServerError"}) and [a[0] for a in answers[1:]] == [200, 200], answers
+    for n in (1, 2, 3):
+        assert cluster.get("/v1/faults", n)["faults"] == [], n
+    status, _, third = cluster.call("POST", "/v1/faults", {"deviceToken": token(7), "everyNth": 3, "respond": {"status": 503, "reason": "ServiceUnavailable"}}, node=1)
+    assert status == 201, third
+    statuses = [curl_push(cluster.dev(1 + i % 3), token(7), {"aps": {"alert": f"nth {i}"}})[0] for i in range(6)]
+    assert statuses == [200, 200, 503, 200, 200, 503], statuses
+    for n in (1, 2, 3):
+        listed = cluster.get("/v1/faults", n)["faults"]
+        assert [(r["id"], r["matched"], r["fired"]) for r in listed] == [(third["id"], 6, 2)], (n, listed)
+    assert cluster.banners("phone-7", 1) == [f"nth {i}" for i in (0, 1, 3, 4)]
+
+
 def test_the_lists_across_phones_are_the_clusters(cluster):
     for i in range(PHONES):
         assert curl_push(cluster.front_dev, token(i), {"aps": {"alert": f"list {i}"}})[0] == 200

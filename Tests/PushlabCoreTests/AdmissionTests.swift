@@ -23,9 +23,26 @@ struct AdmissionTests {
         let channelVerdict: AdmissionVerdict
         private let broadcasts = Mutex<[AcceptedBroadcast]>([])
 
-        init(broadcastVerdict: AdmissionVerdict = .accepted, channelVerdict: AdmissionVerdict = .accepted) {
+        init(broadcastVerdict: AdmissionVerdict = .accepted, channelVerdict: AdmissionVerdict = .accepted, checkResults: [FaultCheckResult]? = []) {
             self.broadcastVerdict = broadcastVerdict
             self.channelVerdict = channelVerdict
+            self.checkResults = Mutex(checkResults)
+        }
+
+        /// Fault checks are answered at once, each with the next of these; nil: the engine
+        /// cannot be asked.
+        private let checkResults: Mutex<[FaultCheckResult]?>
+        private let checks = Mutex<[FaultCheck]>([])
+        var askedChecks: [FaultCheck] { checks.withLock { $0 } }
+
+        func check(faults: [FaultCheck], done: @escaping @Sendable ([FaultCheckResult]) -> Void) {
+            checks.withLock { $0 += faults }
+            let results = checkResults.withLock { results -> [FaultCheckResult] in
+                guard let all = results else { return [] }
+                results = Array(all.dropFirst(faults.count))
+                return Array(all.prefix(faults.count))
+            }
+            done(results)
         }
 
         func admit(broadcast: AcceptedBroadcast, done: @escaping @Sendable (AdmissionVerdict) -> Void) {
@@ -159,5 +176,54 @@ struct AdmissionTests {
         #expect(admission.askedChannels.map { if case .created(let channel) = $0 { channel.id } else { "" } } == [channelID])
         #expect(outcomes.map(\.response?.status) == [verdict == .accepted ? 201 : 500])
         #expect((harness.world.world.channels.channel(channelID, environment: .development) != nil) == (verdict == .accepted))
+    }
+
+    /// A fault rule with a count or an everyNth counts every node's requests: the engine says
+    /// whether it fires, and the request waits for it; the rules after it, and APNs's, see the
+    /// request only when it does not fire.
+    @Test func aCountedFaultRuleIsTheEnginesToCount() throws {
+        let admission = ScriptedAdmission(checkResults: [.firesLast, .passes])
+        let faults = FaultRules()
+        faults.countInEngine()
+        try faults.add(FaultRule(count: 1, fault: .respond(.serviceUnavailable)))
+        try faults.add(FaultRule(fault: .delay(milliseconds: 5)))
+        let harness = try Harness(.token, faults: faults, admission: admission)
+        let first = harness.send()
+        let second = harness.send()
+        #expect(first.awaitsAdmission && first.response == nil && second.awaitsAdmission, "both wait for the engine's count")
+        let checked = try admit(harness, admission, verdicts: [])
+        #expect(admission.askedChecks == Array(repeating: FaultCheck(rule: "fault-1", everyNth: nil, count: 1, lucky: true, fault: .respond(.serviceUnavailable)), count: 2))
+        #expect(checked[0].response?.reason == .serviceUnavailable && !checked[0].awaitsAdmission, "it fired: its answer")
+        #expect(faults.rules.map(\.id) == ["fault-2"], "fired its count on the nodes: gone here too")
+        // It passed: the next rule (a delay) and APNs's rules; the 200 waits for the push's admission.
+        #expect(checked[1].awaitsAdmission && checked[1].response?.status == 200 && checked[1].delayMilliseconds == 5)
+        #expect(try admit(harness, admission, verdicts: [.accepted]).map(\.response?.status) == [200])
+        harness.connection.flushRecords()
+        #expect(harness.log.entries().map(\.status).sorted() == [200, 503])
+    }
+
+    /// An engine that cannot count makes the request a 500, which a provider retries; a rule
+    /// without a count or everyNth is decided on the node, before a counted one.
+    @Test func anEngineThatCannotCountFailsTheRequest() throws {
+        let admission = ScriptedAdmission(checkResults: nil)
+        let faults = FaultRules()
+        faults.countInEngine()
+        try faults.add(FaultRule(topic: "com.example.nothing", fault: .respond(.badTopic)))
+        try faults.add(FaultRule(everyNth: 2, fault: .resetStream))
+        let harness = try Harness(.token, faults: faults, admission: admission)
+        harness.send()
+        let outcomes = try admit(harness, admission, verdicts: [])
+        #expect(admission.askedChecks.map(\.rule) == ["fault-2"] && admission.askedChecks.first?.everyNth == 2)
+        #expect(outcomes.map(\.response?.reason) == [.internalServerError])
+        #expect(faults.rules.count == 2)
+    }
+
+    /// Without a cluster the rules count on their own, as ever.
+    @Test func withoutAnEngineTheRulesCountHere() throws {
+        let faults = FaultRules()
+        try faults.add(FaultRule(count: 1, fault: .respond(.serviceUnavailable)))
+        let harness = try Harness(.token, faults: faults)
+        #expect(harness.send().response?.reason == .serviceUnavailable)
+        #expect(harness.send().response?.status == 200 && faults.rules.isEmpty)
     }
 }

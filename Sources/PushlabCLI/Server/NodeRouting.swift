@@ -55,6 +55,10 @@ struct NodeRouting: ClusterRouting {
         await node.delivery.flush()
     }
 
+    func faultCounts(_ rules: [String]) async throws -> [String: (matched: Int, fired: Int)] {
+        try await engine.admission.faultCounts.counts(rules)
+    }
+
     func newDeviceID() async throws -> String {
         try await engine.newDeviceID()
     }

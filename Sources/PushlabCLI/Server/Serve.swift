@@ -196,6 +196,7 @@ struct Serve: AsyncParsableCommand {
             joined.set(node)
             cores.simulator.countNotificationCenterChanges()
             engine.admission.publishChannels { await node.publish(channel: $0) }
+            cores.faults.countInEngine()
         }
         let requestedControlPort = controlPort ?? file?.controlPort
         let control = RuntimeConfiguration.ControlSettings(

@@ -7,7 +7,7 @@ import PushlabRedis
 /// The 200 may go out once it returns: the push is in the engine.
 public struct EngineIntake: Sendable {
     public let keys: EngineKeys
-    private let client: RedisClusterClient
+    public let client: RedisClusterClient
     /// `pushlab serve --durable`: a push is accepted once its entry is also on this many
     /// replicas (`WAIT`), so that a master's failover loses none.
     public let replicas: Int

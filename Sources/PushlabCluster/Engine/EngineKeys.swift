@@ -73,6 +73,10 @@ public struct EngineKeys: Sendable {
     /// current world.
     public var deviceNumbers: String { "\(prefix):w\(world.id):{nodes}:device-numbers" }
 
+    /// A counted fault rule's `matched` and `fired`, every node's requests counted, in the
+    /// current world (whose rules the nodes number alike).
+    public func faultCounts(_ rule: String) -> String { "\(prefix):w\(world.id):{nodes}:fault:\(rule)" }
+
     /// The consumer group of every partition's log: the nodes that simulate its phones.
     public var group: String { "\(prefix)-nodes" }
 

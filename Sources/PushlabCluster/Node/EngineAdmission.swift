@@ -10,12 +10,27 @@ import Synchronization
 /// connections. An engine that cannot be reached makes the push a 500, accepted nowhere.
 public final class EngineAdmission: PushAdmission {
     private let intake: EngineIntake
+    public let faultCounts: EngineFaultCounts
     private let logger: Logger
     private let channelPublisher = Mutex<(@Sendable (ChannelChange) async -> Bool)?>(nil)
 
     public init(intake: EngineIntake, logger: Logger = Logger(label: "pushlab.cluster")) {
         self.intake = intake
+        faultCounts = EngineFaultCounts(client: intake.client, keys: intake.keys)
         self.logger = logger
+    }
+
+    public func check(faults checks: [FaultCheck], done: @escaping @Sendable ([FaultCheckResult]) -> Void) {
+        let counts = faultCounts
+        let logger = logger
+        Task {
+            do {
+                done(try await counts.check(checks))
+            } catch {
+                logger.warning("The engine did not count \(checks.count) request(s) for fault rules: answered 500", metadata: ["error": "\(error)"])
+                done([])
+            }
+        }
     }
 
     public func admit(_ pushes: [AcceptedPush], limit: APNsPolicy.RateLimit?, done: @escaping @Sendable ([AdmissionVerdict]) -> Void) {

@@ -34,6 +34,10 @@ public protocol ClusterRouting: Sendable {
     /// added or changed is there for the next node, should this one die.
     func writePhones() async
 
+    /// The counts of fault rules with `count` or `everyNth`, as the engine has them: every
+    /// node's requests (`matched`) and firings (`fired`).
+    func faultCounts(_ rules: [String]) async throws -> [String: (matched: Int, fired: Int)]
+
     /// A new phone's id, `device-N`, no other node gives in this world (taken ids are the
     /// caller's to pass over).
     func newDeviceID() async throws -> String

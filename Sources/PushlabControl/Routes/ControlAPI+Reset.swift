@@ -16,7 +16,7 @@ extension ControlAPI {
         guard let resetWorld else {
             throw ControlError.conflict("This server was started without a scenario to reset to")
         }
-        faults.removeAll()
+        faults.startAfresh()
         do {
             try resetWorld()
         } catch let error as SimulatorError {
@@ -34,7 +34,7 @@ extension ControlAPI {
         guard let loadScenario else {
             throw ControlError.conflict("This server cannot load scenarios")
         }
-        faults.removeAll()
+        faults.startAfresh()
         do {
             scenarioName = try loadScenario(body.path)
         } catch let error as SimulatorError {

@@ -16,6 +16,11 @@ public protocol PushAdmission: Sendable {
     /// and calls `done` once, on any thread, when every node has it (`.accepted`) or when the
     /// engine did not take it (`.failed`: 500, and this node undoes it).
     func admit(channel change: ChannelChange, done: @escaping @Sendable (AdmissionVerdict) -> Void)
+
+    /// Counts requests for fault rules with every node's (`FaultCheck`), in their order, and
+    /// calls `done` once, on any thread, with what each rule did: nothing when the engine could
+    /// not be asked (those requests are answered 500, as APNs answers when it fails).
+    func check(faults: [FaultCheck], done: @escaping @Sendable ([FaultCheckResult]) -> Void)
 }
 
 /// A broadcast channel created or deleted through one node's channel API.
@@ -37,6 +42,8 @@ public enum AdmissionVerdict: Sendable, Equatable {
     /// The engine could not be reached or did not confirm (a failover, `WAIT` timed out): 500
     /// `InternalServerError`, which a provider retries; nothing was accepted.
     case failed
+    /// What the engine made of a request's `FaultCheck`.
+    case checked(FaultCheckResult)
 }
 
 /// Which admission a held answer waits for: the pushes a connection sent together.

@@ -7,10 +7,59 @@ public protocol FaultInjector: AnyObject, Sendable {
     var mayFault: Bool { get }
     /// Consulted before any rule for every request while `mayFault`; nil lets the request through.
     func fault(for request: APNsRequest, connection: ConnectionInfo, now: EpochMilliseconds) -> Fault?
+    /// As `fault`, for the device API, which may leave a rule's decision to a cluster's engine
+    /// (`FaultDecision.check`); `after`: a rule whose check passed, to go on after it.
+    func decision(for request: APNsRequest, connection: ConnectionInfo, now: EpochMilliseconds, after rule: String?) -> FaultDecision?
+    /// The engine says a counted rule has fired its `count` times on the nodes: it is gone.
+    func ruleSpent(_ rule: String)
 }
 
 extension FaultInjector {
     public var mayFault: Bool { true }
+
+    public func decision(for request: APNsRequest, connection: ConnectionInfo, now: EpochMilliseconds, after rule: String?) -> FaultDecision? {
+        rule == nil ? fault(for: request, connection: connection, now: now).map(FaultDecision.fault) : nil
+    }
+
+    public func ruleSpent(_ rule: String) {}
+}
+
+/// What the rules make of a request.
+public enum FaultDecision: Sendable, Equatable {
+    case fault(Fault)
+    /// A rule counted across a cluster's nodes selects the request: whether it fires is the
+    /// engine's to say, and the request waits for it.
+    case check(FaultCheck)
+}
+
+/// A request a counted rule (`count`, `everyNth`) selects, for a cluster's engine to count with
+/// every node's: the rule's `matched` goes up by one; it fires if that is its Nth and the draw
+/// for its `probability` was lucky, unless it has fired `count` times already (it is gone).
+public struct FaultCheck: Sendable, Equatable {
+    public var rule: String
+    public var everyNth: Int?
+    public var count: Int?
+    /// The draw for the rule's probability, made here: false never fires.
+    public var lucky: Bool
+    public var fault: Fault
+
+    public init(rule: String, everyNth: Int?, count: Int?, lucky: Bool, fault: Fault) {
+        self.rule = rule
+        self.everyNth = everyNth
+        self.count = count
+        self.lucky = lucky
+        self.fault = fault
+    }
+}
+
+/// What the engine made of a `FaultCheck`.
+public enum FaultCheckResult: Sendable, Equatable {
+    case passes
+    case fires
+    /// Fired for the `count`th time: the rule is gone after this one.
+    case firesLast
+    /// Gone already: it fired `count` times on the nodes.
+    case spent
 }
 
 public enum Fault: Sendable, Equatable {

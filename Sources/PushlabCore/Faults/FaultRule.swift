@@ -38,6 +38,17 @@ public struct FaultRule: Sendable, Equatable {
     /// The longest delay a rule may add, in milliseconds: an hour.
     public static let maximumDelay: Int64 = 3_600_000
 
+    /// Whether a cluster counts it in the engine, with every node's requests.
+    public var isCounted: Bool { count != nil || everyNth != nil }
+
+    /// The rule with the counts a cluster's engine has of it.
+    public func counted(matched: Int, fired: Int) -> FaultRule {
+        var rule = self
+        rule.matched = matched
+        rule.fired = fired
+        return rule
+    }
+
     /// How many more times it fires before it expires; nil for no limit.
     public var remaining: Int? { count.map { $0 - fired } }
 

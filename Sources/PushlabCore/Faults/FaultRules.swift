@@ -22,6 +22,14 @@ public final class FaultRules: FaultInjector {
 
     private let state: Mutex<State>
     private let hasRules = Atomic<Bool>(false)
+    /// A cluster node's: a rule with `count` or `everyNth` is counted in the engine, with every
+    /// node's requests (`decision`).
+    private let countsInEngine = Atomic<Bool>(false)
+
+    /// Leaves the counting of `count` and `everyNth` to a cluster's engine (device API requests).
+    public func countInEngine() {
+        countsInEngine.store(true, ordering: .releasing)
+    }
 
     public var mayFault: Bool { hasRules.load(ordering: .acquiring) }
 
@@ -66,16 +74,50 @@ public final class FaultRules: FaultInjector {
         }
     }
 
+    /// No rules, and the next is `fault-1` again (a reset): a cluster node that joins after a
+    /// reset replays only the rules added since, and must number them as the others do (the
+    /// engine counts a rule by its id).
+    public func startAfresh() {
+        state.withLock { state in
+            state.rules = []
+            state.nextNumber = 1
+            update(&state)
+        }
+    }
+
     /// The active rules, in the order they are checked, with their counts so far.
     public var rules: [FaultRule] { state.withLock { $0.rules } }
 
     public func fault(for request: APNsRequest, connection: ConnectionInfo, now: EpochMilliseconds) -> Fault? {
+        guard case .fault(let fault)? = decide(request, after: nil, checking: false) else { return nil }
+        return fault
+    }
+
+    public func decision(for request: APNsRequest, connection: ConnectionInfo, now: EpochMilliseconds, after rule: String?) -> FaultDecision? {
+        decide(request, after: rule, checking: countsInEngine.load(ordering: .acquiring))
+    }
+
+    /// The first rule after `after` (from the first with nil) that fires; with `checking`, the
+    /// first counted rule that selects the request is left to the engine.
+    private func decide(_ request: APNsRequest, after: String?, checking: Bool) -> FaultDecision? {
         guard hasRules.load(ordering: .acquiring) else { return nil }
         let topic = request.header("apns-topic")
-        return state.withLock { state -> Fault? in
+        return state.withLock { state -> FaultDecision? in
             let token = state.readsDeviceTokens ? Self.deviceToken(in: request.path) : nil
-            for index in state.rules.indices {
+            var start = state.rules.startIndex
+            if let after {
+                // Rules keep the order they were added in, so of their numbers: this finds the
+                // rules after `after` even if it was removed meanwhile.
+                let number = Self.number(after)
+                start = state.rules.firstIndex { Self.number($0.id) > number } ?? state.rules.endIndex
+            }
+            for index in state.rules.indices where index >= start {
                 guard state.rules[index].selects(deviceToken: token, topic: topic) else { continue }
+                if checking, state.rules[index].isCounted {
+                    let rule = state.rules[index]
+                    let lucky = rule.probability.map { Double.random(in: 0..<1, using: &state.random) < $0 } ?? true
+                    return .check(FaultCheck(rule: rule.id, everyNth: rule.everyNth, count: rule.count, lucky: lucky, fault: rule.fault))
+                }
                 state.rules[index].matched += 1
                 let rule = state.rules[index]
                 if let everyNth = rule.everyNth, rule.matched % everyNth != 0 { continue }
@@ -85,11 +127,18 @@ public final class FaultRules: FaultInjector {
                     state.rules.remove(at: index)
                     update(&state)
                 }
-                return rule.fault
+                return .fault(rule.fault)
             }
             return nil
         }
     }
+
+    public func ruleSpent(_ rule: String) {
+        remove(id: rule)
+    }
+
+    /// `fault-12` → 12.
+    private static func number(_ id: String) -> Int { Int(id.dropFirst("fault-".count)) ?? 0 }
 
     private func update(_ state: inout State) {
         state.readsDeviceTokens = state.rules.contains { $0.deviceToken != nil }

@@ -15,7 +15,17 @@ extension APNsProviderConnection {
             case push(AcceptedPush)
             case broadcast(AcceptedBroadcast)
             case channel(ChannelChange)
+            /// A request a counted fault rule selects, before any other rule saw it.
+            case faultCheck(FaultCheck, PushAttempt)
         }
+    }
+
+    /// Holds a request until the engine says whether the counted rule `check` fires for it
+    /// (every node's requests count). Should the engine not say, the answer is a 500.
+    func awaitFaultCheck(_ check: FaultCheck, _ attempt: PushAttempt) -> APNsOutcome {
+        let failed = APNsResponse.failure(.internalServerError, apnsID: attempt.apnsID, timestamp: nil)
+        awaiting.append(AwaitingAdmission(item: .faultCheck(check, attempt), response: failed, record: recordEntry(attempt, failed)))
+        return APNsOutcome(nil, awaitsAdmission: true)
     }
 
     /// Holds the answer of a push that passed the rules; returns its provisional outcome.
@@ -44,22 +54,34 @@ extension APNsProviderConnection {
         shortcuts.refreshRateLimiter(from: service)
         var pushes: [AcceptedPush] = []
         var others: [(index: Int, item: AwaitingAdmission.Item)] = []
+        var checks: [(index: Int, check: FaultCheck)] = []
         for (index, pending) in sent.enumerated() {
-            if case .push(let push) = pending.item { pushes.append(push) } else { others.append((index, pending.item)) }
+            switch pending.item {
+            case .push(let push): pushes.append(push)
+            case .faultCheck(let check, _): checks.append((index, check))
+            default: others.append((index, pending.item))
+            }
         }
-        guard !others.isEmpty else {
+        guard !others.isEmpty || !checks.isEmpty else {
             admission.admit(pushes, limit: shortcuts.rateLimit) { verdicts in done(ticket, verdicts) }
             return ticket
         }
-        // The verdicts in the order they were sent, once the pushes' and each other item's are in.
-        let verdicts = AdmissionVerdicts(count: sent.count, others: others.map(\.index), parts: 1 + others.count) { done(ticket, $0) }
+        // The verdicts in the order they were sent, once the pushes', the checks' and each other
+        // item's are in.
+        let verdicts = AdmissionVerdicts(
+            count: sent.count, others: others.map(\.index) + checks.map(\.index), parts: 1 + others.count + (checks.isEmpty ? 0 : 1)
+        ) { done(ticket, $0) }
         admission.admit(pushes, limit: shortcuts.rateLimit) { verdicts.fill(pushes: $0) }
         for (index, item) in others {
             switch item {
-            case .push: break
+            case .push, .faultCheck: break
             case .broadcast(let broadcast): admission.admit(broadcast: broadcast) { verdicts.fill(index, $0) }
             case .channel(let change): admission.admit(channel: change) { verdicts.fill(index, $0) }
             }
+        }
+        if !checks.isEmpty {
+            let indices = checks.map(\.index)
+            admission.check(faults: checks.map(\.check)) { results in verdicts.fill(indices, results.map(AdmissionVerdict.checked)) }
         }
         return ticket
     }
@@ -70,12 +92,13 @@ extension APNsProviderConnection {
         return sent.indices.map { index in
             var pending = sent[index]
             let verdict = index < verdicts.count ? verdicts[index] : .failed
+            if case .faultCheck(let check, var attempt) = pending.item { return finishFaultCheck(check, &attempt, verdict: verdict) }
             let rejection: Rejection? = switch verdict {
             case .accepted: nil
             case .unregistered(let since): Rejection(.unregistered, timestamp: since)
             case .expired(let since): Rejection(.expiredToken, timestamp: since)
             case .tooManyRequests: Rejection(.tooManyRequests)
-            case .failed: Rejection(.internalServerError)
+            case .failed, .checked: Rejection(.internalServerError)
             }
             guard let rejection else {
                 unpublishedRecords.append(pending.record)
@@ -86,7 +109,7 @@ extension APNsProviderConnection {
             if let limit = streamLimitChange(after: rejection) { actions.insert(.setMaxConcurrentStreams(limit), at: 0) }
             let response: APNsResponse
             switch pending.item {
-            case .push:
+            case .push, .faultCheck:
                 response = .failure(rejection.reason, apnsID: pending.response.apnsIDValue, timestamp: rejection.timestamp)
             case .broadcast(let broadcast):
                 response = .failure(rejection.reason, requestID: broadcast.requestID)
@@ -102,6 +125,23 @@ extension APNsProviderConnection {
             pending.record.reason = response.reason
             unpublishedRecords.append(pending.record)
             return APNsOutcome(response, actions: actions)
+        }
+    }
+}
+
+extension APNsProviderConnection {
+    /// A request the engine counted for a fault rule: the rule's fault if it fired, or the rules
+    /// after it and then APNs's (which may hold it again, for the next counted rule or for its
+    /// push's admission). An engine that did not answer makes it a 500.
+    func finishFaultCheck(_ check: FaultCheck, _ attempt: inout PushAttempt, verdict: AdmissionVerdict) -> APNsOutcome {
+        guard case .checked(let result) = verdict else { return finish(&attempt, rejection: Rejection(.internalServerError), delay: 0) }
+        if result == .firesLast || result == .spent { faults?.ruleSpent(check.rule) }
+        switch result {
+        case .fires, .firesLast:
+            return respond(to: &attempt, after: .fault(check.fault))
+        case .passes, .spent:
+            let next = faults?.decision(for: attempt.request, connection: info, now: attempt.receivedAt, after: check.rule)
+            return respond(to: &attempt, after: next)
         }
     }
 }
@@ -130,6 +170,13 @@ final class AdmissionVerdicts: Sendable {
 
     func fill(_ index: Int, _ verdict: AdmissionVerdict) {
         finish { $0[index] = verdict }
+    }
+
+    /// Several items' verdicts, as one part.
+    func fill(_ indices: [Int], _ verdicts: [AdmissionVerdict]) {
+        finish { all in
+            for (index, verdict) in zip(indices, verdicts) { all[index] = verdict }
+        }
     }
 
     private func finish(_ change: (inout [AdmissionVerdict]) -> Void) {

@@ -9,9 +9,13 @@ extension APNsProviderConnection {
         case outcome(APNsOutcome)
     }
 
-    /// The fault the injector picks for `request`, if any. Call only when `faults?.mayFault`.
+    /// The fault the injector picks for `request`, if any, decided here (the channel API's: a
+    /// cluster node counts its rules on its own). Call only when `faults?.mayFault`.
     func faultEffect(for request: APNsRequest, now: EpochMilliseconds) -> FaultEffect? {
-        guard let fault = faults?.fault(for: request, connection: info, now: now) else { return nil }
+        faults?.fault(for: request, connection: info, now: now).map(effect(of:))
+    }
+
+    func effect(of fault: Fault) -> FaultEffect {
         switch fault {
         case .respond(let reason): return .respond(reason)
         case .delay(let milliseconds): return .delay(milliseconds)

@@ -116,9 +116,17 @@ final class APNsProviderConnection: APNsConnectionHandler {
             request: consume request, environment: environment, receivedAt: now,
             apnsID: requestedID ?? APNsID(ids.nextUUID()), echoesRequestedID: requestedID != nil, fields: fields
         )
+        let decision = faults?.mayFault == true ? faults?.decision(for: attempt.request, connection: info, now: now, after: nil) : nil
+        return respond(to: &attempt, after: decision)
+    }
+
+    /// The answer once the fault rules have decided: their fault, or the APNs rules' answer (a
+    /// delay fault delays it). A rule a cluster's engine counts holds the request for its check.
+    func respond(to attempt: inout PushAttempt, after decision: FaultDecision?) -> APNsOutcome {
         var delay: Int64 = 0
-        if faults?.mayFault == true, let effect = faultEffect(for: attempt.request, now: now) {
-            switch effect {
+        switch decision {
+        case .fault(let fault)?:
+            switch effect(of: fault) {
             case .respond(let reason):
                 // The log still names the device the provider pushed to, when the path names one.
                 try? checkPath(&attempt)
@@ -126,6 +134,10 @@ final class APNsProviderConnection: APNsConnectionHandler {
             case .delay(let milliseconds): delay = milliseconds
             case .outcome(let outcome): return outcome
             }
+        case .check(let check)?:
+            return awaitFaultCheck(check, attempt)
+        case nil:
+            break
         }
         do {
             try evaluate(&attempt)
@@ -188,7 +200,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
         try checkBody(&attempt)
     }
 
-    private func finish(_ attempt: inout PushAttempt, rejection: Rejection?, delay: Int64) -> APNsOutcome {
+    func finish(_ attempt: inout PushAttempt, rejection: Rejection?, delay: Int64) -> APNsOutcome {
         var actions: [ConnectionAction] = []
         let response: APNsResponse
         if let rejection {

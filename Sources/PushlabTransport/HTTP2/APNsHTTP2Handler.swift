@@ -536,6 +536,14 @@ extension APNsHTTP2Handler {
         for (held, final) in zip(released, outcomes) {
             var outcome = final
             outcome.actions = held.outcome.actions + final.actions
+            if outcome.delayMilliseconds > 0 {
+                // A delay fault decided once the engine counted its rule: it waits as it would have.
+                let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+                context.eventLoop.scheduleTask(in: .milliseconds(outcome.delayMilliseconds)) {
+                    loopBound.value.deliver(outcome, on: held.streamID, isHead: held.isHead)
+                }
+                continue
+            }
             answer(outcome, on: held.streamID, isHead: held.isHead, session: session)
         }
         flushSession(context: context)
