@@ -67,7 +67,7 @@ single() {
         --control-port 29198 --channel-management-port off >"$WORK/single.log" 2>&1 &
     local pid=$!
     for _ in $(seq 1 1200); do grep -q '^Ready' "$WORK/single.log" && break; sleep 0.1; done
-    sleep 1
+    sleep 15
     rss $pid
     kill -TERM $pid; wait $pid || true
 }
@@ -86,7 +86,8 @@ for _ in $(seq 1 600); do
     [ "$made" = "$PHONES" ] && break
     sleep 0.5
 done
-sleep 1
+# What the allocator keeps of freed memory goes back within its decay time (10 s).
+sleep 15
 nodes=()
 shares=()
 for n in 1 2 3; do

@@ -101,7 +101,8 @@ up() {
     seeds=$(printf 'redis://127.0.0.1:%s,' "${redis_ports[@]:0:3}")
     seeds=${seeds%,}
     for n in "${nodes[@]}"; do
-        "$pushlab" serve --cluster "$seeds" --node-id "node-$n" --host 127.0.0.1 \
+        # Started together: each takes its share once all are live, not every phone first.
+        "$pushlab" serve --cluster "$seeds" --node-id "node-$n" --cluster-expect "${#nodes[@]}" --host 127.0.0.1 \
             --development-port "$(dev_port "$n")" --production-port "$(prod_port "$n")" --control-port "$(control_port "$n")" \
             --channel-management-port off --shutdown-grace-period 2 "${durable[@]}" "${extra[@]}" >"$state/node-$n.log" 2>&1 &
         echo $! >"$state/node-$n.pid"

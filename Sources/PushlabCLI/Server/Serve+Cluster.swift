@@ -24,11 +24,12 @@ extension Serve {
     static func clusterLines(_ engine: ClusterEngine, _ node: ClusterNode, simulated: Int, of total: Int) -> [String] {
         let partitions = engine.keys.partitions.count
         let owned = node.owned.count
+        let waiting = node.isWaitingForNodes ? ["  waiting      for \(node.expectedNodes) live nodes (--cluster-expect) before taking its share: \(node.nodes.count) so far"] : []
         return [
             "Cluster on Redis \(engine.seeds.map { "redis://\($0)" }.joined(separator: ",")) (\(partitions) partitions of phones\(engine.isDurable ? "; durable: a push is acknowledged once its log entry is on a replica" : ""))",
             "  nodes        \(node.nodes.joined(separator: ", "))",
             "  this node    \(node.id): \(owned) of \(partitions) partitions, \(simulated) of the scenario's \(total) phones made here; the others are made and simulated by their nodes",
-        ]
+        ] + waiting
     }
 }
 

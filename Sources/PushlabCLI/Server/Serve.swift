@@ -115,6 +115,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Partitions of phones the cluster is split into, set by its first node (default 64); later nodes take the cluster's.")
     var clusterPartitions: Int?
 
+    @Option(help: "Take no phones until this many nodes are live (at most a minute): nodes started together then each make only their share, rather than the first making every phone and letting most go (default 1).")
+    var clusterExpect: Int?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).")
     var logLevel: String = "info"
 
@@ -127,7 +130,10 @@ struct Serve: AsyncParsableCommand {
         if clock != "real", clock != "manual" { throw ValidationError("--clock must be real or manual, not \(clock)") }
         if clockStart != nil, clock != "manual" { throw ValidationError("--clock-start needs --clock manual") }
         if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical") }
-        if cluster == nil, nodeID != nil || clusterPartitions != nil { throw ValidationError("--node-id and --cluster-partitions need --cluster") }
+        if cluster == nil, nodeID != nil || clusterPartitions != nil || clusterExpect != nil {
+            throw ValidationError("--node-id, --cluster-partitions and --cluster-expect need --cluster")
+        }
+        if let clusterExpect, !(1...1_000).contains(clusterExpect) { throw ValidationError("--cluster-expect must be 1...1000, not \(clusterExpect)") }
         if let clusterPartitions, !(1...16_384).contains(clusterPartitions) { throw ValidationError("--cluster-partitions must be 1...16384, not \(clusterPartitions)") }
     }
 
@@ -190,7 +196,7 @@ struct Serve: AsyncParsableCommand {
         } catch let error as Scenario.LoadError {
             throw ValidationError(error.description)
         }
-        let node = engine?.makeNode(id: nodeID ?? Self.defaultNodeID, simulator: cores.simulator, logger: logger)
+        let node = engine?.makeNode(id: nodeID ?? Self.defaultNodeID, simulator: cores.simulator, expectedNodes: clusterExpect ?? 1, logger: logger)
         if let engine, let node {
             cores.joinCluster(as: node.id, routing: NodeRouting(node: node, engine: engine))
             joined.set(node)

@@ -71,7 +71,8 @@ public final class ClusterEngine: Sendable {
     }
 
     /// This node, simulating its share of `simulator`'s phones; started by the caller.
-    public func makeNode(id: String, simulator: DeviceSimulator, logger: Logger = Logger(label: "pushlab.cluster")) -> ClusterNode {
+    /// `expectedNodes`: how many nodes it waits for before it takes any phones (at most a minute).
+    public func makeNode(id: String, simulator: DeviceSimulator, expectedNodes: Int = 1, logger: Logger = Logger(label: "pushlab.cluster")) -> ClusterNode {
         let lease = Duration.seconds(3)
         let delivery = PartitionDelivery(node: id, log: EnginePushLog(client: client, keys: keys), simulator: simulator, lease: lease, logger: logger)
         // A dead node's phones move within about three seconds: its leases run out 3 s after its
@@ -80,7 +81,7 @@ public final class ClusterEngine: Sendable {
         return ClusterNode(
             id: id, delivery: delivery, heartbeats: NodeHeartbeats(client: client, keys: keys, timeout: .seconds(3)),
             leases: PartitionLeases(client: client, keys: keys, duration: lease), beatInterval: .milliseconds(500),
-            worldChanges: changes, logger: logger
+            worldChanges: changes, expectedNodes: expectedNodes, logger: logger
         )
     }
 

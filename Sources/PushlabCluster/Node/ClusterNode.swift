@@ -16,7 +16,11 @@ public final class ClusterNode: Sendable {
     private let leases: PartitionLeases
     private let beatInterval: Duration
     private let logger: Logger
-    private let loop = Mutex<Task<Void, Never>?>(nil)
+    /// The heartbeats (`beat`), the share's leases (`manageShare`) and the rounds of delivery
+    /// (`deliverRounds`), each on its own: a lease renewal or a round slowed by the engine (a
+    /// master failing over) must not hold a heartbeat back, or the others would count this node
+    /// out and take its phones.
+    private let loops = Mutex<[Task<Void, Never>]>([])
     private let known = Mutex<[String]>([])
     /// The nodes the beats saw lately, each with how many successful beats ago, and how many
     /// successful beats are left of a grace that a failed beat starts: during it a node is
@@ -30,6 +34,8 @@ public final class ClusterNode: Sendable {
     private let addresses = Mutex<[String: String]>([:])
     /// Where the tokens this node's phones make themselves go, for the other nodes' worlds.
     private let worldChanges: WorldChanges?
+    /// Nodes started together wait for each other before taking phones (`expecting`).
+    private let expectation: (nodes: Int, until: ContinuousClock.Instant)
     private let unpublished = Mutex<[PublishedChange]>([])
     private let publishing = AsyncLock()
 
@@ -37,11 +43,17 @@ public final class ClusterNode: Sendable {
     /// dead: the heartbeats' timeout, in beats (at least 2).
     private var forgetAfter: Int { max(2, Int((heartbeats.timeout / beatInterval).rounded(.up))) }
 
+    /// `expectedNodes`: a node that has no partitions yet takes none until that many nodes are
+    /// live, or `expectWait` has passed since it was made. Nodes started together then each make
+    /// only their share of the phones, rather than the first making them all and letting most go
+    /// (a hundred million phones would not fit one node).
     public init(
         id: String, delivery: PartitionDelivery, heartbeats: NodeHeartbeats, leases: PartitionLeases,
-        beatInterval: Duration = .seconds(1), worldChanges: WorldChanges? = nil, logger: Logger = Logger(label: "pushlab.cluster")
+        beatInterval: Duration = .seconds(1), worldChanges: WorldChanges? = nil, expectedNodes: Int = 1, expectWait: Duration = .seconds(60),
+        logger: Logger = Logger(label: "pushlab.cluster")
     ) {
         self.worldChanges = worldChanges
+        expectation = (expectedNodes, ContinuousClock.now + expectWait)
         self.id = id
         self.delivery = delivery
         self.heartbeats = heartbeats
@@ -56,6 +68,14 @@ public final class ClusterNode: Sendable {
     /// The partitions this node simulates now.
     public var owned: [Int] { delivery.owned }
 
+    /// Whether this node waits for more nodes before it takes any phones (`expectedNodes`).
+    public var isWaitingForNodes: Bool {
+        delivery.owned.isEmpty && nodes.count < expectation.nodes && ContinuousClock.now < expectation.until
+    }
+
+    /// How many nodes it waits for, to take its share.
+    public var expectedNodes: Int { expectation.nodes }
+
     /// Joins: one beat and its share taken (as far as the leases are free) before it returns,
     /// then beats and delivers until `stop`. `controlAddress`: where this node's control API
     /// answers (`http://host:port`), for the others to forward requests about its phones to.
@@ -66,23 +86,41 @@ public final class ClusterNode: Sendable {
         if worldChanges != nil {
             delivery.simulator.setTokenListener { [self] changes in unpublished.withLock { $0 += changes.map(PublishedChange.token) } }
         }
+        await beat()
         await manageShare()
-        let task = Task { [self] in await run() }
-        loop.withLock { $0 = task }
+        let beating = every(beatInterval) { [self] in await beat() }
+        let sharing = every(beatInterval) { [self] in await manageShare() }
+        let delivering = Task { [self] in await deliverRounds() }
+        loops.withLock { $0 = [beating, sharing, delivering] }
+    }
+
+    private func every(_ interval: Duration, _ body: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                guard !Task.isCancelled else { return }
+                await body()
+            }
+        }
+    }
+
+    /// Cancels the beats and the rounds, and waits for them to end.
+    private func stopLoops() async {
+        let tasks = loops.withLock { loops in
+            defer { loops = [] }
+            return loops
+        }
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
     }
 
     /// Leaves: the last observations and takings written, the leases released and the node out
     /// of the live list, so that the others take its partitions at their next beat.
     public func stop() async {
-        let task = loop.withLock { loop in
-            defer { loop = nil }
-            return loop
-        }
-        task?.cancel()
-        await task?.value
+        await stopLoops()
         await delivery.flush()
         for partition in delivery.owned {
-            await delivery.lose(partition)
+            delivery.lose(partition)
             try? await leases.release(partition, by: id)
         }
         _ = try? await heartbeats.leave(id)
@@ -195,7 +233,7 @@ public final class ClusterNode: Sendable {
                     if let address = fresh[holder] { return .node(holder, address: address) }
                 }
             }
-            guard ContinuousClock.now < deadline else { return nodes == [id] ? .here : .nobody }
+            guard ContinuousClock.now < deadline else { return nodes == [id] && !isWaitingForNodes ? .here : .nobody }
             try? await Task.sleep(for: .milliseconds(25))
         }
     }
@@ -213,23 +251,13 @@ public final class ClusterNode: Sendable {
 
     /// Stops at once, as `kill -9` would: nothing written, released or said (tests of failover).
     func halt() async {
-        let task = loop.withLock { loop in
-            defer { loop = nil }
-            return loop
-        }
-        task?.cancel()
-        await task?.value
+        await stopLoops()
         delivery.detach()
     }
 
-    private func run() async {
-        var nextBeat = ContinuousClock.now + beatInterval
+    private func deliverRounds() async {
         var idle = Duration.milliseconds(1)
         while !Task.isCancelled {
-            if ContinuousClock.now >= nextBeat {
-                await manageShare()
-                nextBeat = ContinuousClock.now + beatInterval
-            }
             let (delivered, _) = await delivery.round()
             await publishTokenChanges()
             // Polled, not blocked on: a node's partitions are on every master. Backs off to
@@ -239,8 +267,8 @@ public final class ClusterNode: Sendable {
         }
     }
 
-    /// Beats, then holds the leases of its share and gives up what is no longer its share.
-    private func manageShare() async {
+    /// Tells the engine this node is alive, and learns which nodes are (`nodes`).
+    private func beat() async {
         var live: [String]
         do {
             let heard = try await heartbeats.beat(id, address: address.withLock { $0 })
@@ -266,27 +294,58 @@ public final class ClusterNode: Sendable {
         }
         if live != nodes { logger.info("Cluster nodes: \(live.joined(separator: ", "))") }
         known.withLock { $0 = live }
-        let wanted = Set(PartitionShare(partitions: delivery.keys.partitions, nodes: live).partitions(of: id))
+    }
+
+    /// Holds the leases of its share among the live nodes, takes what is newly its share and
+    /// gives up what is no longer.
+    private func manageShare() async {
+        let live = nodes.isEmpty ? [id] : nodes
+        // Until the nodes started with it are live, its share would be theirs too.
+        let wanted = isWaitingForNodes ? [] : Set(PartitionShare(partitions: delivery.keys.partitions, nodes: live).partitions(of: id))
         let owned = Set(delivery.owned)
-        await delivery.flush()
-        for partition in owned.sorted() {
-            do {
-                if wanted.contains(partition) {
-                    if try await !leases.hold(partition, for: id) { await delivery.lose(partition) }
-                } else {
-                    await delivery.lose(partition)
-                    try await leases.release(partition, by: id)
+        // Renewed before anything waits for a round (`flush`), all at once: the leases must not
+        // run out while one master fails over.
+        let renewed = await withTaskGroup(of: (Int, Bool?).self) { group in
+            for partition in owned.intersection(wanted) {
+                group.addTask { [leases, id, logger] in
+                    do {
+                        return (partition, try await leases.hold(partition, for: id))
+                    } catch {
+                        logger.warning("Renewing partition \(partition) failed", metadata: ["error": "\(error)"])
+                        return (partition, nil)
+                    }
                 }
-            } catch {
-                logger.warning("Renewing partition \(partition) failed", metadata: ["error": "\(error)"])
+            }
+            var renewed: [(Int, Bool?)] = []
+            for await outcome in group { renewed.append(outcome) }
+            return renewed
+        }
+        for (partition, held) in renewed.sorted(by: { $0.0 < $1.0 }) where held == false { delivery.lose(partition) }
+        let given = owned.subtracting(wanted)
+        if !given.isEmpty {
+            // What their phones observed is written before they go.
+            await delivery.flush()
+            for partition in given.sorted() {
+                delivery.lose(partition)
+                do {
+                    try await leases.release(partition, by: id)
+                } catch {
+                    logger.warning("Giving partition \(partition) up failed; its lease runs out", metadata: ["error": "\(error)"])
+                }
             }
         }
+        var held: [Int] = []
         for partition in wanted.subtracting(owned).sorted() {
             do {
-                if try await leases.hold(partition, for: id) { try await delivery.gain(partition) }
+                if try await leases.hold(partition, for: id) { held.append(partition) }
             } catch {
                 logger.warning("Taking partition \(partition) failed", metadata: ["error": "\(error)"])
             }
+        }
+        do {
+            try await delivery.gain(held)
+        } catch {
+            logger.warning("Taking partitions \(held) failed", metadata: ["error": "\(error)"])
         }
         // A push another node read after this one took its partition is idle there for good.
         await delivery.reclaim(idleFor: leases.duration)

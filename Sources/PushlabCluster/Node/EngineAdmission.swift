@@ -12,7 +12,14 @@ public final class EngineAdmission: PushAdmission {
     private let intake: EngineIntake
     public let faultCounts: EngineFaultCounts
     private let logger: Logger
-    private let channelPublisher = Mutex<(@Sendable (ChannelChange) async -> Bool)?>(nil)
+    /// Behind a reference: a `Mutex` holding the closure itself would wrap it in another
+    /// reabstraction thunk at every access.
+    private final class ChannelPublisher: Sendable {
+        let publish: @Sendable (ChannelChange) async -> Bool
+        init(_ publish: @escaping @Sendable (ChannelChange) async -> Bool) { self.publish = publish }
+    }
+
+    private let channelPublisher = Mutex<ChannelPublisher?>(nil)
 
     public init(intake: EngineIntake, logger: Logger = Logger(label: "pushlab.cluster")) {
         self.intake = intake
@@ -63,11 +70,11 @@ public final class EngineAdmission: PushAdmission {
     /// Where channels created or deleted on this node go: the node, which publishes them to
     /// every other (`ClusterNode.publish(channel:)`).
     public func publishChannels(with publisher: @escaping @Sendable (ChannelChange) async -> Bool) {
-        channelPublisher.withLock { $0 = publisher }
+        channelPublisher.withLock { $0 = ChannelPublisher(publisher) }
     }
 
     public func admit(channel change: ChannelChange, done: @escaping @Sendable (AdmissionVerdict) -> Void) {
-        guard let publisher = channelPublisher.withLock({ $0 }) else { return done(.accepted) }
+        guard let publisher = channelPublisher.withLock({ $0 })?.publish else { return done(.accepted) }
         Task { done(await publisher(change) ? .accepted : .failed) }
     }
 

@@ -23,7 +23,7 @@ public final class PartitionDelivery: ObservationSink {
     private let state = Mutex(State())
     private let sinkID = Mutex<Int?>(nil)
     /// Where the observations of a gained partition's phones go (the control API's history).
-    private let adopt = Mutex<Adoption?>(nil)
+    private let adopt = Mutex<AdoptionHook?>(nil)
     /// Batches of observations a partition's stream keeps (about): its phones' history, read by
     /// whichever node simulates them next.
     static let keptBatches = 10_000
@@ -79,7 +79,7 @@ public final class PartitionDelivery: ObservationSink {
     /// Becomes one of the simulator's sinks (once); `adopt` hears the history of the phones of
     /// each partition it gains.
     func attach(adopting adopt: Adoption? = nil) {
-        self.adopt.withLock { $0 = adopt }
+        self.adopt.withLock { $0 = adopt.map(AdoptionHook.init) }
         sinkID.withLock { id in
             if id == nil { id = simulator.addSink(self) }
         }
@@ -96,15 +96,20 @@ public final class PartitionDelivery: ObservationSink {
     /// Starts simulating `partition` (its lease is this node's): what another node read and did
     /// not take, and what this node read before a restart, comes first, as resumed pushes.
     /// Its phones are made first, as the last node wrote them.
-    public func gain(_ partition: Int) async throws {
+    /// Several partitions at once make their phones in one pass over the scenario's.
+    public func gain(_ partitions: [Int]) async throws {
+        guard !partitions.isEmpty else { return }
         try await turns.withLock {
-            try await log.prepare(partitions: [partition])
-            let phones = try await restorePhones(of: partition)
-            let history = try await restoreHistory(of: partition)
-            let abandoned = try await log.claimAbandoned(partition: partition, consumer: node, minIdle: .zero, count: 100_000)
-            state.withLock { $0.owned[partition] = Reading() }
-            deliver(abandoned, of: partition, resumed: true)
-            logger.info("Took partition \(partition): \(phones) phone(s) and \(history) observation(s) from the engine, \(abandoned.count) push(es) left untaken")
+            try await log.prepare(partitions: partitions)
+            let phones = try await restorePhones(of: partitions)
+            logger.info("Made \(phones) phone(s) of partition(s) \(partitions.map(String.init).joined(separator: ", "))")
+            for partition in partitions {
+                let history = try await restoreHistory(of: partition)
+                let abandoned = try await log.claimAbandoned(partition: partition, consumer: node, minIdle: .zero, count: 100_000)
+                state.withLock { $0.owned[partition] = Reading() }
+                deliver(abandoned, of: partition, resumed: true)
+                logger.info("Took partition \(partition): \(history) observation(s) from the engine, \(abandoned.count) push(es) left untaken")
+            }
         }
     }
 
@@ -112,7 +117,7 @@ public final class PartitionDelivery: ObservationSink {
     /// numbering goes on after theirs, so that a phone's observations stay in order.
     @discardableResult
     private func restoreHistory(of partition: Int) async throws -> Int {
-        guard let adopt = adopt.withLock({ $0 }) else { return 0 }
+        guard let adopt = adopt.withLock({ $0 })?.adopt else { return 0 }
         let answer = try await log.client.send(
             RESPCommand("XRANGE", RESPArgument(keys.observations(partition)), "-", "+"), slot: keys.slot(partition)
         )
@@ -128,27 +133,29 @@ public final class PartitionDelivery: ObservationSink {
         return history.count
     }
 
-    /// Makes the partition's phones: the scenario's, each in place of which the engine has the
+    /// Makes the partitions' phones: the scenario's, each in place of which the engine has the
     /// phone as its last node wrote it (`EngineKeys.devices`), with its apps' states and its
     /// Notification Centers.
-    @discardableResult
-    private func restorePhones(of partition: Int) async throws -> Int {
-        let answer = try await log.client.send(RESPCommand("HGETALL", RESPArgument(keys.devices(partition))), slot: keys.slot(partition))
+    private func restorePhones(of gained: [Int]) async throws -> Int {
         var saved: [SimulatedDevice] = []
         var removed: [String] = []
         let decoder = JSONDecoder()
-        for (id, value) in answer.pairs ?? [] {
-            guard let id = id.text, let bytes = value.bytes else { continue }
-            if bytes.isEmpty {
-                removed.append(id)
-            } else if let device = try? decoder.decode(SimulatedDevice.self, from: Data(bytes)) {
-                saved.append(device)
-            } else {
-                logger.error("Device \(id) of partition \(partition) cannot be read from the engine; the scenario's phone stands in for it")
+        for partition in gained {
+            let answer = try await log.client.send(RESPCommand("HGETALL", RESPArgument(keys.devices(partition))), slot: keys.slot(partition))
+            for (id, value) in answer.pairs ?? [] {
+                guard let id = id.text, let bytes = value.bytes else { continue }
+                if bytes.isEmpty {
+                    removed.append(id)
+                } else if let device = try? decoder.decode(SimulatedDevice.self, from: Data(bytes)) {
+                    saved.append(device)
+                } else {
+                    logger.error("Device \(id) of partition \(partition) cannot be read from the engine; the scenario's phone stands in for it")
+                }
             }
         }
         let partitions = keys.partitions
-        return simulator.adopt(where: { partitions.partition(of: $0) == partition }, saved: saved, removed: removed)
+        let wanted = Set(gained)
+        return simulator.adopt(where: { wanted.contains(partitions.partition(of: $0)) }, saved: saved, removed: removed)
     }
 
     /// Whether this node simulates `deviceID`'s phone now.
@@ -180,13 +187,12 @@ public final class PartitionDelivery: ObservationSink {
         }
     }
 
-    /// Stops simulating `partition`, once no round is delivering: what was read and not taken
-    /// stays in the engine for the next owner to claim, and its phones are let go.
-    public func lose(_ partition: Int) async {
-        await turns.withLock { stopSimulating(partition) }
-    }
-
-    private func stopSimulating(_ partition: Int) {
+    /// Stops simulating `partition` at once (a round busy with the engine is not waited for: a
+    /// lost lease must not hold the node's beats back): what was read and not taken stays in the
+    /// engine for the next owner to claim, and its phones are let go. A round still delivering
+    /// to them records nothing of them, and takes nothing (`record`), so the next owner delivers
+    /// those pushes.
+    public func lose(_ partition: Int) {
         state.withLock {
             $0.owned[partition] = nil
             $0.unwritten[partition] = nil
@@ -227,27 +233,26 @@ public final class PartitionDelivery: ObservationSink {
         }
     }
 
-    /// Delivers every push accepted so far for `deviceID`'s phone, if this node simulates it,
-    /// and writes what it observed: a read of the phone after this sees every push that was
-    /// answered 200 before it. False when another node simulates the phone.
+    /// Delivers every push accepted so far for `deviceID`'s phone, if this node simulates it: a
+    /// read of the phone after this sees every push that was answered 200 before it (the next
+    /// round writes what it observed; a read need not wait for the engine). False when another
+    /// node simulates the phone.
     public func settle(device deviceID: String) async -> Bool {
         let partition = keys.partitions.partition(of: deviceID)
         guard state.withLock({ $0.owned[partition] != nil }) else { return false }
         await turns.withLock {
             while await readAndDeliver(partition) == Self.readCount {}
-            _ = await write()
         }
         return true
     }
 
-    /// Delivers every push accepted so far in every partition simulated here, and writes what
-    /// the phones observed.
+    /// Delivers every push accepted so far in every partition simulated here (the next round
+    /// writes what the phones observed).
     public func settleAll() async {
         await turns.withLock {
             for partition in owned {
                 while await readAndDeliver(partition) == Self.readCount {}
             }
-            _ = await write()
         }
     }
 
@@ -404,15 +409,33 @@ public final class PartitionDelivery: ObservationSink {
         }
         var lost: [Int] = []
         var failed: [Int: Unwritten] = [:]
-        for partition in Set(unwritten.keys).union(writes.keys).sorted() {
-            let taking = unwritten[partition]?.taking ?? []
-            do {
-                if try await !log.take(partition: partition, ids: taking, by: node, lease: lease, writes: writes[partition] ?? []) {
-                    logger.notice("Partition \(partition) is another node's now: its phones are simulated there")
-                    stopSimulating(partition)
-                    lost.append(partition)
+        // All at once: a master that fails over (or, durable, has no replica to WAIT for) costs
+        // one timeout a write, not one for each of its partitions in turn.
+        let outcomes = await withTaskGroup(of: (Int, Result<Bool, any Error>).self) { group in
+            for partition in Set(unwritten.keys).union(writes.keys).sorted() {
+                let taking = unwritten[partition]?.taking ?? []
+                let partitionWrites = writes[partition] ?? []
+                group.addTask { [log, node, lease] in
+                    do {
+                        return (partition, .success(try await log.take(partition: partition, ids: taking, by: node, lease: lease, writes: partitionWrites)))
+                    } catch {
+                        return (partition, .failure(error))
+                    }
                 }
-            } catch {
+            }
+            var outcomes: [(Int, Result<Bool, any Error>)] = []
+            for await outcome in group { outcomes.append(outcome) }
+            return outcomes.sorted { $0.0 < $1.0 }
+        }
+        for (partition, outcome) in outcomes {
+            switch outcome {
+            case .success(true):
+                break
+            case .success(false):
+                logger.notice("Partition \(partition) is another node's now: its phones are simulated there")
+                lose(partition)
+                lost.append(partition)
+            case .failure(let error):
                 // Kept for the next write (a master failing over): the takings and what the
                 // phones observed; the phones' state is written again with their next change.
                 logger.warning("Writing partition \(partition) failed; written again next round", metadata: ["error": "\(error)"])
@@ -447,5 +470,15 @@ public final class PartitionDelivery: ObservationSink {
         guard case .array(let values) = try? JSONParser.parse(bytes) else { return nil }
         let observations = values.compactMap(Observation.init(json:))
         return observations.count == values.count ? observations : nil
+    }
+}
+
+/// `PartitionDelivery.Adoption` behind a reference: a `Mutex` holding the closure itself would
+/// wrap it in another reabstraction thunk at every access.
+final class AdoptionHook: Sendable {
+    let adopt: PartitionDelivery.Adoption
+
+    init(_ adopt: @escaping PartitionDelivery.Adoption) {
+        self.adopt = adopt
     }
 }

@@ -47,8 +47,8 @@ public final class DeviceSimulator: PushSink, Sendable {
     private let providerSender = Mutex<(any ProviderRequestSender)?>(nil)
     /// Whether a change to a Notification Center alone makes a device changed (`takeChanges`).
     let notificationCentersChange = Atomic<Bool>(false)
-    let simulatedHere = Mutex<(@Sendable (String) -> Bool)?>(nil)
-    let tokenListener = Mutex<TokenListener?>(nil)
+    let simulatedHere = Mutex<Hook<@Sendable (String) -> Bool>?>(nil)
+    let tokenListener = Mutex<Hook<TokenListener>?>(nil)
     /// What apps created running did at their launch, while nobody listens yet (nil: published
     /// at once). See `holdCreationLaunches`.
     let heldLaunches = Mutex<CreationLaunches?>(nil)
