@@ -27,6 +27,8 @@ public struct PolicyFile: Decodable, Sendable {
     public var channelLimitPerApp: Int?
     public var broadcastPayloadLimit: Int?
     public var maxChannelIDLength: Int?
+    /// How long answers take, and Apple's own failures (`LatencyFile`).
+    public var latency: LatencyFile?
 
     public func applied(to base: APNsPolicy) -> APNsPolicy {
         var policy = base
@@ -53,6 +55,7 @@ public struct PolicyFile: Decodable, Sendable {
         if let channelLimitPerApp { policy.channelLimitPerApp = channelLimitPerApp }
         if let broadcastPayloadLimit { policy.broadcastPayloadLimit = broadcastPayloadLimit }
         if let maxChannelIDLength { policy.maxChannelIDLength = maxChannelIDLength }
+        if let latency { policy.latency = latency.profile }
         return policy
     }
 }

@@ -24,6 +24,15 @@ enum ScenarioSchema {
         "sendUniqueIDInDevelopment", "channelLimitPerApp", "broadcastPayloadLimit", "maxChannelIDLength",
     ]
 
+    static let distribution = fields(["distribution", "ms", "minMs", "maxMs", "p50Ms", "p99Ms"])
+    static let latency = fields(
+        ["development", "production", "both", "connectionStart", "internalServerErrorRate", "serviceUnavailableRate", "goAway", "seed"],
+        [
+            "development": distribution, "production": distribution, "both": distribution, "connectionStart": distribution,
+            "goAway": fields(["share", "after"], ["after": distribution]),
+        ]
+    )
+
     static let action = fields(["id", "title", "activation", "destructive", "authenticationRequired", "textInput"])
     static let category = fields(["id", "actions", "customDismissAction"], ["actions": .list(action)])
     static let activity = fields(["attributesType", "attributes", "contentState", "staleDate", "relevanceScore", "pushType", "pushToken", "channelId"], [
@@ -63,7 +72,7 @@ enum ScenarioSchema {
             "channels": .list(fields(["id", "bundleId", "environment", "messageStoragePolicy"])),
             // The stand-in's rules and the steps have their own parsers, which name the place.
             "standIn": .leaf,
-            "policy": fields(policyKeys),
+            "policy": fields(policyKeys + ["latency"], ["latency": latency]),
             "devices": .list(device),
             "generatedDevices": .list(fields(["count", "bundleId", "environment", "prefix", "idPrefix", "api", "state"])),
             // Steps have a shape per kind: their own parser reports unknown keys with the place.

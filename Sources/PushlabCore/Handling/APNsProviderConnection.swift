@@ -37,6 +37,8 @@ final class APNsProviderConnection: APNsConnectionHandler {
     /// Broadcasts accepted for the sink since the last `flushRecords`.
     @exclusivity(unchecked) var unsentBroadcasts: [AcceptedBroadcast] = []
     @exclusivity(unchecked) var payloads = PayloadArena()
+    /// The policy's latency profile on this connection; nil without one.
+    @exclusivity(unchecked) var latency: ConnectionLatency?
 
     init(info: ConnectionInfo, service: APNsProviderService, policy: APNsPolicy) {
         self.info = info
@@ -50,6 +52,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
         self.admission = service.admission
         self.announcedStreams = certificate == nil ? policy.streamsBeforeFirstValidToken : policy.maxConcurrentStreams
         self.lastActivity = service.clock.now()
+        self.latency = policy.latency.map { ConnectionLatency(profile: $0, connection: info.id, openedAt: service.clock.now()) }
     }
 
     var initialMaxConcurrentStreams: UInt32 { announcedStreams }
@@ -139,6 +142,11 @@ final class APNsProviderConnection: APNsConnectionHandler {
         case nil:
             break
         }
+        if let reason = latency?.failure() {
+            // The log still names the device, as for a fault.
+            try? checkPath(&attempt)
+            return finish(&attempt, rejection: Rejection(reason), delay: delay, applesFailure: true)
+        }
         do {
             try evaluate(&attempt)
             return finish(&attempt, rejection: nil, delay: delay)
@@ -200,23 +208,30 @@ final class APNsProviderConnection: APNsConnectionHandler {
         try checkBody(&attempt)
     }
 
-    func finish(_ attempt: inout PushAttempt, rejection: Rejection?, delay: Int64) -> APNsOutcome {
+    /// `applesFailure`: a 500 or 503 of the latency profile, which neither counts against the
+    /// connection's error budget nor throttles its streams (the provider did nothing wrong).
+    func finish(_ attempt: inout PushAttempt, rejection: Rejection?, delay: Int64, applesFailure: Bool = false) -> APNsOutcome {
         var actions: [ConnectionAction] = []
+        var delay = delay
+        if latency != nil {
+            delay += latency!.delay(for: attempt.environment)
+            if let goAway = latency!.goAway(now: attempt.receivedAt) { actions.append(goAway) }
+        }
         let response: APNsResponse
         if let rejection {
             response = .failure(rejection.reason, apnsID: attempt.apnsID, timestamp: rejection.timestamp)
             if rejection.goAway { actions.append(.goAway(rejection.reason)) }
-            if let goAway = chargeError(rejection.reason) { actions.append(goAway) }
+            if !applesFailure, let goAway = chargeError(rejection.reason) { actions.append(goAway) }
         } else {
             let uniqueID = attempt.environment == .development && policy.sendUniqueIDInDevelopment ? APNsID(ids.nextUUID(lowercase: true)) : nil
             response = .success(apnsID: attempt.apnsID, uniqueID: uniqueID)
             if admission != nil {
-                let actions = streamLimitChange(after: nil).map { [ConnectionAction.setMaxConcurrentStreams($0)] } ?? []
+                if let limit = streamLimitChange(after: nil) { actions.insert(.setMaxConcurrentStreams(limit), at: 0) }
                 return awaitAdmission(attempt, response: response, delay: delay, actions: actions)
             }
             if sink.takesPushes(toDevice: attempt.registered?.record.deviceID) { unsentPushes.append(acceptedPush(attempt)) }
         }
-        if let limit = streamLimitChange(after: rejection) { actions.insert(.setMaxConcurrentStreams(limit), at: 0) }
+        if let limit = streamLimitChange(after: applesFailure ? nil : rejection) { actions.insert(.setMaxConcurrentStreams(limit), at: 0) }
         record(attempt, response)
         return APNsOutcome(response, delayMilliseconds: delay, actions: actions)
     }

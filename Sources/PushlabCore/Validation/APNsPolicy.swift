@@ -70,6 +70,10 @@ public struct APNsPolicy: Sendable, Equatable {
     /// allowed", A11, gives no number). Pushlab's ids have 24.
     public var maxChannelIDLength = 128
 
+    /// How long answers take, and Apple's own failures (issue 49); nil answers at once, as a
+    /// test wants.
+    public var latency: LatencyProfile?
+
     public init() {}
 
     /// What makes this policy unusable, for a readable error when it is loaded; nil when fine.
@@ -89,6 +93,7 @@ public struct APNsPolicy: Sendable, Equatable {
         if channelLimitPerApp < 0 { return "channelLimitPerApp must not be negative" }
         if broadcastPayloadLimit < 1 { return "broadcastPayloadLimit must be at least 1" }
         if maxChannelIDLength < 4 { return "maxChannelIDLength must be at least 4 (one base64 group)" }
+        if let problem = latency?.problem { return problem }
         if ![.badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken].contains(environmentKeyReason) {
             return "environmentKeyReason must be BadEnvironmentKeyIdInToken or BadEnvironmentKeyInToken"
         }
