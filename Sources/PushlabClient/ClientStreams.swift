@@ -13,6 +13,8 @@ final class ClientStreams: HTTP2SessionDelegate {
     private var pending: [Int32: Pending] = [:]
     /// `{"reason":…}` (or the error code) of a GOAWAY the server sent.
     private(set) var goAway: String?
+    /// The last stream that GOAWAY says the server processed: a later one it never saw.
+    private var goAwayLastStreamID: Int32?
 
     func await(_ stream: Int32, _ promise: EventLoopPromise<APNsAnswer>) {
         pending[stream] = Pending(promise: promise)
@@ -43,11 +45,15 @@ final class ClientStreams: HTTP2SessionDelegate {
         // Closed without END_STREAM from the server: reset.
         guard let stream = pending.removeValue(forKey: streamID) else { return }
         let why = goAway.map { "after GOAWAY \($0)" } ?? "RST_STREAM error code \(errorCode)"
-        stream.promise.fail(APNsClientError("The server reset the stream (\(why))"))
+        // RFC 9113 6.8: a stream after the GOAWAY's last one was not processed, and may be sent
+        // again on a new connection.
+        let unprocessed = goAwayLastStreamID.map { streamID > $0 } ?? false
+        stream.promise.fail(APNsClientError("The server reset the stream (\(why))", unprocessed: unprocessed))
     }
 
     func http2Session(_ session: HTTP2Session, didReceiveGoAway lastStreamID: Int32, errorCode: UInt32, debugData: [UInt8]) {
         goAway = debugData.isEmpty ? "error code \(errorCode)" : String(decoding: debugData, as: UTF8.self)
+        goAwayLastStreamID = lastStreamID
     }
 
     static func answer(headers: [(String, String)], body: [UInt8]) -> APNsAnswer {

@@ -17,27 +17,33 @@ actor ControlAPIDriver: ScenarioDriver {
     }
 
     func send(_ push: APNsNotification, on connection: ScenarioConnection) async throws -> APNsAnswer {
-        let client = try await client(for: connection)
-        do {
-            return try await client.send(push)
-        } catch {
-            connections[connection] = nil
-            await client.close()
-            throw ScenarioDriverError("no answer on connection \(connection.name) (\(connection.environment.rawValue)): \(error)")
-        }
+        try await answer(on: connection) { try await $0.send(push) }
     }
 
     func broadcast(_ broadcast: APNsBroadcast, on connection: ScenarioConnection) async throws -> APNsAnswer {
-        let client = try await client(for: connection)
-        do {
-            return try await client.send(.broadcast(
+        try await answer(on: connection) { client in
+            try await client.send(.broadcast(
                 bundleID: broadcast.bundleID, channelID: broadcast.channelID, payload: broadcast.payload, pushType: broadcast.pushType,
                 priority: broadcast.priority, expiration: broadcast.expiration, requestID: broadcast.requestID, providerToken: broadcast.providerToken
             ))
-        } catch {
-            connections[connection] = nil
-            await client.close()
-            throw ScenarioDriverError("no answer on connection \(connection.name) (\(connection.environment.rawValue)): \(error)")
+        }
+    }
+
+    /// A request the server never processed (sent as its GOAWAY went out: an idle timeout
+    /// after a clock advance) goes again on a new connection, as a provider sends it.
+    private func answer(on connection: ScenarioConnection, _ request: (APNsClient) async throws -> APNsAnswer) async throws -> APNsAnswer {
+        var attempts = 0
+        while true {
+            attempts += 1
+            let client = try await client(for: connection)
+            do {
+                return try await request(client)
+            } catch {
+                connections[connection] = nil
+                await client.close()
+                if let failure = error as? APNsClientError, failure.unprocessed, attempts < 3 { continue }
+                throw ScenarioDriverError("no answer on connection \(connection.name) (\(connection.environment.rawValue)): \(error)")
+            }
         }
     }
 
