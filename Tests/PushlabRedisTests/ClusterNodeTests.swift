@@ -28,7 +28,7 @@ struct ClusterNodeTests {
         let admission: EngineAdmission
         private let ids = Mutex(APNsIDGenerator())
 
-        init(_ id: String, servers: RedisServers, keys: EngineKeys) async throws {
+        init(_ id: String, servers: RedisServers, keys: EngineKeys, expecting: Int = 1) async throws {
             simulator = DeviceSimulator(world: world, tokenSeed: 47)
             let made = MadeNode()
             simulator.setSimulatedHere { id in made.node.withLock { $0 }?.simulates(device: id) ?? false }
@@ -36,7 +36,8 @@ struct ClusterNodeTests {
             let delivery = PartitionDelivery(node: id, log: EnginePushLog(client: client, keys: keys), simulator: simulator, lease: .milliseconds(600))
             node = ClusterNode(
                 id: id, delivery: delivery, heartbeats: NodeHeartbeats(client: client, keys: keys, timeout: .milliseconds(600)),
-                leases: PartitionLeases(client: client, keys: keys, duration: .milliseconds(600)), beatInterval: .milliseconds(150)
+                leases: PartitionLeases(client: client, keys: keys, duration: .milliseconds(600)), beatInterval: .milliseconds(150),
+                expectedNodes: expecting
             )
             admission = EngineAdmission(intake: EngineIntake(client: client, keys: keys))
             made.node.withLock { $0 = node }
@@ -186,5 +187,23 @@ extension ClusterNodeTests {
         _ = try a.simulator.updateDevice(phone, online: true)
         #expect(a.banners(on: phone).map { $0.event.details["body"]?.stringValue } == ["kept"], "the held push reaches the phone once")
         await a.node.stop()
+    }
+
+    /// `--cluster-expect 2`: the first node up takes no phones while it is alone (it would make
+    /// every one, only to let half go), and both take their shares once the second is live.
+    @Test func nodesStartedTogetherWaitForEachOtherBeforeTakingPhones() async throws {
+        let servers = try await RedisServers.sharedCluster()
+        let keys = Self.keys()
+        let a = try await Node("node-a", servers: servers, keys: keys, expecting: 2)
+        await a.node.start()
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(a.node.isWaitingForNodes && a.node.owned.isEmpty && a.simulator.deviceCount == 0, "alone, it takes nothing")
+        let b = try await Node("node-b", servers: servers, keys: keys, expecting: 2)
+        await b.node.start()
+        let share = PartitionShare(partitions: keys.partitions, nodes: ["node-a", "node-b"])
+        #expect(try await Self.eventually { a.node.owned == share.partitions(of: "node-a") && b.node.owned == share.partitions(of: "node-b") })
+        #expect(!a.node.isWaitingForNodes && a.simulator.deviceCount + b.simulator.deviceCount == Self.phones.count)
+        await a.node.stop()
+        await b.node.stop()
     }
 }

@@ -43,22 +43,28 @@ extension DeviceSimulator {
         for device in devices {
             var ready = try preparedDevice(device)
             launchRunningApps(&ready, into: &launches)
-            for record in ready.tokenRecords {
-                let key = DeviceTokenKey(record.token)
-                records.append(record)
-                guard tokens.insert(key).inserted else {
-                    throw SimulatorError(.conflict, "Device token \(record.token) is given twice (the second time on device \(ready.id))")
-                }
-                if let owner = world.token(key)?.deviceID {
-                    throw SimulatorError(.conflict, "Device token \(record.token) already belongs to device \(owner)")
-                }
-            }
+            try collectNewTokens(of: ready, seen: &tokens, into: &records)
             prepared.append(ready)
             progress?.count(.registeringDevices, done: prepared.count, of: devices.count)
         }
         try insertAll(prepared)
         world.register(records)
         publish(launches)
+    }
+
+    /// Appends the device's token records to `records`, each checked to be new: not given twice
+    /// among those `seen` so far, and no other device's in the world.
+    func collectNewTokens(of device: SimulatedDevice, seen: inout Set<DeviceTokenKey>, into records: inout [DeviceTokenRecord]) throws(SimulatorError) {
+        for record in device.tokenRecords {
+            let key = DeviceTokenKey(record.token)
+            guard seen.insert(key).inserted else {
+                throw SimulatorError(.conflict, "Device token \(record.token) is given twice (the second time on device \(device.id))")
+            }
+            if let owner = world.token(key)?.deviceID {
+                throw SimulatorError(.conflict, "Device token \(record.token) already belongs to device \(owner)")
+            }
+            records.append(record)
+        }
     }
 
     /// The device with its id, name and every token it lacked; nothing is added yet.

@@ -47,6 +47,8 @@ extension DeviceSimulator {
         for entry in phones.generated {
             var records: [DeviceTokenRecord] = []
             records.reserveCapacity(entry.count)
+            // Only checked against the world: a set of every generated token seen would cost a
+            // node as much as the phones it does not make (a generated entry's own are unique).
             for number in 0..<entry.count {
                 let device = entry.device(number)
                 for record in device.tokenRecords {
@@ -91,16 +93,7 @@ extension DeviceSimulator {
                 var elsewhere = CreationLaunches()
                 launchRunningApps(&ready, into: &elsewhere)
             }
-            for record in ready.tokenRecords {
-                let key = DeviceTokenKey(record.token)
-                guard tokens.insert(key).inserted else {
-                    throw SimulatorError(.conflict, "Device token \(record.token) is given twice (the second time on device \(ready.id))")
-                }
-                if let owner = world.token(key)?.deviceID {
-                    throw SimulatorError(.conflict, "Device token \(record.token) already belongs to device \(owner)")
-                }
-                records.append(record)
-            }
+            try collectNewTokens(of: ready, seen: &tokens, into: &records)
             listed[ready.id] = ready
             if simulated { here.append(ready) }
             progress?.count(.registeringDevices, done: listed.count, of: total)
