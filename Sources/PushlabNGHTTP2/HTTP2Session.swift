@@ -271,6 +271,11 @@ public final class HTTP2Session {
         nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(callbacks) { _, frame, libErrorCode, userData in
             HTTP2Session.with(userData) { session in
                 let header = frame!.pointee.hd
+                if libErrorCode == NGHTTP2_ERR_REFUSED_STREAM.rawValue {
+                    // A stream past the limit not yet acknowledged: nghttp2 resets it, and goes on.
+                    session.delegate?.http2Session(session, didRefuseStream: header.stream_id)
+                    return 0
+                }
                 // Only connection errors are offered: returning a failure here stops nghttp2 before it
                 // queues its own GOAWAY.
                 guard libErrorCode == NGHTTP2_ERR_PROTO.rawValue,

@@ -13,6 +13,10 @@ final class TokenAuthenticator {
     @exclusivity(unchecked) private var firstKey: SigningKey?
     /// The key of the token that authenticated the latest request.
     @exclusivity(unchecked) private(set) var currentKey: SigningKey?
+    /// The latest token whose signature verified, as the provider report tells tokens apart.
+    @exclusivity(unchecked) private(set) var currentStamp: ProviderTokenStamp?
+    /// The key of that token: whose request it was, even when it was refused.
+    @exclusivity(unchecked) private(set) var verifiedKey: SigningKey?
     @exclusivity(unchecked) private var currentToken: Substring?
     @exclusivity(unchecked) private var lastUpdateAt: EpochMilliseconds = 0
     @exclusivity(unchecked) private var updatesInWindow = 0
@@ -46,6 +50,9 @@ final class TokenAuthenticator {
         case .failure(let reason): return reason
         }
         let key = verified.key
+        // Every token signed by a key counts for the report, refused or not.
+        currentStamp = ProviderTokenStamp(fingerprint: UInt64(bitPattern: Int64(bearer.hashValue)), issuedAt: verified.issuedAt)
+        verifiedKey = key
         if key.isRevoked { return .forbidden }
         if !key.environments.contains(environment) { return policy.environmentKeyReason }
         if let boundTeamID, boundTeamID != key.teamID { return .invalidProviderToken }

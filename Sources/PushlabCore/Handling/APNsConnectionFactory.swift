@@ -36,6 +36,13 @@ public protocol APNsConnectionHandler: AnyObject {
     /// The final outcomes of the answers that waited for `ticket`, in the order they were
     /// decided; their records are published at the next `flushRecords`.
     func finishAdmission(_ ticket: AdmissionTicket, verdicts: [AdmissionVerdict]) -> [APNsOutcome]
+    /// Whether the transport should time each answer (`answerWasSent`): asked as each request
+    /// completes; false costs nothing more.
+    var timesAnswers: Bool { get }
+    /// An answer went out this long after its request's last frame (a reset stream counts).
+    func answerWasSent(afterNanoseconds elapsed: UInt64)
+    /// The client opened a stream beyond MAX_CONCURRENT_STREAMS, and was refused it.
+    func streamLimitWasExceeded()
 }
 
 extension APNsConnectionHandler {
@@ -48,6 +55,9 @@ extension APNsConnectionHandler {
     public var intakeIsBackedUp: Bool { false }
     public func requestAdmission(_ done: @escaping @Sendable (AdmissionTicket, [AdmissionVerdict]) -> Void) -> AdmissionTicket? { nil }
     public func finishAdmission(_ ticket: AdmissionTicket, verdicts: [AdmissionVerdict]) -> [APNsOutcome] { [] }
+    public var timesAnswers: Bool { false }
+    public func answerWasSent(afterNanoseconds elapsed: UInt64) {}
+    public func streamLimitWasExceeded() {}
 }
 
 /// The answer to a request plus what, if anything, should happen to the connection.

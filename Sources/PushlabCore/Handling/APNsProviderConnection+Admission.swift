@@ -10,6 +10,8 @@ extension APNsProviderConnection {
         /// The 200 it would get, and its record.
         var response: APNsResponse
         var record: RequestLog.Entry
+        /// Its part of the provider report, while that records.
+        var exchange: ProviderExchange? = nil
 
         enum Item {
             case push(AcceptedPush)
@@ -30,7 +32,10 @@ extension APNsProviderConnection {
 
     /// Holds the answer of a push that passed the rules; returns its provisional outcome.
     func awaitAdmission(_ attempt: PushAttempt, response: APNsResponse, delay: Int64, actions: [ConnectionAction]) -> APNsOutcome {
-        awaiting.append(AwaitingAdmission(item: .push(acceptedPush(attempt)), response: response, record: recordEntry(attempt, response)))
+        awaiting.append(AwaitingAdmission(
+            item: .push(acceptedPush(attempt)), response: response, record: recordEntry(attempt, response),
+            exchange: reporting == nil ? nil : exchange(attempt, response)
+        ))
         return APNsOutcome(response, delayMilliseconds: delay, actions: actions, awaitsAdmission: true)
     }
 
@@ -102,6 +107,7 @@ extension APNsProviderConnection {
             }
             guard let rejection else {
                 unpublishedRecords.append(pending.record)
+                if let exchange = pending.exchange, reporting != nil { reporting!.exchanges.append(exchange) }
                 return APNsOutcome(pending.response)
             }
             var actions: [ConnectionAction] = []
@@ -124,6 +130,11 @@ extension APNsProviderConnection {
             pending.record.status = response.status
             pending.record.reason = response.reason
             unpublishedRecords.append(pending.record)
+            if var exchange = pending.exchange, reporting != nil {
+                exchange.status = response.status
+                exchange.reason = response.reason
+                reporting!.exchanges.append(exchange)
+            }
             return APNsOutcome(response, actions: actions)
         }
     }

@@ -19,7 +19,9 @@ extension APNsProviderConnection {
         switch fault {
         case .respond(let reason): return .respond(reason)
         case .delay(let milliseconds): return .delay(milliseconds)
-        case .goAway(let reason): return .outcome(APNsOutcome(nil, actions: [.goAway(reason)]))
+        case .goAway(let reason):
+            noteGoAway(.goAway(reason))
+            return .outcome(APNsOutcome(nil, actions: [.goAway(reason)]))
         case .resetStream: return .outcome(APNsOutcome(nil))
         case .closeConnection: return .outcome(APNsOutcome(nil, actions: [.close]))
         }

@@ -39,6 +39,11 @@ final class APNsProviderConnection: APNsConnectionHandler {
     @exclusivity(unchecked) var payloads = PayloadArena()
     /// The policy's latency profile on this connection; nil without one.
     @exclusivity(unchecked) var latency: ConnectionLatency?
+    /// The provider report's state while it records; nil otherwise.
+    @exclusivity(unchecked) var reporting: Reporting?
+    @exclusivity(unchecked) var keyProvider: (key: SigningKey, provider: ProviderIdentity)?
+    @exclusivity(unchecked) var sentGoAway: (reason: APNsErrorReason, forErrors: Bool)?
+    let openedAt: EpochMilliseconds
 
     init(info: ConnectionInfo, service: APNsProviderService, policy: APNsPolicy) {
         self.info = info
@@ -52,6 +57,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
         self.admission = service.admission
         self.announcedStreams = certificate == nil ? policy.streamsBeforeFirstValidToken : policy.maxConcurrentStreams
         self.lastActivity = service.clock.now()
+        self.openedAt = lastActivity
         self.latency = policy.latency.map { ConnectionLatency(profile: $0, connection: info.id, openedAt: service.clock.now()) }
     }
 
@@ -73,6 +79,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
     func connectionDidStart() -> [ConnectionAction] {
         // Apple lets the handshake and SETTINGS through, then sends GOAWAY (O6, O16).
         if let certificate, !certificate.environments.contains(info.environment) {
+            noteGoAway(.goAway(.badCertificateEnvironment))
             return [.goAway(.badCertificateEnvironment)]
         }
         return []
@@ -81,6 +88,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
     func peerWasActive() {
         lastActivity = service.clock.now()
         readTime = lastActivity
+        followRecorder()
     }
 
     var tickIntervalMilliseconds: Int64? { policy.idleTimeoutSeconds == nil ? nil : 1000 }
@@ -89,6 +97,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
         guard let idle = policy.idleTimeoutSeconds, !idleGoAwaySent else { return [] }
         guard service.clock.now() - lastActivity >= Int64(idle * 1000) else { return [] }
         idleGoAwaySent = true
+        noteGoAway(.goAway(.idleTimeout))
         return [.goAway(.idleTimeout)]
     }
 
@@ -106,6 +115,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
     func handle(_ request: consuming APNsRequest) -> APNsOutcome {
         let now = readTime ?? service.clock.now()
         lastActivity = now
+        requestArrived()
         // The device API stays the straight path: two bytes of the path tell the broadcast and
         // channel management API apart (a channel management listener serves nothing else).
         if info.listenerRole == .channelManagement || request.fields.withPath(ChannelAPIEndpoint.mayMatch) {
@@ -215,12 +225,18 @@ final class APNsProviderConnection: APNsConnectionHandler {
         var delay = delay
         if latency != nil {
             delay += latency!.delay(for: attempt.environment)
-            if let goAway = latency!.goAway(now: attempt.receivedAt) { actions.append(goAway) }
+            if let goAway = latency!.goAway(now: attempt.receivedAt) {
+                noteGoAway(goAway)
+                actions.append(goAway)
+            }
         }
         let response: APNsResponse
         if let rejection {
             response = .failure(rejection.reason, apnsID: attempt.apnsID, timestamp: rejection.timestamp)
-            if rejection.goAway { actions.append(.goAway(rejection.reason)) }
+            if rejection.goAway {
+                noteGoAway(.goAway(rejection.reason))
+                actions.append(.goAway(rejection.reason))
+            }
             if !applesFailure, let goAway = chargeError(rejection.reason) { actions.append(goAway) }
         } else {
             let uniqueID = attempt.environment == .development && policy.sendUniqueIDInDevelopment ? APNsID(ids.nextUUID(lowercase: true)) : nil
@@ -257,12 +273,15 @@ final class APNsProviderConnection: APNsConnectionHandler {
         guard reason.status != 410, let budget = policy.errorBudgetPerConnection else { return nil }
         let before = errorWeight
         errorWeight += reason == .badDeviceToken ? policy.badDeviceTokenErrorWeight : 1
-        return before < budget && errorWeight >= budget ? .goAway(reason) : nil
+        guard before < budget && errorWeight >= budget else { return nil }
+        noteGoAway(.goAway(reason), forErrors: true)
+        return .goAway(reason)
     }
 
     private func record(_ attempt: PushAttempt, _ response: APNsResponse) {
         // Built in place: a named entry would be copied into the array and then destroyed.
         unpublishedRecords.append(recordEntry(attempt, response))
+        reportExchange(attempt, response)
     }
 
     func recordEntry(_ attempt: PushAttempt, _ response: APNsResponse) -> RequestLog.Entry {
@@ -285,9 +304,11 @@ final class APNsProviderConnection: APNsConnectionHandler {
             unsentBroadcasts.removeAll()
         }
         service.log.append(contentsOf: &unpublishedRecords, connectionID: info.id)
+        if reporting != nil { publishReport() }
     }
 
     func connectionDidClose() {
+        reportClosing()
         flushRecords()
     }
 

@@ -10,6 +10,8 @@ public final class APNsProviderService: APNsConnectionFactory {
     public let faults: (any FaultInjector)?
     /// A cluster's engine (`pushlab serve --cluster`); nil in a single process.
     public let admission: (any PushAdmission)?
+    /// The provider report, which connections tell while it records.
+    public let report: ProviderReportRecorder?
     private let currentPolicy: Mutex<APNsPolicy>
     private let rateLimiter = Mutex<DeviceTokenRateLimiter?>(nil)
     /// Counts replacements of the rate limiter, so a connection keeps the one it has until this
@@ -19,9 +21,10 @@ public final class APNsProviderService: APNsConnectionFactory {
     public init(
         world: APNsWorld, policy: APNsPolicy = APNsPolicy(), clock: any PushlabClock = SystemClock(),
         log: RequestLog = RequestLog(), sink: any PushSink = DiscardingPushSink(), faults: (any FaultInjector)? = nil,
-        admission: (any PushAdmission)? = nil
+        admission: (any PushAdmission)? = nil, report: ProviderReportRecorder? = nil
     ) {
         self.admission = admission
+        self.report = report
         self.world = world
         self.clock = clock
         self.log = log

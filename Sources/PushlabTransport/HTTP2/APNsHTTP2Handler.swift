@@ -51,6 +51,9 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     @exclusivity(unchecked) private var lastStreamID: Int32 = 0
     /// Records of finished streams, reused so a request does not cost fresh arrays.
     @exclusivity(unchecked) private var spareStreams: [StreamState] = []
+    /// When each request completed, while the connection handler times its answers (the provider
+    /// report): uptime nanoseconds by stream.
+    @exclusivity(unchecked) private var answerClock: [Int32: UInt64] = [:]
     /// Which id header names an earlier answer has put in nghttp2's encoder table.
     @exclusivity(unchecked) private var idNamesIndexed = (apnsID: false, uniqueID: false, requestID: false)
     private let headerValues = HeaderValueCache(slots: HeaderName.cacheSlots)
@@ -131,6 +134,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         lifecycle.connectionClosed()
         lastStream = nil
         streams.removeAll()
+        answerClock.removeAll()
         heldAnswers.removeAll()
         awaitingAdmission.removeAll()
         connectionHandler?.connectionDidClose()
@@ -239,6 +243,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
             return
         }
         let outcome = connectionHandler.handle(stream.request)
+        if connectionHandler.timesAnswers { answerClock[streamID] = NIODeadline.now().uptimeNanoseconds }
         let isHead = stream.request.method == "HEAD"
         if spareStreams.count < 64 { spareStreams.append(stream) }
         if outcome.delayMilliseconds > 0, let context {
@@ -273,6 +278,9 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     }
 
     private func answerNow(_ outcome: APNsOutcome, on streamID: Int32, isHead: Bool, session: HTTP2Session) {
+        if !answerClock.isEmpty, let started = answerClock.removeValue(forKey: streamID) {
+            connectionHandler?.answerWasSent(afterNanoseconds: NIODeadline.now().uptimeNanoseconds &- started)
+        }
         guard let response = outcome.response else {
             lifecycle.streamAnswered(streamID, goAways: [])
             try? session.submitResetStream(streamID, errorCode: .internalError)
@@ -297,10 +305,17 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
             lastStreamID: lastAnswered, errorCode: .refusedStream,
             debugData: Array("Maximum active streams violated for this endpoint.".utf8)
         )
+        connectionHandler?.streamLimitWasExceeded()
         return true
     }
 
     /// A flood of empty DATA frames ends the connection, as strict HTTP/2 servers end it.
+    /// A client that opens streams before it reads SETTINGS has the excess refused, as APNs does
+    /// (1 stream until the first valid provider token); the provider report counts them.
+    public func http2Session(_ session: HTTP2Session, didRefuseStream streamID: Int32) {
+        connectionHandler?.streamLimitWasExceeded()
+    }
+
     public func http2Session(_ session: HTTP2Session, shouldAcceptEmptyDataFrameOn streamID: Int32) -> Bool {
         guard let lastAnswered = lifecycle.emptyFrameReceived(limit: settings.limits.maxConsecutiveEmptyFrames) else { return true }
         try? session.submitGoAway(lastStreamID: lastAnswered, errorCode: .enhanceYourCalm, debugData: Array("Too many empty frames.".utf8))

@@ -36,11 +36,13 @@ final class Harness {
     init(
         _ mode: AuthMode = .token, policy: APNsPolicy = APNsPolicy(), environment: APNsEnvironment = .development,
         certificate: ClientCertificate? = nil, faults: (any FaultInjector)? = nil, world: TestWorld? = nil,
-        admission: (any PushAdmission)? = nil
+        admission: (any PushAdmission)? = nil, report: ProviderReportRecorder? = nil
     ) throws {
         self.world = try world ?? TestWorld()
         self.mode = mode
-        service = APNsProviderService(world: self.world.world, policy: policy, clock: clock, log: log, sink: sink, faults: faults, admission: admission)
+        service = APNsProviderService(
+            world: self.world.world, policy: policy, clock: clock, log: log, sink: sink, faults: faults, admission: admission, report: report
+        )
         providerToken = try self.world.token(issuedAt: Harness.start / 1000)
         let info = ConnectionInfo(
             id: 1, listenerEnvironment: environment,
@@ -51,9 +53,11 @@ final class Harness {
     }
 
     /// A fresh connection to the same service (state per connection starts over).
-    func reconnect(environment: APNsEnvironment = .development, role: APNsListenerRole = .both, certificate: ClientCertificate? = nil) {
+    func reconnect(
+        environment: APNsEnvironment = .development, role: APNsListenerRole = .both, certificate: ClientCertificate? = nil, id: UInt64 = 2
+    ) {
         let info = ConnectionInfo(
-            id: 2, listenerEnvironment: environment, listenerRole: role,
+            id: id, listenerEnvironment: environment, listenerRole: role,
             clientCertificate: mode == .certificate ? (certificate ?? Harness.certificate()) : nil
         )
         connection = service.makeConnectionHandler(for: info)
@@ -72,6 +76,8 @@ final class Harness {
         fields += headers.map { (name: $0.0, value: $0.1) }
         let bytes = body.map { Array($0.utf8) } ?? []
         let request = APNsRequest(method: method, path: path ?? "/3/device/\(token)", authority: authority, headers: fields, body: bytes)
+        // As the transport does: every request arrives in a read.
+        connection.peerWasActive()
         let outcome = connection.handle(request)
         connection.flushRecords()
         return outcome

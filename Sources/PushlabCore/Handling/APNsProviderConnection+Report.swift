@@ -1,0 +1,125 @@
+/// The provider report (`ProviderReportRecorder`): while it records, a connection keeps what its
+/// requests and answers tell and hands it over with its records, once per read.
+extension APNsProviderConnection {
+    /// A connection's part of the report since it last handed it over; nil while nobody records.
+    struct Reporting {
+        var exchanges: [ProviderExchange] = []
+        var events: [ProviderConnectionEvent] = []
+        var latencies: [UInt32] = []
+        var inFlight = 0
+        var peakInFlight = 0
+        var peakTold = 0
+    }
+
+    /// Starts or stops following this connection as the recorder does (once per read).
+    func followRecorder() {
+        guard let recorder = service.report else { return }
+        let recording = recorder.isRecording
+        if recording && reporting == nil {
+            reporting = Reporting()
+            reporting!.events.append(
+                .opened(connectionID: info.id, at: openedAt, environment: info.environment, provider: certificateProvider, streamLimit: policy.maxConcurrentStreams)
+            )
+        } else if !recording && reporting != nil {
+            reporting = nil
+        }
+    }
+
+    func requestArrived() {
+        guard reporting != nil else { return }
+        reporting!.inFlight += 1
+        reporting!.peakInFlight = max(reporting!.peakInFlight, reporting!.inFlight)
+    }
+
+    var timesAnswers: Bool { reporting != nil }
+
+    func answerWasSent(afterNanoseconds elapsed: UInt64) {
+        guard reporting != nil else { return }
+        reporting!.inFlight = max(0, reporting!.inFlight - 1)
+        reporting!.latencies.append(UInt32(clamping: elapsed / 1000))
+    }
+
+    func streamLimitWasExceeded() {
+        followRecorder()
+        reporting?.events.append(.streamLimitExceeded(connectionID: info.id, at: service.clock.now()))
+        publishReport()
+    }
+
+    func reportExchange(_ attempt: PushAttempt, _ response: APNsResponse) {
+        guard reporting != nil else { return }
+        reporting!.exchanges.append(exchange(attempt, response))
+    }
+
+    func exchange(_ attempt: PushAttempt, _ response: APNsResponse) -> ProviderExchange {
+        ProviderExchange(
+            time: attempt.receivedAt, connectionID: info.id, provider: currentProvider ?? namedProvider(attempt), deviceToken: attempt.deviceToken,
+            requestHash: requestHash(attempt), status: response.status, reason: response.reason,
+            pushType: attempt.pushType, priority: attempt.priority, expiration: attempt.expiration,
+            providerToken: certificate == nil ? tokenAuthenticator.currentStamp : nil
+        )
+    }
+
+    /// The body and the headers that shape the push, as sent (a corrected request is another one).
+    private func requestHash(_ attempt: PushAttempt) -> UInt64 {
+        var hasher = Hasher()
+        attempt.request.body.withUnsafeBytes { hasher.combine(bytes: $0) }
+        for field in [APNsHeaderFields.Field.priority, .pushType, .expiration, .collapseID, .topic] {
+            attempt.withField(field) { bytes in
+                hasher.combine(bytes == nil)
+                if let bytes { hasher.combine(bytes: bytes) }
+            }
+        }
+        return UInt64(bitPattern: Int64(hasher.finalize()))
+    }
+
+    /// The certificate's provider, or the key of the token that last verified.
+    private var currentProvider: ProviderIdentity? {
+        if let certificateProvider { return certificateProvider }
+        guard let key = tokenAuthenticator.verifiedKey ?? tokenAuthenticator.currentKey else { return nil }
+        if let cached = keyProvider, cached.key === key { return cached.provider }
+        let provider = ProviderIdentity.key(keyID: key.keyID, teamID: key.teamID)
+        keyProvider = (key, provider)
+        return provider
+    }
+
+    /// Before any token of the connection verified (a request refused before authentication, or
+    /// for its token): the registered key its token names, unverified, so the request is still
+    /// put down to its provider.
+    private func namedProvider(_ attempt: PushAttempt) -> ProviderIdentity? {
+        guard certificate == nil, let header = attempt.field(.authorization), let bearer = TokenAuthenticator.bearerToken(header),
+              let claims = try? ProviderToken.parse(bearer), let key = world.key(claims.keyID)
+        else { return nil }
+        return .key(keyID: key.keyID, teamID: key.teamID)
+    }
+
+    private var certificateProvider: ProviderIdentity? {
+        info.clientCertificate.map { .certificate(subject: $0.subject) }
+    }
+
+    /// A GOAWAY this connection sends, for the report's account of how it ended.
+    func noteGoAway(_ action: ConnectionAction?, forErrors: Bool = false) {
+        guard case .goAway(let reason)? = action else { return }
+        sentGoAway = (reason, forErrors)
+    }
+
+    func publishReport() {
+        guard reporting != nil, let recorder = service.report else { return }
+        if !reporting!.latencies.isEmpty || reporting!.peakInFlight > reporting!.peakTold {
+            reporting!.events.append(
+                .answered(connectionID: info.id, latenciesMicroseconds: reporting!.latencies, peakInFlight: reporting!.peakInFlight, streamLimit: policy.maxConcurrentStreams)
+            )
+            reporting!.peakTold = reporting!.peakInFlight
+            reporting!.latencies.removeAll(keepingCapacity: true)
+        }
+        recorder.record(reporting!.exchanges, events: reporting!.events)
+        reporting!.exchanges.removeAll(keepingCapacity: true)
+        reporting!.events.removeAll(keepingCapacity: true)
+    }
+
+    func reportClosing() {
+        guard reporting != nil else { return }
+        reporting!.events.append(
+            .closed(connectionID: info.id, at: service.clock.now(), goAway: sentGoAway?.reason, forErrors: sentGoAway?.forErrors ?? false)
+        )
+    }
+}
