@@ -27,6 +27,19 @@ public struct LatencyFile: Decodable, Sendable {
         public var after: DistributionFile
     }
 
+    /// What makes it unusable, named as the file spells it (`latency.both`, not the environment
+    /// it fills in); nil when fine.
+    public var problem: String? {
+        let given: [(String, DistributionFile?)] = [
+            ("latency.development", development), ("latency.production", production), ("latency.both", both),
+            ("latency.connectionStart", connectionStart),
+        ]
+        for (name, file) in given {
+            if let problem = file?.distribution.problem(name) { return problem }
+        }
+        return profile.problem
+    }
+
     public var profile: LatencyProfile {
         LatencyProfile(
             development: (development ?? both)?.distribution, production: (production ?? both)?.distribution,

@@ -25,6 +25,9 @@ public struct Scenario: Sendable {
     public var signers: [Signer]
     /// The steps `pushlab run` executes, if the file has any.
     public var script: ScenarioScript?
+    /// Whether the server records the provider report while this scenario is loaded (its
+    /// `report: true`, or a `report` step).
+    public var recordsReport = false
     /// The file it came from, for messages.
     public var source: String
     /// Changes whenever the file's text does (FNV-1a of it): a store seeded from this scenario
@@ -88,7 +91,7 @@ public struct Scenario: Sendable {
             throw LoadError(description: "Scenario \(source) is not valid YAML: \(error)")
         }
         let policy = file.policy?.applied(to: basePolicy) ?? basePolicy
-        if let problem = policy.problem {
+        if let problem = file.policy?.latency?.problem ?? policy.problem {
             throw LoadError(description: "Scenario \(source): policy: \(problem)")
         }
         let directory = URL(fileURLWithPath: source).deletingLastPathComponent()
@@ -128,7 +131,7 @@ public struct Scenario: Sendable {
         } catch {
             throw LoadError(description: "Scenario \(source): \(error.description)")
         }
-        return Scenario(
+        var scenario = Scenario(
             name: file.name ?? URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent,
             description: file.description,
             keys: loadedKeys.map(\.registration),
@@ -145,6 +148,8 @@ public struct Scenario: Sendable {
             source: source,
             fingerprint: fingerprint(of: yaml)
         )
+        scenario.recordsReport = file.report == true || script?.steps.contains { if case .report = $0.action { true } else { false } } == true
+        return scenario
     }
 
     /// Puts this scenario's keys, apps and tokens into `world`, replacing what was there.

@@ -22,6 +22,8 @@ public struct ScenarioFile: Decodable, Sendable {
     public var simulator: SimulatorSettingsSpec?
     /// Where `pushlab run` starts the manual clock.
     public var clock: Clock?
+    /// Record the provider report from the start (a `report` step implies it).
+    public var report: Bool?
 
     public struct Clock: Decodable, Sendable {
         /// ISO 8601.

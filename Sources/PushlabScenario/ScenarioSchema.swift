@@ -63,7 +63,7 @@ enum ScenarioSchema {
 
     static let scenario = fields(
         ["name", "description", "keys", "apps", "deviceTokens", "generatedDeviceTokens", "channels", "policy", "devices", "generatedDevices",
-         "simulator", "clock", "steps", "standIn"],
+         "simulator", "clock", "steps", "standIn", "report"],
         [
             "keys": .list(fields(["keyId", "teamId", "publicKey", "privateKey", "publicKeyPem", "privateKeyPem", "environment", "topics", "relatedKeyId", "revoked"])),
             "apps": .list(fields(["bundleId", "teamId", "broadcastEnabled"])),

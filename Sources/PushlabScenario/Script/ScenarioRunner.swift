@@ -33,6 +33,11 @@ public actor ScenarioRunner {
             let clock: JSONValue = script.clockStart.map { .object([("set", .string(ISO8601Milliseconds.format($0)))]) }
                 ?? .object([("mode", .string("manual"))])
             _ = try await driver.control(.post, "/v1/clock", body: clock)
+            if scenario.recordsReport {
+                // The report says what this run's providers did, from its first push.
+                _ = try await driver.control(.put, "/v1/report", body: .object([("recording", .bool(true))]))
+                _ = try await driver.control(.delete, "/v1/report", body: nil)
+            }
             for device in scenario.devices { try await refreshTokens(of: device.id) }
         } catch {
             setupFailure = "Setting up the run failed: \(error)"
@@ -65,6 +70,9 @@ public actor ScenarioRunner {
             switch step.action {
             case .send(let push): answer = try await send(push)
             case .control(let call): try await perform(call, device: step.device)
+            case .report(let expectation):
+                let failures = expectation.failures(in: try await driver.control(.get, expectation.path, body: nil))
+                return StepResult(number: number, title: step.title, outcome: failures.isEmpty ? .passed : .failed, failures: failures, observations: [])
             }
         } catch {
             return StepResult(number: number, title: step.title, outcome: .failed, failures: [Self.couldNotRun + "\(error)"], answer: answer, observations: [])

@@ -6,7 +6,7 @@ extension ScenarioStep {
     static let actionKeys = [
         "send", "changeDevice", "changeApp", "interact", "reinstall", "uninstall", "scheduleLocal",
         "advanceClock", "setClock", "addFault", "clearFaults", "startActivity", "updateActivity", "endActivity", "liveActivities",
-        "standIn",
+        "standIn", "report",
     ]
 
     /// Reads `steps[index]`.
@@ -23,13 +23,14 @@ extension ScenarioStep {
         let (action, device) = try parseAction(kind, actionValue, place: actionPlace)
         let expectation = try fields.nested("expect").map(StepExpectation.parse) ?? StepExpectation()
         try fields.checkAllRead()
-        if expectation.expectsAnswer, case .control = action {
+        if expectation.expectsAnswer, !action.isSend {
             throw ScenarioScriptError("\(place).expect: status, reason and timestamp are APNs's answer, and only a send step has one")
         }
         let summary: String
         switch action {
         case .send(let push): summary = "send \(push.pushType ?? "alert") to \(push.targetDescription)"
         case .control(let call): summary = call.summary
+        case .report(let expectation): summary = "check the provider report" + (expectation.provider.map { " of \($0)" } ?? "")
         }
         return ScenarioStep(title: name ?? summary, action: action, device: device, expectation: expectation)
     }
@@ -57,6 +58,8 @@ extension ScenarioStep {
             guard case .array(let rules) = value else { throw ScenarioScriptError("\(place) must be the stand-in backend's new list of rules") }
             for (index, rule) in rules.enumerated() { _ = try StandInRule.parse(rule, place: "\(place)[\(index)]") }
             return (.control(ControlCall(method: .put, path: "/v1/stand-in/rules", body: .object([("rules", value)]), summary: "change the stand-in backend's rules")), nil)
+        case "report":
+            return (.report(try ReportExpectation.parse(value, place: place)), nil)
         case "clearFaults":
             guard value == .bool(true) else { throw ScenarioScriptError("\(place) must be true") }
             return (.control(ControlCall(method: .delete, path: "/v1/faults", summary: "clear the fault rules")), nil)
@@ -119,5 +122,12 @@ extension ScenarioStep {
             return number * factor
         }
         throw ScenarioScriptError("\(place) must be a duration: seconds, or a number with s, m, h or d (90, 20m, 1h), not \(value)")
+    }
+}
+
+extension ScenarioStep.Action {
+    var isSend: Bool {
+        if case .send = self { return true }
+        return false
     }
 }

@@ -8,6 +8,8 @@ public struct ScenarioStep: Sendable {
         case send(PushStep)
         /// A change made through the control API: the route and its JSON body.
         case control(ControlCall)
+        /// A check of the provider report.
+        case report(ReportExpectation)
     }
 
     /// `steps[3]` with the step's name, for reports.
