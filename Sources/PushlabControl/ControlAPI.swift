@@ -49,6 +49,9 @@ public final class ControlAPI: Sendable {
     let resetWorld: Reset?
     let loadScenario: LoadScenario?
     let signers: Signers
+    /// The APNs service, for its latency profile and provider report; nil in tests of the
+    /// control API alone.
+    let service: APNsProviderService?
     private let listeners = Mutex<[Listener]>([])
     /// A cluster node's routing of requests about phones other nodes simulate, and its applier
     /// of the cluster's changes to the world.
@@ -70,9 +73,11 @@ public final class ControlAPI: Sendable {
     public init(
         simulator: DeviceSimulator, delivery: DeliveryPipeline? = nil, requestLog: RequestLog, faults: FaultRules, store: PushlabStore? = nil,
         scenarioName: String? = nil, reset: Reset? = nil, loadScenario: LoadScenario? = nil, checkScenario: CheckScenario? = nil, signers: @escaping Signers = { [] },
-        eventBufferSize: Int = 1024, eventHeartbeat: Duration = .seconds(15), standIn: StandInBackend = StandInBackend()
+        eventBufferSize: Int = 1024, eventHeartbeat: Duration = .seconds(15), standIn: StandInBackend = StandInBackend(),
+        service: APNsProviderService? = nil
     ) {
         self.standIn = standIn
+        self.service = service
         self.simulator = simulator
         self.delivery = delivery
         self.requestLog = requestLog
@@ -130,7 +135,7 @@ public final class ControlAPI: Sendable {
     var routes: [Route] {
         healthRoutes + keyRoutes + deviceRoutes + appRoutes + interactionRoutes + localNotificationRoutes + liveActivityRoutes
             + observationRoutes + pushRoutes + clockRoutes + faultRoutes + resetRoutes + eventRoutes + metricsRoutes + standInRoutes
-            + sendRoutes + dashboardRoutes + openAPIRoutes
+            + sendRoutes + latencyRoutes + reportRoutes + dashboardRoutes + openAPIRoutes
     }
 
     /// The router serving every route; errors of any kind become `{"error": …}`. With `token`,

@@ -52,6 +52,7 @@ public final class PushlabCores: Sendable {
             throw Scenario.LoadError(description: "Scenario \(scenario.source): \(error.description)")
         }
         self.init(world: world, clock: clock, simulator: simulator, policy: scenario.policy, scenario: scenario, admission: admission, adjust: adjust)
+        if scenario.recordsReport { service.report?.start(at: clock.now()) }
     }
 
     /// Cores around a world and simulator made by hand (a test's); without a scenario there is
@@ -67,7 +68,10 @@ public final class PushlabCores: Sendable {
         manualStart = clock.mode == .manual ? clock.now() : nil
         self.adjust = adjust
         current = Mutex(scenario)
-        service = APNsProviderService(world: world, policy: policy, clock: clock, log: requestLog, sink: delivery, faults: faults, admission: admission)
+        service = APNsProviderService(
+            world: world, policy: policy, clock: clock, log: requestLog, sink: delivery, faults: faults, admission: admission,
+            report: ProviderReportRecorder()
+        )
         standIn.replaceRules(scenario?.standInRules ?? [])
     }
 
@@ -94,7 +98,8 @@ public final class PushlabCores: Sendable {
         }
         let api = ControlAPI(
             simulator: simulator, delivery: delivery, requestLog: service.log, faults: faults, store: store, scenarioName: scenario?.name,
-            reset: reset, loadScenario: loadScenario, checkScenario: { [self] path in _ = try loadable(path: path) }, signers: { [self] in self.scenario?.signers ?? [] }, standIn: standIn
+            reset: reset, loadScenario: loadScenario, checkScenario: { [self] path in _ = try loadable(path: path) }, signers: { [self] in self.scenario?.signers ?? [] }, standIn: standIn,
+            service: service
         )
         if let (node, routing) = clusterRouting.withLock({ $0 }) { api.joinCluster(as: node, routing: routing) }
         return api
@@ -107,6 +112,7 @@ public final class PushlabCores: Sendable {
         if let manualStart { clock.set(manualStart) } else { clock.setMode(.real) }
         try scenario.install(into: world, simulator: simulator)
         service.policy = scenario.policy
+        if scenario.recordsReport { service.report?.start(at: clock.now()) }
         standIn.replaceRules(scenario.standInRules)
         standIn.clearRequests()
     }

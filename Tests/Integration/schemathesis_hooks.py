@@ -30,3 +30,32 @@ def map_body(context, body):
     if isinstance(delay, int) and not isinstance(delay, bool) and 0 <= delay <= 3_600_000:
         body["delayMs"] = min(delay, 50)
     return body
+
+
+@schemathesis.hook.apply_to(method="PUT", path="/v1/latency")
+def map_body(context, body):
+    """Latency profiles the API takes, made quick: every distribution's milliseconds (up to an
+    hour, a day for goAway.after) become at most 5 ms, and failure rates at most 1%, so that the
+    run's later pushes and sends still answer within its time. Values the API refuses stay as
+    generated."""
+    if not isinstance(body, dict):
+        return body
+
+    def shorten(distribution):
+        if not isinstance(distribution, dict):
+            return
+        for key in ("ms", "minMs", "maxMs", "p50Ms", "p99Ms"):
+            value = distribution.get(key)
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 86_400_000:
+                distribution[key] = min(value, 5)
+
+    for key in ("development", "production", "both", "connectionStart"):
+        shorten(body.get(key))
+    go_away = body.get("goAway")
+    if isinstance(go_away, dict):
+        shorten(go_away.get("after"))
+    for key in ("internalServerErrorRate", "serviceUnavailableRate"):
+        value = body.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1:
+            body[key] = min(value, 0.01)
+    return body

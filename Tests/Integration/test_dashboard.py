@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import background_phones_scenario, tool
-from world import CERTS, REPO, TOPIC, provider_token
+from conftest import background_phones_scenario, derived_scenario, tool
+from world import CERTS, DEV_UNREGISTERED_TOKEN, REPO, TOPIC, dev_token, provider_token
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -419,3 +419,117 @@ generatedDevices:
     search.send_keys(token[:20])
     wait_for(driver, lambda d: [r.get_attribute("data-device") for r in css(d, ".device-row")][:1] == ["load-0"], "a search by token prefix")
     shoot(driver, "09-many-devices")
+
+
+def push_on_a_connection_each(server, tokens: list[str], status: int = 200) -> None:
+    """One push to each token, each on a connection of its own (a curl per push): the pattern
+    Apple warns against (\"reuse a connection as long as possible\")."""
+    for i, token in enumerate(tokens):
+        done = subprocess.run([tool("curl"), "-sS", "--http2", "--max-time", "20", "--cacert", str(CERTS / "ca.pem"),
+                               "-o", "/dev/null", "-w", "%{http_code}", "-H", f"authorization: bearer {provider_token()}",
+                               "-H", f"apns-topic: {TOPIC}", "-H", "apns-push-type: alert",
+                               "-d", json.dumps({"aps": {"alert": f"push {i}"}}), f"https://127.0.0.1:{server.dev_port}/3/device/{token}"],
+                              cwd=REPO, capture_output=True, text=True, timeout=60)
+        assert done.stdout == str(status), done.stdout + done.stderr
+
+
+def report_requests(driver, provider: str = "key:PUSHLAB001") -> int | None:
+    """The Requests figure of a provider in the Report tab, or None while it is not shown."""
+    text = driver.execute_script("return document.querySelector(arguments[0])?.textContent",
+                                 f".report-provider[data-provider='{provider}'] tr[data-stat='requests'] td")
+    return int(text.split()[0].replace(",", "")) if text else None
+
+
+def report_connections(driver) -> list[list[str]]:
+    return driver.execute_script(
+        "return [...document.querySelectorAll('#report-connections tbody tr')].map((row) => [...row.cells].map((c) => c.textContent))")
+
+
+def test_the_report_tab_follows_a_provider_live(fresh_server, browser, tmp_path):
+    """The Report tab: it explains how to start recording, starts it, and then, without a reload,
+    follows a provider that opens a connection per push and pushes again after a 410: its
+    figures, its findings (with Apple's rule, the source and examples) and its connections, an
+    open one and one closed by GOAWAY IdleTimeout; Clear and Stop recording."""
+    from h2.events import ConnectionTerminated
+    from h2util import H2Client
+
+    server = fresh_server(scenario=derived_scenario(tmp_path, idleTimeoutSeconds=3))
+    driver = browser
+    open_dashboard(driver, server)
+    click(driver, "[data-tab='report']")
+    one(driver, "#report-state[data-recording='false']")
+    empty = text_of(driver, "#report-empty")
+    assert "Not recording" in empty and "pushlab serve --report" in empty and "PUT /v1/report" in empty, empty
+    assert "tab=report" in driver.execute_script("return location.hash")
+    assert control(server, "GET", "/v1/report")["recording"] is False
+    shoot(driver, "11-report-not-recording")
+
+    click(driver, "#report-toggle")
+    one(driver, "#report-state[data-recording='true']")
+    wait_for(driver, lambda d: "No requests yet" in text_of(d, "#report-empty"), "the recording empty state")
+    assert control(server, "GET", "/v1/report")["recording"] is True
+    assert text_of(driver, "#report-toggle") == "Stop recording"
+    driver.execute_script("window.sameReportPage = true")   # gone after a reload
+
+    # A connection per push, and pushes again to a token answered 410.
+    push_on_a_connection_each(server, [dev_token(i) for i in range(4)])
+    push_on_a_connection_each(server, [DEV_UNREGISTERED_TOKEN] * 2, status=410)
+    wait_for(driver, lambda d: report_requests(d) == 6, "6 requests in the report")
+    per_push = text_of(driver, ".report-finding[data-finding='connection-per-push']")
+    assert "Opened a connection for a push or two" in per_push and "6 connections" in per_push, per_push
+    assert "Reuse a connection as long as possible" in per_push, per_push
+    assert "connection 1: 1 request in" in per_push, "the finding's examples"
+    href = driver.execute_script("return document.querySelector(\".report-finding[data-finding='connection-per-push'] a.report-source\").href")
+    assert href == "https://developer.apple.com/documentation/usernotifications/sending-notification-requests-to-apns", href
+    after410 = text_of(driver, ".report-finding[data-finding='pushed-after-410']")
+    assert "1 request" in after410 and "410" in after410, after410
+    assert "Findings (2)" in text_of(driver, "#report-findings h3")
+    answers = text_of(driver, ".report-provider[data-provider='key:PUSHLAB001'] tr[data-stat='answers']")
+    assert "200 4" in answers and "410 2" in answers and "2 × Unregistered" in answers, answers
+    assert "1 push to tokens already answered 410" in text_of(driver, "tr[data-stat='after410']")
+    assert "6 opened · 0 open" in text_of(driver, "tr[data-stat='connections']")
+    assert "p50" in text_of(driver, "tr[data-stat='latency']")
+    wait_for(driver, lambda d: len(report_connections(d)) == 6, "6 connections in the table")
+    rows = report_connections(driver)
+    assert all(row[1] == "key:PUSHLAB001" and row[2] == "dev" and row[3] == "1" and row[6] == "closed" for row in rows), rows
+    assert [row[0] for row in rows] == sorted((row[0] for row in rows), key=int, reverse=True), "newest first"
+    shoot(driver, "12-report-findings")
+
+    # A connection that stays open, then idles until APNs sends GOAWAY IdleTimeout: seen live.
+    idle = H2Client(server.dev_port)
+    try:
+        idle.authenticate()
+        wait_for(driver, lambda d: report_requests(d) == 7, "the 7th request, without a reload")
+        wait_for(driver, lambda d: any(row[6] == "open" for row in report_connections(d)), "the open connection")
+        assert "1 open" in text_of(driver, "tr[data-stat='connections']")
+        shoot(driver, "13-report-open-connection")
+        try:
+            idle.wait_for(lambda: any(isinstance(e, ConnectionTerminated) for e in idle.events), 10, "GOAWAY IdleTimeout")
+        except ConnectionError:
+            pass   # closed in the same read as the GOAWAY
+        assert any(isinstance(e, ConnectionTerminated) for e in idle.events), "no GOAWAY on the idle connection"
+    finally:
+        idle.close()
+    wait_for(driver, lambda d: any(row[6] == "GOAWAY IdleTimeout" for row in report_connections(d)), "the connection's GOAWAY IdleTimeout")
+
+    push_on_a_connection_each(server, [dev_token(i) for i in range(4, 7)])
+    wait_for(driver, lambda d: report_requests(d) == 10 and len(report_connections(d)) == 10, "10 requests on 10 connections, without a reload")
+    wait_for(driver, lambda d: "10 connections" in text_of(d, ".report-finding[data-finding='connection-per-push']"), "the finding's new count")
+    assert driver.execute_script("return window.sameReportPage") is True, "the page was reloaded"
+    report = control(server, "GET", "/v1/report")
+    assert report["providers"][0]["requests"] == 10 and report["findings"] == 2, report
+    shoot(driver, "14-report-live")
+
+    click(driver, "#report-clear")
+    wait_for(driver, lambda d: "No requests yet" in text_of(d, "#report-empty"), "the cleared report")
+    assert control(server, "GET", "/v1/report")["providers"] == []
+    click(driver, "#report-toggle")
+    one(driver, "#report-state[data-recording='false']")
+    assert control(server, "GET", "/v1/report")["recording"] is False
+
+    # The address names the tab: opened from it, the page shows the report straight away.
+    driver.get("about:blank")
+    open_dashboard(driver, server, "#tab=report")
+    assert driver.execute_script("return window.sameReportPage") is None, "a new page"
+    one(driver, "#tab-report:not([hidden]) #report-state[data-recording='false']")
+    assert text_of(driver, "#report-toggle") == "Start recording"

@@ -6,8 +6,11 @@ would take hundreds of seconds."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
+import time
+import urllib.request
 
 import pytest
 
@@ -85,5 +88,34 @@ def test_the_shipped_load_profiles_serve(tmp_path, name):
         status, took = int(out[0]), float(out[1])
         assert status in (200, 500, 503), out
         assert took >= 0.06, f"answered in {took:.3f} s: before the connection's start-up cost"
+    finally:
+        _finish(srv)
+
+
+def test_the_100k_phones_scenario_serves_and_records_the_report(tmp_path):
+    """100,000 phones: the last one's token is accepted, its phone shows the banner, and the
+    provider report (on from the scenario's `report: true`) counts the push."""
+    scenario = REPO / "scenarios" / "load" / "100k-phones.yaml"
+    srv = PushlabServer(tmp_path, scenario=scenario).start()
+    try:
+        token = f"be{99_999:062x}"
+        out = subprocess.run(
+            [tool("curl"), "-sk", "--http2", "-o", "/dev/null", "-w", "%{http_code}",
+             "-H", f"authorization: bearer {provider_token()}", "-H", "apns-topic: com.pushlab.demo", "-H", "apns-push-type: alert",
+             "-d", '{"aps":{"alert":"the last phone"}}', f"https://127.0.0.1:{srv.port}/3/device/{token}"],
+            capture_output=True, text=True, timeout=60,
+        ).stdout
+        assert out == "200", out
+        with urllib.request.urlopen(f"{srv.control_url}/v1/report", timeout=30) as answer:
+            report = json.loads(answer.read())
+        assert report["recording"] and report["providers"][0]["requests"] == 1, report
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with urllib.request.urlopen(f"{srv.control_url}/v1/devices/phone-99999/observations?kind=banner", timeout=30) as answer:
+                if json.loads(answer.read())["observations"]:
+                    break
+            time.sleep(0.2)
+        else:
+            raise AssertionError("phone-99999 showed no banner")
     finally:
         _finish(srv)

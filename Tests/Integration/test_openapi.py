@@ -255,6 +255,18 @@ def test_a_tour_of_every_route_answers_as_documented(fresh_server):
                                                             "willPresentOptions": ["banner", "sound"]}, id="tour", bundleId=TOPIC)
     api("PATCH", "/v1/devices/{id}/apps/{bundleId}", 409, {"voip": True}, id="tour", bundleId="com.pushlab.tour")
 
+    # The provider report follows what was pushed, at Apple's latency.
+    api("PUT", "/v1/report", 200, {"recording": True})
+    api("PUT", "/v1/latency", 200, {"both": {"distribution": "fixed", "ms": 5}, "internalServerErrorRate": 0})
+    api("PUT", "/v1/latency", 400, {"preset": "good-day"})
+    api("GET", "/v1/latency", 200)
+    assert push(srv, token, {"aps": {"alert": "Reported"}}) == 200
+    report = api("GET", "/v1/report", 200, query={"provider": "PUSHLAB001"})
+    assert report["providers"] and report["providers"][0]["requests"] >= 1, report
+    api("DELETE", "/v1/latency", 200)
+    api("DELETE", "/v1/report", 200)
+    api("PUT", "/v1/report", 200, {"recording": False})
+
     # Time passes: local notifications fire.
     api("GET", "/v1/clock", 200)
     api("POST", "/v1/clock", 200, {"mode": "manual"})

@@ -48,7 +48,9 @@ final class ControlHarness: Sendable {
         self.simulator = simulator
         let initialDevices = [SimulatedDevice(id: Self.phone, apps: [AppInstall(bundleID: Self.app, deviceToken: "", state: .background)])]
         try simulator.replaceAll(with: initialDevices)
-        let service = APNsProviderService(world: world, clock: clock, log: requestLog, sink: simulator, faults: faults)
+        let service = APNsProviderService(
+            world: world, clock: clock, log: requestLog, sink: simulator, faults: faults, report: ProviderReportRecorder()
+        )
         self.service = service
         let pushlabStore = store ? try PushlabStore(path: ":memory:", devices: simulator) : nil
         _ = pushlabStore?.connect(observations: simulator, requests: requestLog)
@@ -70,7 +72,7 @@ final class ControlHarness: Sendable {
             reset: withReset ? reset : nil,
             loadScenario: withReset ? load : nil,
             signers: { signers },
-            eventBufferSize: eventBufferSize
+            eventBufferSize: eventBufferSize, service: service
         )
         _ = api.connect()
     }

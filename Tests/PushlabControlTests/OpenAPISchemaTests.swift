@@ -94,6 +94,8 @@ struct OpenAPISchemaTests {
         ("PATCH /v1/devices/{id}/apps/{bundleId}/activities/{activityId}", ActivityUpdateBody.shape),
         ("POST /v1/devices/{id}/apps/{bundleId}/activities/{activityId}/end", ActivityEndBody.shape),
         ("PATCH /v1/devices/{id}/apps/{bundleId}/live-activities", LiveActivitySwitchesBody.shape),
+        ("PUT /v1/latency", LatencyBody.shape),
+        ("PUT /v1/report", ReportBody.shape),
         ("POST /v1/clock", ClockBody.shape),
         ("POST /v1/faults", FaultBody.shape),
         ("POST /v1/scenario", ScenarioBody.shape),

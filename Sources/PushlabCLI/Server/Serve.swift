@@ -97,6 +97,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "MAX_CONCURRENT_STREAMS announced on each connection (default 1000, as APNs).")
     var maxConcurrentStreams: UInt32?
 
+    @Option(help: "Answer as slowly as APNs does: a shipped latency profile (apple-like, bad-day) or a YAML/JSON file spelled as a scenario's policy.latency; it replaces the scenario's (docs/LOAD-TESTING.md).")
+    var latency: String?
+
+    @Flag(help: "Record the provider report from the start: what each provider did, and what of it Apple warns against (pushlab report, GET /v1/report, the dashboard).")
+    var report = false
+
     @Option(help: "Event loop threads (default: one per core).")
     var threads: Int?
 
@@ -181,6 +187,7 @@ struct Serve: AsyncParsableCommand {
             }
         }
         let streams = maxConcurrentStreams ?? file?.http2?.maxConcurrentStreams
+        let latencyProfile = try (latency ?? file?.latency).map(LatencySetting.profile(from:))
         let cores: PushlabCores
         // The node is made around the cores' simulator; until it has a share, no phone is its.
         let joined = JoinedNode()
@@ -192,6 +199,7 @@ struct Serve: AsyncParsableCommand {
                 simulatedHere: engine == nil ? nil : joined.simulates
             ) { loaded in
                 if let streams { loaded.policy.maxConcurrentStreams = streams }
+                if let latencyProfile { loaded.policy.latency = latencyProfile }
             }
         } catch let error as Scenario.LoadError {
             throw ValidationError(error.description)
@@ -204,6 +212,7 @@ struct Serve: AsyncParsableCommand {
             engine.admission.publishChannels { await node.publish(channel: $0) }
             cores.faults.countInEngine()
         }
+        if report || file?.report == true { cores.service.report?.start(at: cores.clock.now()) }
         let requestedControlPort = controlPort ?? file?.controlPort
         let control = RuntimeConfiguration.ControlSettings(
             host: controlHost ?? file?.controlHost ?? "127.0.0.1", port: requestedControlPort ?? Self.defaultControlPort,
@@ -325,6 +334,7 @@ struct Serve: AsyncParsableCommand {
         }
         // Flags and the config file win over the scenario's policy.
         if let streams = maxConcurrentStreams ?? file?.http2?.maxConcurrentStreams { loaded.policy.maxConcurrentStreams = streams }
+        if let setting = latency ?? file?.latency { loaded.policy.latency = try LatencySetting.profile(from: setting) }
         return loaded
     }
 

@@ -52,6 +52,10 @@ struct ServeConfigurationFile: Decodable, Equatable {
     var historyLimit: Int?
     var crashWindowMs: Int?
     var durable: Bool?
+    /// A latency profile: a shipped one's name or a file (`--latency`).
+    var latency: String?
+    /// Record the provider report from the start (`--report`).
+    var report: Bool?
 
     static func load(path: String) throws -> ServeConfigurationFile {
         let text: String
@@ -72,7 +76,7 @@ struct ServeConfigurationFile: Decodable, Equatable {
     }
 
     private static let schema: [String: Set<String>] = [
-        "": ["scenario", "db", "host", "developmentPort", "productionPort", "channelManagementPort", "controlHost", "controlPort", "threads", "tls", "http2", "shutdownGracePeriodSeconds", "deliveryQueue", "historyLimit", "crashWindowMs", "durable"],
+        "": ["scenario", "db", "host", "developmentPort", "productionPort", "channelManagementPort", "controlHost", "controlPort", "threads", "tls", "http2", "shutdownGracePeriodSeconds", "deliveryQueue", "historyLimit", "crashWindowMs", "durable", "latency", "report"],
         "tls": ["certificate", "key", "clientCA"],
         "http2": ["maxConcurrentStreams"],
     ]

@@ -48,7 +48,7 @@ public final class ControlMetrics: ObservationSink, Sendable {
         }
         answerTime = AnswerTimeHistogram(
             name: "pushlab_apns_answer_seconds",
-            help: "Time the APNs rules took to answer a request, plus any delay a fault rule added (TLS and network not included)"
+            help: "Time the APNs rules took to answer a request, plus any delay a fault rule or the latency profile added (TLS and network not included)"
         )
         connectionsOpened = registry.makeCounter(descriptor: Self.name("apns_connections", "total", "APNs connections opened"))
         connectionGauge = registry.makeGauge(descriptor: Self.name("apns_open_connections", "", "APNs connections open now"))

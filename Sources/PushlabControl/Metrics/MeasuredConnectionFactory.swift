@@ -60,6 +60,12 @@ final class MeasuredConnectionHandler: APNsConnectionHandler {
 
     func peerWasActive() { handler.peerWasActive() }
 
+    var timesAnswers: Bool { handler.timesAnswers }
+
+    func answerWasSent(afterNanoseconds elapsed: UInt64) { handler.answerWasSent(afterNanoseconds: elapsed) }
+
+    func streamLimitWasExceeded() { handler.streamLimitWasExceeded() }
+
     var tickIntervalMilliseconds: Int64? { handler.tickIntervalMilliseconds }
 
     func tick() -> [ConnectionAction] { handler.tick() }

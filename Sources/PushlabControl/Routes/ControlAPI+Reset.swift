@@ -49,6 +49,7 @@ extension ControlAPI {
     private func startedAfresh(status: String) throws -> Response {
         try history.startAfresh(lastObservation: simulator.lastSequence)
         requestLog.removeAll()
+        service?.report?.clear(at: simulator.clock.now())
         var fields = JSONFields()
         fields.add("status", status)
         fields.add("scenario", scenarioName)

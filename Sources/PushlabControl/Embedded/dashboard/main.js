@@ -1,5 +1,5 @@
-// The dashboard: the phones, the device list, the live timeline, the Send form and the Health
-// tab, put together. It uses only control API routes (docs/CONTROL-API.md).
+// The dashboard: the phones, the device list, the live timeline, the Send form, the Health tab
+// and the provider Report tab, put together. It uses only control API routes (docs/CONTROL-API.md).
 import { askForToken, get, seg, streamEvents } from "./api.js";
 import { el, fill } from "./dom.js";
 import { Clock } from "./clock.js";
@@ -7,6 +7,7 @@ import { Detail } from "./detail.js";
 import { DeviceList } from "./devices.js";
 import { Health } from "./health.js";
 import { Stage } from "./phones.js";
+import { Report } from "./report.js";
 import { SendForm } from "./send.js";
 import { Timeline } from "./timeline.js";
 
@@ -15,6 +16,7 @@ const FIRST_PHONES = 4;
 const POLL_MS = 2000;
 const HISTORY_REQUESTS = 200;
 const HISTORY_OBSERVATIONS = 500;
+const TABS = ["send", "health", "report"];
 
 /** Which device each token belongs to, for the devices the page has seen (requests name tokens). */
 const owners = new Map();
@@ -42,7 +44,7 @@ const stage = new Stage($("stage"), {
   changed: () => {
     devices.render();
     offerDevices();
-    history.replaceState(null, "", stage.ids.length ? `#devices=${stage.ids.map(encodeURIComponent).join(",")}` : "#");
+    rememberView();
   },
 });
 
@@ -95,12 +97,25 @@ const health = new Health($("tab-health"), {
   rate: (rate) => { $("rate").textContent = `${rate >= 100 ? Math.round(rate).toLocaleString("en") : rate.toFixed(1)} req/s`; },
 });
 
-function selectTab(name) {
+const report = new Report($("tab-report"));
+
+function selectTab(name, remember = true) {
   for (const tab of document.querySelectorAll("[role=tab]")) tab.setAttribute("aria-selected", String(tab.dataset.tab === name));
-  $("tab-send").hidden = name !== "send";
-  $("tab-health").hidden = name !== "health";
+  for (const tab of TABS) $(`tab-${tab}`).hidden = name !== tab;
+  $("layout").dataset.tab = name; // the Report tab takes a wider column
+  report.show(name === "report"); // read once a second while it is on screen
+  if (remember) rememberView();
 }
 for (const tab of document.querySelectorAll("[role=tab]")) tab.addEventListener("click", () => selectTab(tab.dataset.tab));
+
+/** The address names the phones shown and the tab other than Send: `#devices=ann,cara&tab=report`. */
+function rememberView() {
+  const parts = stage.ids.length ? [`devices=${stage.ids.map(encodeURIComponent).join(",")}`] : [];
+  if ($("layout").dataset.tab !== "send") parts.push(`tab=${$("layout").dataset.tab}`);
+  history.replaceState(null, "", parts.length ? `#${parts.join("&")}` : "#");
+}
+const tabInAddress = (location.hash.match(/tab=([^&]*)/) || [])[1];
+if (TABS.includes(tabInAddress)) selectTab(tabInAddress, false);
 $("token-button").addEventListener("click", () => askForToken());
 
 let knownDeviceCount = null;
