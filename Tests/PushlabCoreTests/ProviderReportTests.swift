@@ -79,7 +79,7 @@ import Testing
         #expect(Self.finding(.connectionPerPush, in: try Self.provider(recorder)) == nil)
     }
 
-    @Test func tokensSignedLessThanTwentyMinutesApartAreFound() throws {
+    @Test func tokensSignedForAPushLessThanTwentyMinutesApartAreFound() throws {
         let (harness, recorder) = try Self.harness()
         for (index, issuedAt) in [0, 60, 25 * 60].enumerated() {
             harness.clock.set(Harness.start + Int64(issuedAt) * 1000)
@@ -89,8 +89,22 @@ import Testing
         }
         let provider = try Self.provider(recorder, now: harness.clock.now())
         #expect(provider.providerTokens.distinct == 3)
-        #expect(provider.providerTokens.issuedTooSoon == 1 && provider.providerTokens.shortestIntervalMilliseconds == 60_000)
-        #expect(Self.finding(.tokenRefreshedTooOften, in: provider)?.count == 1)
+        #expect(provider.providerTokens.issuedTooSoon == 2, "the first two, a minute apart; the third is 24 minutes from the second")
+        #expect(provider.providerTokens.shortestIntervalMilliseconds == 60_000)
+        let finding = try #require(Self.finding(.tokenRefreshedTooOften, in: provider))
+        #expect(finding.count == 2 && finding.examples.first?.contains("carried 1 request; another was issued 60 s apart") == true)
+    }
+
+    @Test func aPoolOfConnectionsEachKeepingItsTokenIsFine() throws {
+        let (harness, recorder) = try Self.harness()
+        for id in 10..<14 {
+            harness.reconnect(id: UInt64(id))
+            harness.providerToken = try harness.world.token(issuedAt: Harness.start / 1000)
+            for number in 0..<5 { harness.send(body: Self.body(id * 10 + number)) }
+        }
+        let provider = try Self.provider(recorder)
+        #expect(provider.providerTokens.distinct == 4 && provider.providerTokens.issuedTooSoon == 0)
+        #expect(provider.findings.isEmpty, "\(provider.findings)")
     }
 
     @Test func pushesToATokenAnswered410AreFound() throws {
@@ -184,6 +198,18 @@ import Testing
         #expect(connection.goAway == .missingTopic && connection.closedForErrors && connection.closedAt != nil)
     }
 
+    @Test func streamsRefusedBeforeTheFirstRequestAreThatProvidersOnceItIsKnown() throws {
+        let (harness, recorder) = try Self.harness()
+        harness.connection.peerWasActive()
+        for _ in 0..<99 { harness.connection.streamLimitWasExceeded() }
+        harness.send()
+        let report = recorder.report(now: Harness.start)
+        #expect(report.providers.count == 1, "nothing is left to an unauthenticated provider")
+        let finding = try #require(Self.finding(.streamLimitExceeded, in: try Self.provider(recorder)))
+        #expect(finding.count == 99 && finding.examples.count == 1)
+        #expect(finding.examples[0].contains("99 streams refused"))
+    }
+
     @Test func aCertificateIsItsOwnProvider() throws {
         let (harness, recorder) = try Self.harness(mode: .certificate)
         harness.send()
@@ -270,5 +296,28 @@ import Testing
         var window = RecentWindow<Int>(windowMilliseconds: 1000, capacity: 2)
         for key in 0..<3 { window.keep(key, key, at: 10) }
         #expect(window.recent(2, now: 20) == nil && window.recent(1, now: 20)?.value == 1)
+    }
+}
+
+@Suite struct RecentRequestsTests {
+    @Test func theSameRequestWithinTheWindowIsFoundAndOnlyAfterItsTime() {
+        var recent = RecentRequests(windowMilliseconds: 1000, slots: 8)
+        #expect(recent.exchange(42, time: 100, status: 200, reason: nil) == nil, "first seen")
+        let earlier = recent.exchange(42, time: 600, status: 400, reason: .badPriority)
+        #expect(earlier?.time == 100 && earlier?.status == 200)
+        #expect(recent.exchange(42, time: 500, status: 200, reason: nil) == nil, "told out of order: no retry of a later push")
+        #expect(recent.exchange(42, time: 1700, status: 200, reason: nil) == nil, "past the window")
+        #expect(recent.exchange(42 + 8, time: 1701, status: 200, reason: nil) == nil, "another request in the same slot")
+        #expect(recent.exchange(42, time: 1702, status: 200, reason: nil) == nil, "pushed out of its slot: missed")
+    }
+
+    @Test func fingerprintsTellRequestsApart() {
+        func fingerprint(_ text: String) -> UInt64 {
+            Array(text.utf8).withUnsafeBytes { RequestFingerprint.finish(RequestFingerprint.mix(RequestFingerprint.start, $0)) }
+        }
+        let bodies = (0..<10_000).map { #"{"aps":{"alert":"Order #\#($0) has shipped"}}"# }
+        #expect(Set(bodies.map(fingerprint)).count == bodies.count)
+        #expect(fingerprint("abc") == fingerprint("abc") && fingerprint("abc") != fingerprint("abd"))
+        #expect(RequestFingerprint.of(DeviceTokenKey(TestWorld.devToken)) != RequestFingerprint.of(DeviceTokenKey(TestWorld.prodToken)))
     }
 }

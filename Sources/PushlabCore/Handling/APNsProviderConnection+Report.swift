@@ -61,15 +61,13 @@ extension APNsProviderConnection {
 
     /// The body and the headers that shape the push, as sent (a corrected request is another one).
     private func requestHash(_ attempt: PushAttempt) -> UInt64 {
-        var hasher = Hasher()
-        attempt.request.body.withUnsafeBytes { hasher.combine(bytes: $0) }
+        var hash = attempt.request.body.withUnsafeBytes { RequestFingerprint.mix(RequestFingerprint.start, $0) }
         for field in [APNsHeaderFields.Field.priority, .pushType, .expiration, .collapseID, .topic] {
-            attempt.withField(field) { bytes in
-                hasher.combine(bytes == nil)
-                if let bytes { hasher.combine(bytes: bytes) }
+            hash = attempt.withField(field) { bytes in
+                bytes.map { RequestFingerprint.mix(hash, $0) } ?? RequestFingerprint.step(hash, UInt64(field.rawValue))
             }
         }
-        return UInt64(bitPattern: Int64(hasher.finalize()))
+        return RequestFingerprint.finish(hash)
     }
 
     /// The certificate's provider, or the key of the token that last verified.

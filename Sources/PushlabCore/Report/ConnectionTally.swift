@@ -14,6 +14,7 @@ struct ConnectionTally {
     /// The configured MAX_CONCURRENT_STREAMS (not the 1 announced before a token or after an error).
     var streamLimit: UInt32
     var streamLimitExceeded = 0
+    var firstRefusalAt: EpochMilliseconds?
     var statuses: [Int: Int] = [:]
 
     var reachedStreamLimit: Bool { streamLimit > 0 && peakInFlight >= Int(streamLimit) }

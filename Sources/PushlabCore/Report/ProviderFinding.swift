@@ -16,11 +16,13 @@ public struct ProviderFinding: Sendable, Equatable {
         case backgroundPriority10 = "background-priority-10"
         case expirationBeyondStorage = "expiration-beyond-storage"
 
+        var bit: UInt32 { 1 << UInt32(Self.allCases.firstIndex(of: self)!) }
+
         /// What the provider did, in a line.
         public var title: String {
             switch self {
             case .connectionPerPush: "Opened a connection for a push or two, then closed it"
-            case .tokenRefreshedTooOften: "Signed a new provider token less than 20 minutes after the last one"
+            case .tokenRefreshedTooOften: "Signed a provider token for a push or two, less than 20 minutes from another"
             case .expiredProviderToken: "Kept a provider token past its hour"
             case .ignored429: "Pushed again to a token less than a second after its 429 TooManyRequests"
             case .fasterAfter429: "Sent faster in the second after 429 TooManyRequests answers"

@@ -6,10 +6,14 @@ public final class ProviderReportRecorder: Sendable {
     /// Past these, the rules that look back stop remembering more (a load test with millions of
     /// tokens still gets every count; only a retry or a 410 older than the cap goes unseen).
     static let tokensRemembered = 1_000_000
+    /// Requests the retry rule remembers (its table, 6 MB while recording): at 100,000 pushes a
+    /// second a retry within about 2 s is found, at 1,000 one within the whole minute.
+    static let requestsRemembered = 1 << 18
     static let closedConnectionsKept = 1_000
 
     private let recording = Atomic<Bool>(false)
     private let state = Mutex(State())
+    private let history = TokenHistory(remembering: ProviderReportRecorder.tokensRemembered, requests: ProviderReportRecorder.requestsRemembered)
 
     public init(recording: Bool = false, now: EpochMilliseconds = 0) {
         if recording { start(at: now) }
@@ -29,6 +33,7 @@ public final class ProviderReportRecorder: Sendable {
 
     /// Forgets everything recorded; connections already open are followed from now on.
     public func clear(at now: EpochMilliseconds) {
+        history.removeAll()
         state.withLock { state in
             let open = state.connections.values.filter { $0.closedAt == nil }
             state = State()
@@ -46,12 +51,58 @@ public final class ProviderReportRecorder: Sendable {
     }
 
     /// A connection's requests and events since it last told; ignored while not recording.
+    /// The requests are counted outside the lock, into a tally of the batch (the rules that look
+    /// across requests take one shard of `TokenHistory` each); the lock is held to add it.
     public func record(_ exchanges: [ProviderExchange], events: [ProviderConnectionEvent]) {
         guard isRecording, !(exchanges.isEmpty && events.isEmpty) else { return }
-        state.withLock { state in
+        let (connectionProvider, fullExamples) = state.withLock { state -> (ProviderIdentity?, UInt32) in
             for event in events where event.isOpening { state.apply(event) }
-            for exchange in exchanges { state.count(exchange) }
+            guard let first = exchanges.first else { return (nil, 0) }
+            let known = state.connections[first.connectionID]?.provider
+            return (known, state.providers[first.provider ?? known ?? .unauthenticated]?.fullExamples ?? 0)
+        }
+        var batch = Batch()
+        for exchange in exchanges {
+            let provider = exchange.provider ?? connectionProvider ?? .unauthenticated
+            batch.count(exchange, as: provider, fullExamples: fullExamples, history: history)
+        }
+        state.withLock { state in
+            state.add(batch)
             for event in events where !event.isOpening { state.apply(event) }
+        }
+    }
+
+    /// One connection's requests of one read, counted: per provider (nearly always one), and the
+    /// connection's own figures.
+    struct Batch {
+        var tallies: [(provider: ProviderIdentity, tally: ProviderTally)] = []
+        var connectionID: UInt64?
+        /// The first provider a request named, for a connection that had none.
+        var namedProvider: ProviderIdentity?
+        var requests = 0
+        var statuses: [Int: Int] = [:]
+
+        mutating func count(_ exchange: ProviderExchange, as provider: ProviderIdentity, fullExamples: UInt32, history: TokenHistory) {
+            connectionID = exchange.connectionID
+            if namedProvider == nil, let named = exchange.provider { namedProvider = named }
+            requests += 1
+            statuses[exchange.status, default: 0] += 1
+            let index: Int
+            if let found = tallies.firstIndex(where: { $0.provider == provider }) {
+                index = found
+            } else {
+                var fresh = ProviderTally()
+                if tallies.isEmpty { fresh.fullExamples = fullExamples }
+                tallies.append((provider, fresh))
+                index = tallies.count - 1
+            }
+            tallies[index].tally.count(exchange)
+            if let token = exchange.deviceToken {
+                let verdict = history.follow(
+                    token: RequestFingerprint.of(token), request: exchange.requestHash, time: exchange.time, status: exchange.status, reason: exchange.reason
+                )
+                tallies[index].tally.count(verdict, of: exchange)
+            }
         }
     }
 
@@ -65,66 +116,21 @@ public final class ProviderReportRecorder: Sendable {
         var connections: [UInt64: ConnectionTally] = [:]
         var closedOrder: [UInt64] = []
         var connectionsFollowed = 0
-        var sent = RecentWindow<(status: Int, reason: APNsErrorReason?)>(
-            windowMilliseconds: ProviderReportRules.retryWindowMilliseconds, capacity: ProviderReportRecorder.tokensRemembered
-        )
-        var throttled = RecentWindow<Void>(
-            windowMilliseconds: ProviderReportRules.backOffAfter429Milliseconds, capacity: ProviderReportRecorder.tokensRemembered
-        )
-        /// Tokens answered 410, by hash, with the time of that answer.
-        var gone: [Int: EpochMilliseconds] = [:]
 
-        mutating func count(_ exchange: ProviderExchange) {
-            let provider = attribute(exchange)
-            connections[exchange.connectionID]?.requests += 1
-            connections[exchange.connectionID]?.statuses[exchange.status, default: 0] += 1
-            var tally = providers.removeValue(forKey: provider) ?? ProviderTally()
-            tally.count(exchange)
-            if let token = exchange.deviceToken { followToken(token, of: exchange, into: &tally) }
-            providers[provider] = tally
-        }
-
-        /// The exchange's provider, which becomes its connection's if the connection had none.
-        private mutating func attribute(_ exchange: ProviderExchange) -> ProviderIdentity {
-            let connectionProvider = connections[exchange.connectionID]?.provider
-            guard let provider = exchange.provider else { return connectionProvider ?? .unauthenticated }
-            if connectionProvider == nil, connections[exchange.connectionID] != nil {
-                connections[exchange.connectionID]?.provider = provider
-                providers[provider, default: ProviderTally()].connectionsOpened += 1
-            }
-            return provider
-        }
-
-        private mutating func followToken(_ token: DeviceTokenKey, of exchange: ProviderExchange, into tally: inout ProviderTally) {
-            let tokenHash = token.hashValue
-            let time = exchange.time
-            if let goneAt = gone[tokenHash] {
-                tally.pushesAfter410 += 1
-                tally.note(.pushedAfter410, "\(ProviderTally.describe(exchange)), answered 410 at \(ISO8601Milliseconds.format(goneAt))")
-            } else if exchange.status == 410, gone.count < ProviderReportRecorder.tokensRemembered {
-                gone[tokenHash] = time
-            }
-            if let throttledAt = throttled.recent(tokenHash, now: time)?.time {
-                tally.ignored429 += 1
-                tally.note(.ignored429, "\(ProviderTally.describe(exchange)), \(time - throttledAt) ms after its 429")
-            }
-            if exchange.reason == .tooManyRequests { throttled.keep(tokenHash, (), at: time) }
-            var hasher = Hasher()
-            hasher.combine(tokenHash)
-            hasher.combine(exchange.requestHash)
-            let key = hasher.finalize()
-            // Two connections' reads may be told out of order: only a later push retries an earlier one.
-            if let earlier = sent.recent(key, now: time), earlier.time > time { return }
-            if let earlier = sent.recent(key, now: time) {
-                tally.retries.count(after: earlier.value.status)
-                let after = "\(ProviderTally.describe(exchange)), \(time - earlier.time) ms after the same push was answered \(earlier.value.status)"
-                switch earlier.value.status {
-                case 200..<300: tally.note(.duplicatePush, after)
-                case 400, 404, 405, 413: tally.note(.retriedRefusal, "\(after) \(earlier.value.reason?.rawValue ?? "")")
-                default: break
+        mutating func add(_ batch: Batch) {
+            guard let id = batch.connectionID else { return }
+            if var connection = connections[id] {
+                connection.requests += batch.requests
+                for (status, count) in batch.statuses { connection.statuses[status, default: 0] += count }
+                if connection.provider == nil, let named = batch.namedProvider {
+                    connection.provider = named
+                    providers[named, default: ProviderTally()].connectionsOpened += 1
+                    // Streams refused before the connection's first request named its provider.
+                    countRefusals(connection.streamLimitExceeded, on: connection, firstAt: connection.firstRefusalAt, for: named)
                 }
+                connections[id] = connection
             }
-            sent.keep(key, (exchange.status, exchange.reason), at: time)
+            for (provider, tally) in batch.tallies { providers[provider, default: ProviderTally()].merge(tally) }
         }
 
         mutating func apply(_ event: ProviderConnectionEvent) {
@@ -143,13 +149,12 @@ public final class ProviderReportRecorder: Sendable {
                 for latency in latencies { tally.latency.record(microseconds: latency) }
                 providers[provider] = tally
             case .streamLimitExceeded(let id, let at):
-                guard connections[id] != nil else { return }
-                connections[id]!.streamLimitExceeded += 1
-                let provider = connections[id]!.provider ?? .unauthenticated
-                providers[provider, default: ProviderTally()].streamLimitExceeded += 1
-                providers[provider, default: ProviderTally()].note(
-                    .streamLimitExceeded, "connection \(id) at \(ISO8601Milliseconds.format(at)): a stream refused past the connection's limit"
-                )
+                guard var connection = connections[id] else { return }
+                connection.streamLimitExceeded += 1
+                connection.firstRefusalAt = connection.firstRefusalAt ?? at
+                connections[id] = connection
+                // Until a request names the connection's provider, the refusal waits with it.
+                if let provider = connection.provider { countRefusals(1, on: connection, firstAt: at, for: provider) }
             case .closed(let id, let at, let goAway, let forErrors):
                 guard var connection = connections[id], connection.closedAt == nil else { return }
                 connection.closedAt = at
@@ -160,6 +165,15 @@ public final class ProviderReportRecorder: Sendable {
             }
         }
 
+        private mutating func countRefusals(_ count: Int, on connection: ConnectionTally, firstAt: EpochMilliseconds?, for provider: ProviderIdentity) {
+            guard count > 0 else { return }
+            providers[provider, default: ProviderTally()].streamLimitExceeded += count
+            let when = firstAt.map { " at \(ISO8601Milliseconds.format($0))" } ?? ""
+            providers[provider, default: ProviderTally()].note(
+                .streamLimitExceeded, "connection \(connection.id)\(when): \(count == 1 ? "a stream" : "\(count) streams") refused past the connection's limit"
+            )
+        }
+
         private mutating func close(_ connection: ConnectionTally) {
             closedOrder.append(connection.id)
             if closedOrder.count > ProviderReportRecorder.closedConnectionsKept * 2 {
@@ -167,8 +181,11 @@ public final class ProviderReportRecorder: Sendable {
                 for id in closedOrder.prefix(dropped) { connections.removeValue(forKey: id) }
                 closedOrder.removeFirst(dropped)
             }
-            // A connection that never sent a request belongs to nobody.
-            guard let provider = connection.provider else { return }
+            // A connection that never sent a request belongs to nobody, but its refused streams count.
+            guard let provider = connection.provider else {
+                countRefusals(connection.streamLimitExceeded, on: connection, firstAt: connection.firstRefusalAt, for: .unauthenticated)
+                return
+            }
             var tally = providers.removeValue(forKey: provider) ?? ProviderTally()
             let lifetime = (connection.closedAt ?? connection.openedAt) - connection.openedAt
             let requests = connection.requests + connection.earlierRequests

@@ -27,9 +27,12 @@ struct ProviderTally {
     var ignored429 = 0
     var backgroundPriority10 = 0
     var expirationBeyondStorage = 0
-    /// Distinct provider tokens by fingerprint, with their `iat`.
-    var providerTokens: [UInt64: EpochMilliseconds] = [:]
+    /// Distinct provider tokens by fingerprint: their `iat`, and how many requests each carried.
+    var providerTokens: [UInt64: (issuedAt: EpochMilliseconds, requests: Int)] = [:]
     var examples: [ProviderFinding.Kind: [String]] = [:]
+    /// Kinds whose examples are full, as bits of `ProviderFinding.Kind.allCases`' order: a
+    /// batch's tally takes them from the provider's, so it describes nothing that would be dropped.
+    var fullExamples: UInt32 = 0
 
     struct SecondCount {
         var requests = 0
@@ -45,8 +48,12 @@ struct ProviderTally {
         if exchange.reason == .tooManyRequests { perSecond[second, default: SecondCount()].tooManyRequests += 1 }
         statuses[exchange.status, default: 0] += 1
         if let reason = exchange.reason { reasons[reason, default: 0] += 1 }
-        if let stamp = exchange.providerToken, providerTokens[stamp.fingerprint] == nil, providerTokens.count < Self.tokensKept {
-            providerTokens[stamp.fingerprint] = stamp.issuedAt
+        if let stamp = exchange.providerToken {
+            if providerTokens[stamp.fingerprint] != nil {
+                providerTokens[stamp.fingerprint]!.requests += 1
+            } else if providerTokens.count < Self.tokensKept {
+                providerTokens[stamp.fingerprint] = (stamp.issuedAt, 1)
+            }
         }
         if exchange.pushType == .background && exchange.priority == 10 {
             backgroundPriority10 += 1
@@ -58,9 +65,69 @@ struct ProviderTally {
         }
     }
 
+    /// What the token's history says of a request: a push after its 410, a push right after its
+    /// 429, a retry.
+    mutating func count(_ verdict: TokenHistory.Verdict, of exchange: ProviderExchange) {
+        if let goneAt = verdict.goneAt {
+            pushesAfter410 += 1
+            note(.pushedAfter410, "\(Self.describe(exchange)), answered 410 at \(ISO8601Milliseconds.format(goneAt))")
+        }
+        if let throttledAt = verdict.throttledAt {
+            ignored429 += 1
+            note(.ignored429, "\(Self.describe(exchange)), \(exchange.time - throttledAt) ms after its 429")
+        }
+        guard let earlier = verdict.earlier else { return }
+        retries.count(after: earlier.status)
+        // Described only while the finding has room for an example: most retries are counted, not told.
+        func after() -> String {
+            "\(Self.describe(exchange)), \(exchange.time - earlier.time) ms after the same push, which was answered \(earlier.status)"
+        }
+        switch earlier.status {
+        case 200..<300: note(.duplicatePush, after())
+        case 400, 404, 405, 413: note(.retriedRefusal, "\(after()) \(earlier.reason?.rawValue ?? "")")
+        default: break
+        }
+    }
+
     mutating func note(_ kind: ProviderFinding.Kind, _ example: @autoclosure () -> String) {
-        guard (examples[kind]?.count ?? 0) < Self.examplesKept else { return }
+        guard fullExamples & kind.bit == 0 else { return }
         examples[kind, default: []].append(example())
+        if examples[kind]!.count >= Self.examplesKept { fullExamples |= kind.bit }
+    }
+
+    /// Adds a batch's tally (counted outside the recorder's lock) to this one.
+    mutating func merge(_ batch: ProviderTally) {
+        guard batch.requests > 0 || batch.latency.count > 0 else { return }
+        requests += batch.requests
+        firstRequest = min(firstRequest, batch.firstRequest)
+        lastRequest = max(lastRequest, batch.lastRequest)
+        for (second, count) in batch.perSecond {
+            perSecond[second, default: SecondCount()].requests += count.requests
+            perSecond[second, default: SecondCount()].tooManyRequests += count.tooManyRequests
+        }
+        for (status, count) in batch.statuses { statuses[status, default: 0] += count }
+        for (reason, count) in batch.reasons { reasons[reason, default: 0] += count }
+        latency.merge(batch.latency)
+        retries.afterSuccess += batch.retries.afterSuccess
+        retries.afterRefusal += batch.retries.afterRefusal
+        retries.afterAuthenticationFailure += batch.retries.afterAuthenticationFailure
+        retries.after410 += batch.retries.after410
+        retries.after429 += batch.retries.after429
+        retries.afterServerError += batch.retries.afterServerError
+        pushesAfter410 += batch.pushesAfter410
+        ignored429 += batch.ignored429
+        backgroundPriority10 += batch.backgroundPriority10
+        expirationBeyondStorage += batch.expirationBeyondStorage
+        for (fingerprint, token) in batch.providerTokens {
+            if providerTokens[fingerprint] != nil {
+                providerTokens[fingerprint]!.requests += token.requests
+            } else if providerTokens.count < Self.tokensKept {
+                providerTokens[fingerprint] = token
+            }
+        }
+        for (kind, more) in batch.examples {
+            for example in more { note(kind, example) }
+        }
     }
 
     /// `token 3f2a…91c0 at 2026-11-29T12:00:00.123Z on connection 7`.
@@ -81,22 +148,26 @@ struct ProviderTally {
         }.sorted()
     }
 
-    /// Tokens whose `iat` came less than 20 minutes after the previous token's, in `iat` order.
+    /// Tokens thrown away after a push or two while the key signed another within 20 minutes:
+    /// a token per push, or per short-lived connection. Several connections that each sign a
+    /// token and keep it (a client's pool) are not counted; a token changed on one connection
+    /// within 20 minutes is also answered 429 `TooManyProviderTokenUpdates`.
     var earlyTokenIssues: (count: Int, shortestMilliseconds: Int64?, examples: [String]) {
-        let issued = providerTokens.values.sorted()
+        let tokens = providerTokens.values.sorted { $0.issuedAt < $1.issuedAt }
+        let gaps = zip(tokens, tokens.dropFirst()).map { $1.issuedAt - $0.issuedAt }
         var count = 0
-        var shortest: Int64?
         var examples: [String] = []
-        for (previous, next) in zip(issued, issued.dropFirst()) {
-            let gap = next - previous
-            shortest = min(shortest ?? gap, gap)
-            guard gap < ProviderReportRules.tokenRefreshMilliseconds else { continue }
+        for (index, token) in tokens.enumerated() where token.requests <= ProviderReportRules.shortTokenRequests {
+            let before = index > 0 ? gaps[index - 1] : nil
+            let after = index < gaps.count ? gaps[index] : nil
+            guard let nearest = [before, after].compactMap({ $0 }).min(), nearest < ProviderReportRules.tokenRefreshMilliseconds else { continue }
             count += 1
             if examples.count < Self.examplesKept {
-                examples.append("a token issued at \(ISO8601Milliseconds.format(next)), \(Self.seconds(gap)) after the one before")
+                let requests = "\(token.requests) request\(token.requests == 1 ? "" : "s")"
+                examples.append("a token issued at \(ISO8601Milliseconds.format(token.issuedAt)) carried \(requests); another was issued \(Self.seconds(nearest)) apart")
             }
         }
-        return (count, shortest, examples)
+        return (count, gaps.min(), examples)
     }
 
     static func seconds(_ milliseconds: Int64) -> String {
@@ -114,6 +185,8 @@ public enum ProviderReportRules {
     public static let tokenRefreshMilliseconds: Int64 = 20 * 60_000
     /// Apple stores a push for at most 30 days.
     public static let storageSeconds: Int64 = 30 * 86_400
+    /// A token that carried at most this many requests was signed for a push or two.
+    public static let shortTokenRequests = 2
     /// A closed connection that carried at most this many requests was opened for a push or two.
     public static let shortConnectionRequests = 2
     /// It takes this many such connections for the finding.

@@ -1,7 +1,7 @@
 /// Values remembered for at least one window and at most two: two generations, the older dropped
 /// whole when the newer is a window old, so forgetting costs nothing per entry. Past `capacity`
 /// entries a generation takes no more until it turns over.
-struct RecentWindow<Value> {
+struct RecentWindow<Value: Sendable>: Sendable {
     let windowMilliseconds: Int64
     let capacity: Int
     private var current: [Int: (time: EpochMilliseconds, value: Value)] = [:]
@@ -25,6 +25,9 @@ struct RecentWindow<Value> {
         guard current.count < capacity || current[key] != nil else { return }
         current[key] = (time, value)
     }
+
+    /// Nothing kept: a lookup may be skipped.
+    var isEmpty: Bool { current.isEmpty && previous.isEmpty }
 
     mutating func removeAll() {
         current.removeAll()

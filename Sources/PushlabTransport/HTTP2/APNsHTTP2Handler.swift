@@ -54,6 +54,11 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     /// When each request completed, while the connection handler times its answers (the provider
     /// report): uptime nanoseconds by stream.
     @exclusivity(unchecked) private var answerClock: [Int32: UInt64] = [:]
+    /// The read being handled, once a request of it asked for the time (one clock read a read).
+    @exclusivity(unchecked) private var readStarted: UInt64?
+    /// When the requests of the answers written since the last flush completed: the flush reads
+    /// the clock once for all of them.
+    @exclusivity(unchecked) private var answeredSince: [UInt64] = []
     /// Which id header names an earlier answer has put in nghttp2's encoder table.
     @exclusivity(unchecked) private var idNamesIndexed = (apnsID: false, uniqueID: false, requestID: false)
     private let headerValues = HeaderValueCache(slots: HeaderName.cacheSlots)
@@ -112,6 +117,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         guard let session else { return }
         let bytes = unwrapInboundIn(data)
         connectionHandler?.peerWasActive()
+        readStarted = nil
         let goAways = lifecycle.readArrived()
         if !goAways.isEmpty {
             sendGoAways(goAways, session: session)
@@ -135,6 +141,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         lastStream = nil
         streams.removeAll()
         answerClock.removeAll()
+        answeredSince.removeAll()
         heldAnswers.removeAll()
         awaitingAdmission.removeAll()
         connectionHandler?.connectionDidClose()
@@ -243,7 +250,10 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
             return
         }
         let outcome = connectionHandler.handle(stream.request)
-        if connectionHandler.timesAnswers { answerClock[streamID] = NIODeadline.now().uptimeNanoseconds }
+        if connectionHandler.timesAnswers {
+            if readStarted == nil { readStarted = NIODeadline.now().uptimeNanoseconds }
+            answerClock[streamID] = readStarted!
+        }
         let isHead = stream.request.method == "HEAD"
         if spareStreams.count < 64 { spareStreams.append(stream) }
         if outcome.delayMilliseconds > 0, let context {
@@ -278,9 +288,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     }
 
     private func answerNow(_ outcome: APNsOutcome, on streamID: Int32, isHead: Bool, session: HTTP2Session) {
-        if !answerClock.isEmpty, let started = answerClock.removeValue(forKey: streamID) {
-            connectionHandler?.answerWasSent(afterNanoseconds: NIODeadline.now().uptimeNanoseconds &- started)
-        }
+        if !answerClock.isEmpty, let started = answerClock.removeValue(forKey: streamID) { answeredSince.append(started) }
         guard let response = outcome.response else {
             lifecycle.streamAnswered(streamID, goAways: [])
             try? session.submitResetStream(streamID, errorCode: .internalError)
@@ -470,6 +478,11 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     /// Returns whether the connection is now closing.
     @discardableResult
     private func flushSession(context: ChannelHandlerContext) -> Bool {
+        if !answeredSince.isEmpty {
+            let now = NIODeadline.now().uptimeNanoseconds
+            for started in answeredSince { connectionHandler?.answerWasSent(afterNanoseconds: now &- started) }
+            answeredSince.removeAll(keepingCapacity: true)
+        }
         // Before any answer goes out, its record is visible (published once per read, not per request).
         connectionHandler?.flushRecords()
         if awaitingAdmission.hasUnticketed { requestAdmission(context: context) }
