@@ -26,6 +26,24 @@ BANNER_PROD = re.compile(r"^\s*production\s+https://([^\s:]+):(\d+)\s+\(as api\.
 READY = "Ready. Press Ctrl-C to stop."
 
 STARTUP_TIMEOUT = 60.0    # a debug build on a busy 2-core machine can be slow to start
+
+
+def read_banner(serve: subprocess.Popen, timeout: float = STARTUP_TIMEOUT) -> str:
+    """What `pushlab serve` (started with its output on a text pipe) printed up to READY; the test
+    fails with that text if it never said it."""
+    banner = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = serve.stdout.readline()
+        if not line:
+            break
+        banner.append(line)
+        if READY in line:
+            break
+    text = "".join(banner)
+    assert READY in text, f"pushlab serve did not start (are ports 2196-2198 free?):\n{text}"
+    return text
+
 SHUTDOWN_TIMEOUT = 20.0   # default --shutdown-grace-period is 10 s
 
 

@@ -11,10 +11,9 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import time
 from pathlib import Path
 
-from conftest import PUSHLAB_BIN, READY, REPO, wait_for_binary
+from conftest import PUSHLAB_BIN, REPO, read_banner, wait_for_binary
 
 README = REPO / "README.md"
 
@@ -40,18 +39,8 @@ def test_the_readme_walkthrough_runs_as_written(tmp_path):
     clone_layout(tmp_path)
     serve = subprocess.Popen([".build/debug/pushlab", "serve"], cwd=tmp_path, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, text=True)
-    banner = []
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            line = serve.stdout.readline()
-            if not line:
-                break
-            banner.append(line)
-            if READY in line:
-                break
-        text = "".join(banner)
-        assert READY in text, f"pushlab serve did not start (are ports 2196-2198 free?):\n{text}"
+        text = read_banner(serve)
         # The quick start shows these lines of the banner.
         assert "development  https://127.0.0.1:2197  (as api.sandbox.push.apple.com)" in text
         assert "production   https://127.0.0.1:2196  (as api.push.apple.com)" in text
