@@ -16,6 +16,11 @@ import Testing
         ("DELETE", "/v1/faults/fault-1", .change),
         ("PUT", "/v1/stand-in/rules", .change),
         ("DELETE", "/v1/stand-in/requests", .change),
+        // The provider report and the latency profile: every node records and answers alike.
+        ("PUT", "/v1/report", .change),
+        ("DELETE", "/v1/report", .change),
+        ("PUT", "/v1/latency", .change),
+        ("DELETE", "/v1/latency", .change),
         ("POST", "/v1/clock?ignored=1", .change),
     ])
     func worldChangesAreEveryNodes(method: String, path: String, kind: ClusterChange.Kind) {
@@ -23,7 +28,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("GET", "/v1/devices"), ("GET", "/v1/clock"), ("GET", "/v1/faults"), ("GET", "/v1/health"),
+        ("GET", "/v1/devices"), ("GET", "/v1/clock"), ("GET", "/v1/faults"), ("GET", "/v1/health"), ("GET", "/v1/report"),
         // What only the phone's own node holds: the phone itself, its apps, their states, a tap,
         // a Live Activity, a local notification. Their tokens reach the others as published changes.
         ("POST", "/v1/devices"), ("DELETE", "/v1/devices/phone-1"),

@@ -48,7 +48,8 @@ public struct ClusterChange: Sendable, Equatable {
         case ("POST", "keys"), ("DELETE", "keys/*"), ("POST", "apps"),
              ("POST", "clock"),
              ("POST", "faults"), ("DELETE", "faults"), ("DELETE", "faults/*"),
-             ("PUT", "stand-in/rules"), ("DELETE", "stand-in/requests"):
+             ("PUT", "stand-in/rules"), ("DELETE", "stand-in/requests"),
+             ("PUT", "report"), ("DELETE", "report"), ("PUT", "latency"), ("DELETE", "latency"):
             return .change
         default:
             return nil

@@ -7,7 +7,7 @@ public struct ProviderExchange: Sendable, Equatable {
     /// not authenticated yet, nil (the connection's provider, once it has one, is used).
     public var provider: ProviderIdentity?
     public var deviceToken: DeviceTokenKey?
-    /// A hash of the body and of the headers that shape the push (this process's `Hasher`): the
+    /// A fingerprint of the body and of the headers that shape the push (`RequestFingerprint`): the
     /// same token and request again is a retry.
     public var requestHash: UInt64
     public var status: Int
