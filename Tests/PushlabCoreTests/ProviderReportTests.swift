@@ -69,6 +69,17 @@ import Testing
         #expect(provider.requestsPerConnection == ProviderReport.Summary([1, 1, 1, 1]))
     }
 
+    @Test func aConnectionThatWaitedBeforeItClosedIsNoConnectionPerPush() throws {
+        let (harness, recorder) = try Self.harness()
+        for number in 0..<4 {
+            harness.reconnect(id: UInt64(10 + number))
+            harness.send(body: Self.body(number))
+            harness.clock.advance(milliseconds: ProviderReportRules.shortConnectionMilliseconds)
+            harness.connection.connectionDidClose()
+        }
+        #expect(Self.finding(.connectionPerPush, in: try Self.provider(recorder, now: harness.clock.now())) == nil)
+    }
+
     @Test func twoClosedConnectionsAreNotYetAPattern() throws {
         let (harness, recorder) = try Self.harness()
         for number in 0..<2 {

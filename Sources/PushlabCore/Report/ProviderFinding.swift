@@ -21,7 +21,7 @@ public struct ProviderFinding: Sendable, Equatable {
         /// What the provider did, in a line.
         public var title: String {
             switch self {
-            case .connectionPerPush: "Opened a connection for a push or two, then closed it"
+            case .connectionPerPush: "Opened a connection for a push or two, then closed it within seconds"
             case .tokenRefreshedTooOften: "Signed a provider token for a push or two, less than 20 minutes from another"
             case .expiredProviderToken: "Kept a provider token past its hour"
             case .ignored429: "Pushed again to a token less than a second after its 429 TooManyRequests"

@@ -192,7 +192,7 @@ public final class ProviderReportRecorder: Sendable {
             if tally.closedConnections.count < ProviderTally.connectionsKept {
                 tally.closedConnections.append((lifetime, requests))
             }
-            if requests <= ProviderReportRules.shortConnectionRequests {
+            if requests <= ProviderReportRules.shortConnectionRequests, lifetime < ProviderReportRules.shortConnectionMilliseconds {
                 tally.shortConnections += 1
                 tally.note(.connectionPerPush, "connection \(connection.id): \(requests) request\(requests == 1 ? "" : "s") in \(lifetime) ms")
             }

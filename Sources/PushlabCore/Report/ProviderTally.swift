@@ -189,6 +189,9 @@ public enum ProviderReportRules {
     public static let shortTokenRequests = 2
     /// A closed connection that carried at most this many requests was opened for a push or two.
     public static let shortConnectionRequests = 2
+    /// …and lived less than this: opened and closed around a push, not a connection that waited
+    /// (a client's pool closing one it had no more use for).
+    public static let shortConnectionMilliseconds: Int64 = 5_000
     /// It takes this many such connections for the finding.
     public static let shortConnectionsForFinding = 3
 }
