@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import PushlabCore
-import Yams
 
 struct Latency: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -48,25 +47,12 @@ struct Latency: AsyncParsableCommand {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 
-    /// The `PUT /v1/latency` body for a preset name or a file.
+    /// The `PUT /v1/latency` body for a preset name or a file (read as `--latency` reads it; the
+    /// server checks the profile).
     static func body(for setting: String) throws -> String {
         if LatencyProfile.preset(named: setting) != nil { return JSONValue.object([("preset", .string(setting))]).description }
-        guard FileManager.default.fileExists(atPath: setting) else {
-            throw ValidationError("--set takes \(LatencyProfile.presets.map(\.name).joined(separator: " or ")) or a file; \(setting) is neither")
-        }
-        let text: String
-        do {
-            text = try String(contentsOfFile: setting, encoding: .utf8)
-        } catch {
-            throw CLIFailure("Cannot read \(setting): \(error.localizedDescription)")
-        }
-        // JSON is YAML too; a whole scenario's policy.latency is taken from it.
-        guard var value = try? Yams.load(yaml: text) else { throw CLIFailure("\(setting) is not YAML or JSON") }
-        if let policy = (value as? [String: Any])?["policy"] as? [String: Any], let latency = policy["latency"] { value = latency }
-        if let latency = (value as? [String: Any])?["latency"] { value = latency }
-        guard JSONSerialization.isValidJSONObject(value), let data = try? JSONSerialization.data(withJSONObject: value) else {
-            throw CLIFailure("\(setting) does not hold a latency profile as an object")
-        }
-        return String(decoding: data, as: UTF8.self)
+        let profile = try LatencySetting.node(in: setting, option: "--set").jsonValue
+        guard profile.isObject else { throw CLIFailure("\(setting) does not hold a latency profile as a mapping") }
+        return profile.description
     }
 }

@@ -5,7 +5,7 @@ extension Node {
     /// The node as JSON, with YAML's own typing of scalars (`10` a number, `"10"` a string,
     /// `true` a boolean, `~` null). YAML's `.inf` and `.nan` have no JSON number, so they stay
     /// the text they are. Mapping keys keep their order, so a payload is sent as written.
-    var jsonValue: JSONValue {
+    public var jsonValue: JSONValue {
         switch self {
         case .scalar(let scalar):
             guard scalar.style == .plain else { return .string(scalar.string) }
