@@ -90,6 +90,26 @@ import Testing
         #expect(Self.finding(.connectionPerPush, in: try Self.provider(recorder)) == nil)
     }
 
+    /// A pool of long connections that replaced a few near the end of a run, each closed with the
+    /// pool a push later: short connections, but a minority of the closed ones.
+    @Test func aPoolsLastReplacementsAreNoConnectionPerPushUntilTheyAreHalf() throws {
+        let (harness, recorder) = try Self.harness()
+        func connection(_ id: UInt64, pushes: Int, lasting milliseconds: Int64) {
+            harness.reconnect(id: id)
+            for number in 0..<pushes { harness.send(body: Self.body(Int(id) * 100 + number)) }
+            harness.clock.advance(milliseconds: milliseconds)
+            harness.connection.connectionDidClose()
+        }
+        for id in UInt64(10)..<14 { connection(id, pushes: 50, lasting: 30_000) }
+        for id in UInt64(20)..<23 { connection(id, pushes: 1, lasting: 200) }
+        var provider = try Self.provider(recorder, now: harness.clock.now())
+        #expect(provider.connectionsOpened == 7)
+        #expect(Self.finding(.connectionPerPush, in: provider) == nil, "3 of 7 closed connections")
+        connection(23, pushes: 1, lasting: 200)
+        provider = try Self.provider(recorder, now: harness.clock.now())
+        #expect(Self.finding(.connectionPerPush, in: provider)?.count == 4, "4 of 8: half")
+    }
+
     @Test func tokensSignedForAPushLessThanTwentyMinutesApartAreFound() throws {
         let (harness, recorder) = try Self.harness()
         for (index, issuedAt) in [0, 60, 25 * 60].enumerated() {

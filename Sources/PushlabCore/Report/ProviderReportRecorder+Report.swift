@@ -53,7 +53,8 @@ extension ProviderReportRecorder.State {
             guard count > 0 else { return }
             found.append(ProviderFinding(kind: kind, count: count, unit: unit, examples: examples ?? tally.examples[kind] ?? []))
         }
-        if tally.shortConnections >= ProviderReportRules.shortConnectionsForFinding {
+        if tally.shortConnections >= ProviderReportRules.shortConnectionsForFinding,
+           Double(tally.shortConnections) >= ProviderReportRules.shortConnectionShareForFinding * Double(tally.connectionsClosed) {
             add(.connectionPerPush, tally.shortConnections, "connections")
         }
         add(.tokenRefreshedTooOften, tokens.count, "tokens", examples: tokens.examples)

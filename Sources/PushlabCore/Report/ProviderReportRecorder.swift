@@ -189,6 +189,7 @@ public final class ProviderReportRecorder: Sendable {
             var tally = providers.removeValue(forKey: provider) ?? ProviderTally()
             let lifetime = (connection.closedAt ?? connection.openedAt) - connection.openedAt
             let requests = connection.requests + connection.earlierRequests
+            tally.connectionsClosed += 1
             if tally.closedConnections.count < ProviderTally.connectionsKept {
                 tally.closedConnections.append((lifetime, requests))
             }

@@ -19,6 +19,7 @@ struct ProviderTally {
     var retries = ProviderReport.Retries()
     /// Lifetime and requests of each closed connection (the first `connectionsKept`).
     var closedConnections: [(lifetime: Int64, requests: Int)] = []
+    var connectionsClosed = 0
     var shortConnections = 0
     var connectionsClosedForErrors = 0
     var streamLimitExceeded = 0
@@ -192,6 +193,9 @@ public enum ProviderReportRules {
     /// …and lived less than this: opened and closed around a push, not a connection that waited
     /// (a client's pool closing one it had no more use for).
     public static let shortConnectionMilliseconds: Int64 = 5_000
-    /// It takes this many such connections for the finding.
+    /// It takes this many such connections for the finding…
     public static let shortConnectionsForFinding = 3
+    /// …and at least half of the provider's closed connections: a pool that replaces a few
+    /// connections near the end of a run, and closes them with the rest, is not the pattern.
+    public static let shortConnectionShareForFinding = 0.5
 }
