@@ -25,8 +25,7 @@ import Testing
     @Test func aWellBehavedProviderHasNoFindings() throws {
         let (harness, recorder) = try Self.harness()
         for number in 0..<10 {
-            harness.send(body: Self.body(number))
-            harness.connection.answerWasSent(afterNanoseconds: 35_000_000)
+            harness.send(body: Self.body(number), answeredAfterNanoseconds: 35_000_000)
             harness.clock.advance(milliseconds: 100)
         }
         harness.connection.flushRecords()
@@ -213,8 +212,11 @@ import Testing
             policy.errorBudgetPerConnection = 2
             policy.throttleStreamsAfterRejection = false
         }
-        for number in 0..<3 { harness.send(body: Self.body(number)) }
-        var provider = try Self.provider(recorder)
+        for number in 0..<3 { harness.send(body: Self.body(number), answeredAfterNanoseconds: nil) }
+        #expect(recorder.report(now: Harness.start).providers.isEmpty, "a busy connection tells the recorder every 100 ms")
+        harness.clock.advance(milliseconds: APNsProviderConnection.reportBatch.milliseconds)
+        harness.connection.flushRecords()
+        var provider = try Self.provider(recorder, now: harness.clock.now())
         #expect(provider.peakConcurrency == 3 && provider.streamLimit == 3)
         #expect(Self.finding(.streamLimitReached, in: provider)?.count == 1, "open, at its limit")
         for _ in 0..<3 { harness.connection.answerWasSent(afterNanoseconds: 1_000_000) }
@@ -332,7 +334,7 @@ import Testing
 
 @Suite struct RecentRequestsTests {
     @Test func theSameRequestWithinTheWindowIsFoundAndOnlyAfterItsTime() {
-        var recent = RecentRequests(windowMilliseconds: 1000, slots: 8)
+        let recent = RecentRequests(windowMilliseconds: 1000, slots: 8)
         #expect(recent.exchange(42, time: 100, status: 200, reason: nil) == nil, "first seen")
         let earlier = recent.exchange(42, time: 600, status: 400, reason: .badPriority)
         #expect(earlier?.time == 100 && earlier?.status == 200)
@@ -340,6 +342,41 @@ import Testing
         #expect(recent.exchange(42, time: 1700, status: 200, reason: nil) == nil, "past the window")
         #expect(recent.exchange(42 + 8, time: 1701, status: 200, reason: nil) == nil, "another request in the same slot")
         #expect(recent.exchange(42, time: 1702, status: 200, reason: nil) == nil, "pushed out of its slot: missed")
+    }
+
+    @Test func aSlotKeepsTheAnswerAndTimeAcrossTheTimeFieldsWrap() {
+        let recent = RecentRequests(windowMilliseconds: 60_000, slots: 1 << 10)
+        let fingerprint = RequestFingerprint.finish(7)
+        let wrap: EpochMilliseconds = 1 << 30
+        for (offset, status, reason) in [(0, 429, APNsErrorReason.tooManyRequests), (1, 503, .serviceUnavailable), (2, 418, nil)] {
+            let base = 1_767_225_600_000 + Int64(offset) * 1_000_000
+            _ = recent.exchange(fingerprint, time: wrap * 5 - 10 + base % wrap, status: status, reason: reason)
+            let earlier = recent.exchange(fingerprint, time: wrap * 5 + 20 + base % wrap, status: 200, reason: nil)
+            #expect(earlier?.time == wrap * 5 - 10 + base % wrap, "30 ms earlier")
+            #expect(earlier?.status == (status == 418 ? 0 : status), "a status APNs never answers is kept as 0")
+            #expect(earlier?.reason == reason)
+        }
+    }
+
+    /// Both event loops replace slots at once: every retry of a request told once is found once.
+    @Test func loopsSharingTheTableFindEachRetryOnce() async {
+        let recent = RecentRequests(windowMilliseconds: 60_000, slots: 1 << 16)
+        let found = await withTaskGroup(of: Int.self) { group in
+            for loop in 0..<2 {
+                group.addTask {
+                    var retries = 0
+                    for number in 0..<5_000 {
+                        let fingerprint = RequestFingerprint.finish(UInt64(loop * 1_000_000 + number))
+                        if recent.exchange(fingerprint, time: 1_000, status: 200, reason: nil) != nil { retries += 1 }
+                        if recent.exchange(fingerprint, time: 1_001, status: 200, reason: nil) != nil { retries += 1 }
+                    }
+                    return retries
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        // A few requests share a slot with the other loop's and push each other out: 10,000 in 65,536 slots.
+        #expect(found > 9_800 && found <= 10_000, "\(found)")
     }
 
     @Test func fingerprintsTellRequestsApart() {

@@ -17,6 +17,9 @@ final class TokenAuthenticator {
     @exclusivity(unchecked) private(set) var currentStamp: ProviderTokenStamp?
     /// The key of that token: whose request it was, even when it was refused.
     @exclusivity(unchecked) private(set) var verifiedKey: SigningKey?
+    /// That key as the provider report names it, made once per key: reading `verifiedKey` for
+    /// every request would retain an object every event loop shares.
+    @exclusivity(unchecked) private(set) var verifiedProvider: ProviderIdentity?
     @exclusivity(unchecked) private var currentToken: Substring?
     @exclusivity(unchecked) private var lastUpdateAt: EpochMilliseconds = 0
     @exclusivity(unchecked) private var updatesInWindow = 0
@@ -52,6 +55,7 @@ final class TokenAuthenticator {
         let key = verified.key
         // Every token signed by a key counts for the report, refused or not.
         currentStamp = ProviderTokenStamp(fingerprint: UInt64(bitPattern: Int64(bearer.hashValue)), issuedAt: verified.issuedAt)
+        if verifiedKey !== key { verifiedProvider = .key(keyID: key.keyID, teamID: key.teamID) }
         verifiedKey = key
         if key.isRevoked { return .forbidden }
         if !key.environments.contains(environment) { return policy.environmentKeyReason }

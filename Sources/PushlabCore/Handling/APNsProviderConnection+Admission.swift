@@ -107,7 +107,7 @@ extension APNsProviderConnection {
             }
             guard let rejection else {
                 unpublishedRecords.append(pending.record)
-                if let exchange = pending.exchange, reporting != nil { reporting!.exchanges.append(exchange) }
+                if let exchange = pending.exchange { reportExchange(exchange) }
                 return APNsOutcome(pending.response)
             }
             var actions: [ConnectionAction] = []
@@ -130,10 +130,10 @@ extension APNsProviderConnection {
             pending.record.status = response.status
             pending.record.reason = response.reason
             unpublishedRecords.append(pending.record)
-            if var exchange = pending.exchange, reporting != nil {
+            if var exchange = pending.exchange {
                 exchange.status = response.status
                 exchange.reason = response.reason
-                reporting!.exchanges.append(exchange)
+                reportExchange(exchange)
             }
             return APNsOutcome(response, actions: actions)
         }

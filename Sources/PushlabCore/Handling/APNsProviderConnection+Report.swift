@@ -1,26 +1,31 @@
-/// The provider report (`ProviderReportRecorder`): while it records, a connection keeps what its
-/// requests and answers tell and hands it over with its records, once per read.
+/// The provider report (`ProviderReportRecorder`): while it records, a connection counts what its
+/// requests and answers tell and hands it over when it has nothing in flight, or, while busy,
+/// every `reportBatch` requests or milliseconds (each hand-over takes the recorder's lock).
 extension APNsProviderConnection {
+    static let reportBatch = (requests: 256, milliseconds: Int64(100))
+
     /// A connection's part of the report since it last handed it over; nil while nobody records.
     struct Reporting {
-        var exchanges: [ProviderExchange] = []
+        var batch: ProviderReportRecorder.Batch
         var events: [ProviderConnectionEvent] = []
         var latencies: [UInt32] = []
         var inFlight = 0
         var peakInFlight = 0
         var peakTold = 0
+        var toldAt: EpochMilliseconds
     }
 
-    /// Starts or stops following this connection as the recorder does (once per read).
+    /// Starts or stops following this connection as the recorder does (checked once per read).
     func followRecorder() {
         guard let recorder = service.report else { return }
         let recording = recorder.isRecording
         if recording && reporting == nil {
-            reporting = Reporting()
+            reporting = Reporting(batch: recorder.makeBatch(provider: certificateProvider), toldAt: service.clock.now())
             reporting!.events.append(
                 .opened(connectionID: info.id, at: openedAt, environment: info.environment, provider: certificateProvider, streamLimit: policy.maxConcurrentStreams)
             )
         } else if !recording && reporting != nil {
+            publishReport(now: true)
             reporting = nil
         }
     }
@@ -47,7 +52,13 @@ extension APNsProviderConnection {
 
     func reportExchange(_ attempt: PushAttempt, _ response: APNsResponse) {
         guard reporting != nil else { return }
-        reporting!.exchanges.append(exchange(attempt, response))
+        reportExchange(exchange(attempt, response))
+    }
+
+    /// A request answered after waiting for admission, its exchange made when it arrived.
+    func reportExchange(_ exchange: ProviderExchange) {
+        guard reporting != nil, let recorder = service.report else { return }
+        recorder.count(exchange, into: &reporting!.batch)
     }
 
     func exchange(_ attempt: PushAttempt, _ response: APNsResponse) -> ProviderExchange {
@@ -59,10 +70,12 @@ extension APNsProviderConnection {
         )
     }
 
+    private static let shapingFields: [APNsHeaderFields.Field] = [.priority, .pushType, .expiration, .collapseID, .topic]
+
     /// The body and the headers that shape the push, as sent (a corrected request is another one).
     private func requestHash(_ attempt: PushAttempt) -> UInt64 {
         var hash = attempt.request.body.withUnsafeBytes { RequestFingerprint.mix(RequestFingerprint.start, $0) }
-        for field in [APNsHeaderFields.Field.priority, .pushType, .expiration, .collapseID, .topic] {
+        for field in Self.shapingFields {
             hash = attempt.withField(field) { bytes in
                 bytes.map { RequestFingerprint.mix(hash, $0) } ?? RequestFingerprint.step(hash, UInt64(field.rawValue))
             }
@@ -72,12 +85,7 @@ extension APNsProviderConnection {
 
     /// The certificate's provider, or the key of the token that last verified.
     private var currentProvider: ProviderIdentity? {
-        if let certificateProvider { return certificateProvider }
-        guard let key = tokenAuthenticator.verifiedKey ?? tokenAuthenticator.currentKey else { return nil }
-        if let cached = keyProvider, cached.key === key { return cached.provider }
-        let provider = ProviderIdentity.key(keyID: key.keyID, teamID: key.teamID)
-        keyProvider = (key, provider)
-        return provider
+        certificate == nil ? tokenAuthenticator.verifiedProvider : reporting?.batch.namedProvider
     }
 
     /// Before any token of the connection verified (a request refused before authentication, or
@@ -100,8 +108,14 @@ extension APNsProviderConnection {
         sentGoAway = (reason, forErrors)
     }
 
-    func publishReport() {
+    /// Hands the connection's batch and events to the recorder: `now`, or when it is due.
+    func publishReport(now: Bool = false) {
         guard reporting != nil, let recorder = service.report else { return }
+        if !now && reporting!.inFlight > 0 && reporting!.batch.requests < Self.reportBatch.requests {
+            let time = service.clock.now()
+            guard time - reporting!.toldAt >= Self.reportBatch.milliseconds else { return }
+            reporting!.toldAt = time
+        }
         if !reporting!.latencies.isEmpty || reporting!.peakInFlight > reporting!.peakTold {
             reporting!.events.append(
                 .answered(connectionID: info.id, latenciesMicroseconds: reporting!.latencies, peakInFlight: reporting!.peakInFlight, streamLimit: policy.maxConcurrentStreams)
@@ -109,8 +123,7 @@ extension APNsProviderConnection {
             reporting!.peakTold = reporting!.peakInFlight
             reporting!.latencies.removeAll(keepingCapacity: true)
         }
-        recorder.record(reporting!.exchanges, events: reporting!.events)
-        reporting!.exchanges.removeAll(keepingCapacity: true)
+        recorder.record(&reporting!.batch, events: reporting!.events)
         reporting!.events.removeAll(keepingCapacity: true)
     }
 
@@ -119,5 +132,6 @@ extension APNsProviderConnection {
         reporting!.events.append(
             .closed(connectionID: info.id, at: service.clock.now(), goAway: sentGoAway?.reason, forErrors: sentGoAway?.forErrors ?? false)
         )
+        publishReport(now: true)
     }
 }

@@ -41,7 +41,6 @@ final class APNsProviderConnection: APNsConnectionHandler {
     @exclusivity(unchecked) var latency: ConnectionLatency?
     /// The provider report's state while it records; nil otherwise.
     @exclusivity(unchecked) var reporting: Reporting?
-    @exclusivity(unchecked) var keyProvider: (key: SigningKey, provider: ProviderIdentity)?
     @exclusivity(unchecked) var sentGoAway: (reason: APNsErrorReason, forErrors: Bool)?
     let openedAt: EpochMilliseconds
 
@@ -91,9 +90,12 @@ final class APNsProviderConnection: APNsConnectionHandler {
         followRecorder()
     }
 
-    var tickIntervalMilliseconds: Int64? { policy.idleTimeoutSeconds == nil ? nil : 1000 }
+    var tickIntervalMilliseconds: Int64? { policy.idleTimeoutSeconds == nil && service.report == nil ? nil : 1000 }
 
     func tick() -> [ConnectionAction] {
+        // A batch held while requests were in flight that never came back (a stream the client
+        // reset) still reaches the report.
+        if reporting != nil { publishReport() }
         guard let idle = policy.idleTimeoutSeconds, !idleGoAwaySent else { return [] }
         guard service.clock.now() - lastActivity >= Int64(idle * 1000) else { return [] }
         idleGoAwaySent = true

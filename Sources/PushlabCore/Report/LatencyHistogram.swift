@@ -2,7 +2,9 @@
 /// is within 7% of the truth), with the exact count, sum and maximum.
 public struct LatencyHistogram: Sendable, Equatable {
     private static let subBuckets = 8
-    private var counts = [UInt64](repeating: 0, count: 30 * 8)
+    private static let bucketCount = 30 * 8
+    /// Made at the first answer: a batch's tally that records none allocates nothing.
+    private var counts: [UInt64] = []
     public private(set) var count: UInt64 = 0
     public private(set) var sumMicroseconds: UInt64 = 0
     public private(set) var maxMicroseconds: UInt32 = 0
@@ -10,6 +12,7 @@ public struct LatencyHistogram: Sendable, Equatable {
     public init() {}
 
     public mutating func record(microseconds: UInt32) {
+        if counts.isEmpty { counts = [UInt64](repeating: 0, count: Self.bucketCount) }
         counts[Self.bucket(of: microseconds)] += 1
         count += 1
         sumMicroseconds &+= UInt64(microseconds)
@@ -17,7 +20,12 @@ public struct LatencyHistogram: Sendable, Equatable {
     }
 
     public mutating func merge(_ other: LatencyHistogram) {
-        for index in counts.indices { counts[index] += other.counts[index] }
+        guard other.count > 0 else { return }
+        if counts.isEmpty {
+            counts = other.counts
+        } else {
+            for index in counts.indices { counts[index] += other.counts[index] }
+        }
         count += other.count
         sumMicroseconds &+= other.sumMicroseconds
         maxMicroseconds = max(maxMicroseconds, other.maxMicroseconds)
@@ -45,7 +53,7 @@ public struct LatencyHistogram: Sendable, Equatable {
         if value < UInt32(subBuckets) { return Int(value) }
         let exponent = 31 - value.leadingZeroBitCount
         let mantissa = Int(value >> UInt32(exponent - 3)) & (subBuckets - 1)
-        return min((exponent - 2) * subBuckets + mantissa, 30 * subBuckets - 1)
+        return min((exponent - 2) * subBuckets + mantissa, bucketCount - 1)
     }
 
     /// The values bucket `index` holds: [low, high).

@@ -68,7 +68,8 @@ final class Harness {
     func send(
         token: String = TestWorld.devToken, topic: String? = TestWorld.app, headers: [(String, String)] = [],
         body: String? = #"{"aps":{"alert":"hi"}}"#, method: String = "POST", path: String? = nil,
-        authorization: String? = nil, omitAuthorization: Bool = false, authority: String? = nil
+        authorization: String? = nil, omitAuthorization: Bool = false, authority: String? = nil,
+        answeredAfterNanoseconds: UInt64? = 0
     ) -> APNsOutcome {
         var fields: [(name: String, value: String)] = []
         if let topic { fields.append(("apns-topic", topic)) }
@@ -79,6 +80,10 @@ final class Harness {
         // As the transport does: every request arrives in a read.
         connection.peerWasActive()
         let outcome = connection.handle(request)
+        // As the transport does for an answer it writes at once (nil: the answer is still out).
+        if let answeredAfterNanoseconds, outcome.response != nil, connection.timesAnswers {
+            connection.answerWasSent(afterNanoseconds: answeredAfterNanoseconds)
+        }
         connection.flushRecords()
         return outcome
     }
