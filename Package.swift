@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "pushlab", targets: ["PushlabCLI"]),
         .library(name: "PushlabCore", targets: ["PushlabCore"]),
         .library(name: "PushlabSimulator", targets: ["PushlabSimulator"]),
+        .library(name: "PushlabServices", targets: ["PushlabServices"]),
         .library(name: "PushlabStore", targets: ["PushlabStore"]),
         .library(name: "PushlabTransport", targets: ["PushlabTransport"]),
         .library(name: "PushlabClient", targets: ["PushlabClient"]),
@@ -63,6 +64,8 @@ let package = Package(
         .target(name: "PushlabOpenSSL", dependencies: ["COpenSSL"]),
         .target(name: "PushlabCore"),
         .target(name: "PushlabSimulator", dependencies: ["PushlabCore"]),
+        // JPush's and GeTui's rules (their server APIs, what they send APNs): pure, like the core.
+        .target(name: "PushlabServices", dependencies: ["PushlabCore"]),
         .target(name: "PushlabDelivery", dependencies: ["PushlabCore", "PushlabSimulator"]),
         // The one hand-written protocol client: no Swift Redis client is among this machine's packages.
         .target(
@@ -179,6 +182,7 @@ let package = Package(
         .testTarget(name: "PushlabScenarioTests", dependencies: ["PushlabScenario", "PushlabCore", "PushlabSimulator"]),
         .testTarget(name: "PushlabOpenSSLTests", dependencies: ["PushlabOpenSSL"]),
         .testTarget(name: "PushlabSimulatorTests", dependencies: ["PushlabSimulator", "PushlabCore"]),
+        .testTarget(name: "PushlabServicesTests", dependencies: ["PushlabServices", "PushlabCore"]),
         .testTarget(
             name: "PushlabStoreTests",
             dependencies: ["PushlabStore", "PushlabSimulator", "PushlabCore", "PushlabDelivery", .product(name: "GRDB", package: "GRDB.swift")]
