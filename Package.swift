@@ -182,7 +182,7 @@ let package = Package(
         .testTarget(name: "PushlabScenarioTests", dependencies: ["PushlabScenario", "PushlabCore", "PushlabSimulator"]),
         .testTarget(name: "PushlabOpenSSLTests", dependencies: ["PushlabOpenSSL"]),
         .testTarget(name: "PushlabSimulatorTests", dependencies: ["PushlabSimulator", "PushlabCore"]),
-        .testTarget(name: "PushlabServicesTests", dependencies: ["PushlabServices", "PushlabCore"]),
+        .testTarget(name: "PushlabServicesTests", dependencies: ["PushlabServices", "PushlabCore", "PushlabOpenSSL"]),
         .testTarget(
             name: "PushlabStoreTests",
             dependencies: ["PushlabStore", "PushlabSimulator", "PushlabCore", "PushlabDelivery", .product(name: "GRDB", package: "GRDB.swift")]
