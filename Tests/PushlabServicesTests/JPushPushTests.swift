@@ -89,11 +89,11 @@ import Testing
     }
 
     @Test func badgesAreNumbersOrSteps() {
-        #expect(JPushBadge(text: "+1") == .add(1) && JPushBadge(text: "-3") == .add(-3) && JPushBadge(text: "7") == .set(7))
-        #expect(JPushBadge(text: "") == .set(0), "an empty string clears the badge")
-        #expect(JPushBadge(text: "+100") == nil && JPushBadge(text: "1.5") == nil && JPushBadge(text: "+") == nil && JPushBadge(text: "auto") == nil)
-        #expect(JPushBadge(integer: 100_000) == nil && JPushBadge(integer: -1) == nil)
-        #expect(JPushBadge.add(1).resolved(against: 4) == 5 && JPushBadge.add(-9).resolved(against: 4) == 0 && JPushBadge.set(2).resolved(against: 4) == 2)
+        #expect(BadgeChange(text: "+1") == .add(1) && BadgeChange(text: "-3") == .add(-3) && BadgeChange(text: "7") == .set(7))
+        #expect(BadgeChange(text: "") == .set(0), "an empty string clears the badge")
+        #expect(BadgeChange(text: "+100") == nil && BadgeChange(text: "1.5") == nil && BadgeChange(text: "+") == nil && BadgeChange(text: "auto") == nil)
+        #expect(BadgeChange(integer: 100_000) == nil && BadgeChange(integer: -1) == nil)
+        #expect(BadgeChange.add(1).resolved(against: 4) == 5 && BadgeChange.add(-9).resolved(against: 4) == 0 && BadgeChange.set(2).resolved(against: 4) == 2)
     }
 
     @Test func theIOSNotificationBecomesAnAPNsRequest() throws {

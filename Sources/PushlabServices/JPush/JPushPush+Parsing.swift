@@ -140,12 +140,12 @@ extension JPushPush {
         }
         if value["sound_disable"].flag == true { ios.sound = nil }
         if let badge = value["badge"] {
-            let parsed: JPushBadge? = switch badge {
-            case .string(let text): JPushBadge(text: text)
-            default: badge.integerValue.flatMap { JPushBadge(integer: $0) }
+            let parsed: BadgeChange? = switch badge {
+            case .string(let text): BadgeChange(text: text)
+            default: badge.integerValue.flatMap { BadgeChange(integer: $0) }
             }
             guard let parsed else {
-                throw JPushError(.invalidParameter, "Badge number should be 0~\(JPushBadge.largestValue), or +N / -N with N up to \(JPushBadge.largestStep)")
+                throw JPushError(.invalidParameter, "Badge number should be 0~\(BadgeChange.largestValue), or +N / -N with N up to \(BadgeChange.largestStep)")
             }
             ios.badge = parsed
         }

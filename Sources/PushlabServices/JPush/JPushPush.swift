@@ -46,7 +46,7 @@ public struct JPushPush: Sendable, Equatable {
         public var alert: JSONValue
         /// A sound name, or a critical-alert dictionary; absent, the push makes no sound.
         public var sound: JSONValue?
-        public var badge: JPushBadge?
+        public var badge: BadgeChange?
         public var contentAvailable = false
         public var mutableContent = false
         public var category: String?

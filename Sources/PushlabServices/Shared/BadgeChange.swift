@@ -1,7 +1,8 @@
-/// `notification.ios.badge`: a number to set, or `"+N"` / `"-N"` to add to or take from the badge
-/// JPush keeps for the device (the one its SDK last sent with `setBadge:`). JPush resolves it, so
-/// the phone receives a plain number; below zero it clears the badge.
-public enum JPushBadge: Sendable, Equatable {
+/// A badge a push service sets for a phone: a number, or `"+N"` / `"-N"` to add to or take from
+/// the badge the service keeps for the device (the one its SDK last sent with `setBadge:`).
+/// JPush's `notification.ios.badge` and GeTui's `auto_badge` both work so; the service resolves
+/// it, so the phone receives a plain number, and below zero the badge is cleared.
+public enum BadgeChange: Sendable, Equatable {
     case set(Int)
     case add(Int)
 
