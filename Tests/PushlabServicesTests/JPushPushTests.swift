@@ -57,6 +57,8 @@ import Testing
         (#"{"platform":"all","audience":"all","notification":{"ios":{"badge":11}}}"#, .invalidParameter),
         (#"{"platform":"all","audience":"all","notification":{"ios":{"alert":"a","content_available":true}}}"#, .unsupportedKey),
         (#"{"platform":"all","audience":"all","notification":{"alert":"a"},"sendno":1}"#, .unsupportedKey),
+        // The Python client's `sound_disable` is its own option: it never reaches JPush.
+        (#"{"platform":"all","audience":"all","notification":{"ios":{"alert":"a","sound_disable":true}}}"#, .unsupportedKey),
         (#"{"platform":"all","audience":{"registration_id":["3"]},"notification":{"alert":"a"}}"#, .invalidParameter),
         (#"{"platform":"all","audience":{"tag":[""]},"notification":{"alert":"a"}}"#, .invalidParameter),
         (#"{"platform":"all","audience":{"city":["x"]},"notification":{"alert":"a"}}"#, .invalidParameter),
@@ -129,9 +131,14 @@ import Testing
     }
 
     @Test func registrationIDsAreStableAndWellFormed() {
-        let first = JPushRegistrationID.make(seed: 7, number: 1)
-        #expect(first.count == 19 && JPushRegistrationID.isWellFormed(first))
-        #expect(first == JPushRegistrationID.make(seed: 7, number: 1) && first != JPushRegistrationID.make(seed: 7, number: 2))
+        func ids(seed: UInt64) -> [String] {
+            var directory = JPushDirectory(seed: seed)
+            directory.add(JPushAuthenticationTests.app)
+            return (0..<3).map { _ in directory.register(appKey: JPushAuthenticationTests.app.appKey)!.registrationID }
+        }
+        let first = ids(seed: 7)
+        #expect(first.allSatisfy { $0.count == 19 && JPushRegistrationID.isWellFormed($0) } && Set(first).count == 3)
+        #expect(first == ids(seed: 7) && first != ids(seed: 8), "the same seed, the same ids")
         #expect(!JPushRegistrationID.isWellFormed("3") && !JPushRegistrationID.isWellFormed("140fe1da9e22-23f92f"))
     }
 }

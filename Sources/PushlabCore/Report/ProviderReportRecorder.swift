@@ -61,7 +61,7 @@ public final class ProviderReportRecorder: Sendable {
     }
 
     /// Counts one request and its answer into its connection's batch, as it is answered: the
-    /// rules that look across requests take one shard of `TokenHistory`; nothing else is shared.
+    /// rules that look across requests consult `TokenHistory`; nothing else is shared.
     func count(_ exchange: ProviderExchange, into batch: inout Batch) {
         let generation = clears.load(ordering: .relaxed)
         if generation != batch.generation { batch.forget(upTo: generation) }

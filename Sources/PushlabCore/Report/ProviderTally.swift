@@ -156,11 +156,9 @@ struct ProviderTally {
         for latency in latencies { self.latency.record(microseconds: latency) }
     }
 
-    /// Adds a batch's tally (counted outside the recorder's lock) to this one.
+    /// Adds a batch's tally (counted outside the recorder's lock, and settled) to this one.
     mutating func merge(_ batch: ProviderTally) {
         guard batch.requests > 0 || batch.latency.count > 0 else { return }
-        var batch = batch
-        batch.settle()
         requests += batch.requests
         firstRequest = min(firstRequest, batch.firstRequest)
         lastRequest = max(lastRequest, batch.lastRequest)

@@ -46,8 +46,10 @@ final class TokenHistory: Sendable {
         let index = Int(token >> 60) % Self.shardCount
         let bit = UInt32(1) << index
         let keeps = status == 410 || reason == .tooManyRequests
-        if keeps { shardsInUse.bitwiseOr(bit, ordering: .relaxed) }
-        if keeps || shardsInUse.load(ordering: .relaxed) & bit != 0 {
+        let inUse = shardsInUse.load(ordering: .relaxed) & bit != 0
+        // Written once per shard: a load of 410s does not write the bits' cache line each time.
+        if keeps && !inUse { shardsInUse.bitwiseOr(bit, ordering: .relaxed) }
+        if keeps || inUse {
             let tokenKey = Int(truncatingIfNeeded: token)
             (verdict.goneAt, verdict.throttledAt) = shards[index].withLock { shard in
                 var goneAt: EpochMilliseconds?

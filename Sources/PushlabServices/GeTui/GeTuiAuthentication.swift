@@ -31,11 +31,10 @@ public struct GeTuiTokens: Sendable {
 
     private var tokens: [String: EpochMilliseconds] = [:]
     private var minute: (start: EpochMilliseconds, count: Int) = (0, 0)
-    private var issued: UInt64 = 0
-    private let seed: UInt64
+    private var ids: APNsIDGenerator
 
     public init(seed: UInt64) {
-        self.seed = seed
+        ids = APNsIDGenerator(seed: seed)
     }
 
     public struct Issued: Sendable, Equatable {
@@ -82,8 +81,7 @@ public struct GeTuiTokens: Sendable {
         let expected = Self.hex(sha256(Array((app.appKey + timestampText + app.masterSecret).utf8)))
         // GeTui answers a clock too far off as a bad sign (its maintainers: "校准系统时间").
         guard sign.lowercased() == expected, abs(now - timestamp) <= allowedSkewMilliseconds else { return .failure(.invalid("sign")) }
-        issued += 1
-        let token = Self.hex(Self.tokenBytes(seed: seed, number: issued))
+        let token = ids.hex(bytes: 32)
         let expiresAt = now + Self.lifetimeMilliseconds
         tokens[token] = expiresAt
         return .success(Issued(token: token, expiresAt: expiresAt))
@@ -113,20 +111,5 @@ public struct GeTuiTokens: Sendable {
             text.append(digits[Int(byte & 15)])
         }
         return String(decoding: text, as: UTF8.self)
-    }
-
-    /// 32 bytes that differ for every token of a seed (splitmix64 over the count).
-    static func tokenBytes(seed: UInt64, number: UInt64) -> [UInt8] {
-        var state = seed ^ (number &* 0xD1B5_4A32_D192_ED03)
-        var bytes: [UInt8] = []
-        for _ in 0..<4 {
-            state = state &+ 0x9E37_79B9_7F4A_7C15
-            var word = state
-            word = (word ^ (word >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            word = (word ^ (word >> 27)) &* 0x94D0_49BB_1331_11EB
-            word ^= word >> 31
-            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
-        }
-        return bytes
     }
 }

@@ -40,10 +40,12 @@ public struct GeTuiService: Sendable {
     /// Transmissions sent through APNs under strategy 4, by task and cid, until APNs answers.
     private var awaitingAPNs: [String: (push: GeTuiPush, transmission: GeTuiTransmission)] = [:]
     private let seed: UInt64
-    private var counter: UInt64 = 0
+    /// Cids, task ids and message ids, the same sequence for the same seed.
+    private var ids: APNsIDGenerator
 
     public init(seed: UInt64) {
         self.seed = seed
+        ids = APNsIDGenerator(seed: seed)
     }
 
     public mutating func add(_ app: GeTuiApp, environment: APNsEnvironment) {
@@ -55,7 +57,7 @@ public struct GeTuiService: Sendable {
     /// The SDK's first start of an app on a phone: its cid (32 hexadecimal characters).
     public mutating func register(appID: String) -> GeTuiDevice? {
         guard apps[appID] != nil else { return nil }
-        let cid = GeTuiTokens.hex(Array(GeTuiTokens.tokenBytes(seed: seed, number: next()).prefix(16)))
+        let cid = ids.hex(bytes: 16)
         devices[cid] = GeTuiDevice(clientID: cid, appID: appID)
         return devices[cid]
     }
@@ -108,11 +110,11 @@ public struct GeTuiService: Sendable {
             targets = devices.values.filter { $0.appID == app.appID }.sorted { $0.clientID < $1.clientID }
         }
         let prefix = clientIDs == nil ? "RASA" : clientIDs!.count == 1 ? "RASS" : "RASL"
-        let taskID = "\(prefix)_\(Self.monthDay(now))_\(GeTuiTokens.hex(Array(GeTuiTokens.tokenBytes(seed: seed, number: next()).prefix(16))))"
+        let taskID = "\(prefix)_\(Self.monthDay(now))_\(ids.hex(bytes: 16))"
         var result = PushResult(taskID: taskID, statuses: [], apnsRequests: [], deliveredNow: [])
         let strategy = push.iosStrategy
         for device in targets {
-            let messageID = GeTuiTokens.hex(Array(GeTuiTokens.tokenBytes(seed: seed, number: next()).prefix(8)))
+            let messageID = ids.hex(bytes: 8)
             let transmission: GeTuiTransmission? = if case .transmission(let payload) = push.message {
                 GeTuiTransmission(taskID: taskID, messageID: messageID, clientID: device.clientID, payload: payload, offline: false)
             } else {
@@ -166,11 +168,6 @@ public struct GeTuiService: Sendable {
         var offline = transmission
         offline.offline = true
         _ = inboxes[transmission.clientID, default: OfflineMessages(limit: nil)].keep(offline, at: now, timeToLiveMilliseconds: ttl)
-    }
-
-    private mutating func next() -> UInt64 {
-        counter += 1
-        return counter
     }
 
     /// `MMdd` of a time, in UTC, as GeTui's task ids carry it (`RASS_1129_…`).

@@ -27,14 +27,15 @@ public struct JPushDevice: Sendable, Equatable {
 public struct JPushDirectory: Sendable {
     public private(set) var apps: [String: JPushApp] = [:]
     public private(set) var devices: [String: JPushDevice] = [:]
-    private let seed: UInt64
-    private var registered: UInt64 = 0
+    /// Registration ids, the same sequence for the same seed.
+    private var ids: APNsIDGenerator
+    private var registered: Int64 = 0
 
     /// A device may hold this many tags [DOC: device API].
     public static let maximumTagsPerDevice = 1_000
 
     public init(seed: UInt64) {
-        self.seed = seed
+        ids = APNsIDGenerator(seed: seed)
     }
 
     public mutating func add(_ app: JPushApp) {
@@ -46,8 +47,9 @@ public struct JPushDirectory: Sendable {
     public mutating func register(appKey: String) -> JPushDevice? {
         guard apps[appKey] != nil else { return nil }
         registered += 1
-        let id = JPushRegistrationID.make(seed: seed, number: registered)
-        let device = JPushDevice(registrationID: id, appKey: appKey, userID: Int64(truncatingIfNeeded: (seed &+ registered) % 100_000_000_000))
+        let id = String(ids.hex(bytes: 10).prefix(JPushRegistrationID.length))
+        // JPush's user numbers are 11 digits (`_j_uid`); in registration order here.
+        let device = JPushDevice(registrationID: id, appKey: appKey, userID: 20_000_000_000 + registered)
         devices[id] = device
         return device
     }

@@ -7,7 +7,6 @@ extension JPushPush {
     ]
     static let iosKeys: Set<String> = [
         "alert", "sound", "badge", "content-available", "mutable-content", "category", "thread-id", "interruption-level", "extras",
-        "sound_disable", "voip",
     ]
     static let audienceKeys: Set<String> = ["tag", "tag_and", "tag_not", "alias", "registration_id", "segment", "abtest", "live_activity_id"]
 
@@ -138,7 +137,6 @@ extension JPushPush {
             guard sound.stringValue != nil || sound.isObject else { throw JPushError(.invalidParameter, "Invalid param - notification.ios.sound") }
             ios.sound = sound
         }
-        if value["sound_disable"].flag == true { ios.sound = nil }
         if let badge = value["badge"] {
             let parsed: BadgeChange? = switch badge {
             case .string(let text): BadgeChange(text: text)
