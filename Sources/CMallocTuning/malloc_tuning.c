@@ -44,7 +44,7 @@ const char *pushlab_jemalloc_version(void) {
 // heap size, so with the pad set before any thread allocates, each arena starts with a whole heap
 // it can use without a system call; later heaps are made the same way. Address space, not
 // resident memory until touched. Keeping the top of each arena (no trim after a burst) saves
-// the same calls on the next burst. Measured in docs/PERFORMANCE.md.
+// the same calls on the next burst. Measured in Benchmarks/results/performance-history.md.
 int pushlab_keep_malloc_arenas_warm(void) {
 #if defined(__GLIBC__)
     return mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024) == 1 && mallopt(M_TOP_PAD, 64 * 1024 * 1024) == 1;

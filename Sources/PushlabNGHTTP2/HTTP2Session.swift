@@ -5,7 +5,7 @@ import CNGHTTP2
 ///
 /// Not thread-safe: it belongs to the event loop of its channel.
 /// Used on one event loop only, never re-entrantly: its stored state skips Swift's run-time
-/// exclusivity checks (`@exclusivity(unchecked)`, see docs/PERFORMANCE.md).
+/// exclusivity checks (`@exclusivity(unchecked)`, see Benchmarks/results/performance-history.md).
 public final class HTTP2Session {
     public enum Role: Sendable { case server, client }
 

@@ -20,7 +20,7 @@ struct MeasuredConnectionFactory: APNsConnectionFactory {
 }
 
 /// One connection's handler, timed. Used on the connection's event loop only, as the handler
-/// it wraps, so its stored state skips Swift's run-time exclusivity checks (docs/PERFORMANCE.md).
+/// it wraps, so its stored state skips Swift's run-time exclusivity checks (Benchmarks/results/performance-history.md).
 final class MeasuredConnectionHandler: APNsConnectionHandler {
     private let handler: any APNsConnectionHandler
     private let metrics: ControlMetrics

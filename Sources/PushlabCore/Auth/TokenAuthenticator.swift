@@ -2,7 +2,7 @@
 /// bound by the first push, expiry, and the 20-minute rule for token updates. What it may skip
 /// for a repeated token lives in the connection's `ConnectionShortcuts`. Not thread-safe: it
 /// lives with its connection on one event loop, and its stored state skips Swift's run-time
-/// exclusivity checks (see docs/PERFORMANCE.md).
+/// exclusivity checks (see Benchmarks/results/performance-history.md).
 final class TokenAuthenticator {
     private let world: APNsWorld
     private let policy: APNsPolicy

@@ -1,7 +1,7 @@
 /// One provider connection: runs every request through Apple's rules in order, answers as APNs
 /// would, keeps the connection's auth state and stream limit, logs, and hands accepted pushes on.
 /// Not thread-safe: it lives on its connection's event loop, is never entered re-entrantly, and
-/// its stored state skips Swift's run-time exclusivity checks (see docs/PERFORMANCE.md).
+/// its stored state skips Swift's run-time exclusivity checks (see Benchmarks/results/performance-history.md).
 final class APNsProviderConnection: APNsConnectionHandler {
     let info: ConnectionInfo
     let service: APNsProviderService

@@ -10,7 +10,7 @@
 ///   a removed key must fail its tokens on every request, not only the first.
 ///
 /// Not thread-safe: one per connection, on its event loop, never entered re-entrantly; its
-/// stored state skips Swift's run-time exclusivity checks (docs/PERFORMANCE.md).
+/// stored state skips Swift's run-time exclusivity checks (Benchmarks/results/performance-history.md).
 final class ConnectionShortcuts {
     // MARK: Authority and topic
 

@@ -8,7 +8,7 @@ import PushlabOpenSSL
 /// complete request handed to the connection's `APNsConnectionHandler`, each answer written
 /// back as APNs writes it.
 /// Used on one event loop only, never re-entrantly: its stored state skips Swift's run-time
-/// exclusivity checks (`@exclusivity(unchecked)`, see docs/PERFORMANCE.md).
+/// exclusivity checks (`@exclusivity(unchecked)`, see Benchmarks/results/performance-history.md).
 public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate {
     public typealias InboundIn = ByteBuffer
     public typealias OutboundIn = ByteBuffer

@@ -2,7 +2,7 @@
 /// `apns-topic`, `:authority`, …), kept per connection. A repeated value costs a byte comparison
 /// instead of a new string, and the APNs layer's own comparisons then see the very same string.
 /// Used on one event loop only, never re-entrantly: its stored state skips Swift's run-time
-/// exclusivity checks (`@exclusivity(unchecked)`, see docs/PERFORMANCE.md).
+/// exclusivity checks (`@exclusivity(unchecked)`, see Benchmarks/results/performance-history.md).
 final class HeaderValueCache {
     @exclusivity(unchecked) private var values: [String?]
 

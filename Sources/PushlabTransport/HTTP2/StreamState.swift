@@ -8,7 +8,7 @@ import Darwin
 /// A request being received on one stream. A class, so the handler mutates it in place
 /// through its one-entry cache instead of hashing into a dictionary for every header.
 /// Used on one event loop only, never re-entrantly: its stored state skips Swift's run-time
-/// exclusivity checks (`@exclusivity(unchecked)`, see docs/PERFORMANCE.md).
+/// exclusivity checks (`@exclusivity(unchecked)`, see Benchmarks/results/performance-history.md).
 final class StreamState {
     @exclusivity(unchecked) private(set) var streamID: Int32
     @exclusivity(unchecked) var request: APNsRequest

@@ -5,7 +5,7 @@ import PushlabOpenSSL
 /// TLS by OpenSSL through memory BIOs: ciphertext in from the socket, plaintext up the
 /// pipeline; plaintext down from HTTP/2, ciphertext out at `flush`.
 /// Used on one event loop only, never re-entrantly: its stored state skips Swift's run-time
-/// exclusivity checks (`@exclusivity(unchecked)`, see docs/PERFORMANCE.md).
+/// exclusivity checks (`@exclusivity(unchecked)`, see Benchmarks/results/performance-history.md).
 public final class TLSHandler: ChannelDuplexHandler {
     public typealias InboundIn = ByteBuffer
     public typealias InboundOut = ByteBuffer
