@@ -68,6 +68,23 @@ static inline void pushlab_SSL_CTX_select_alpn_h2(SSL_CTX *ctx) {
     SSL_CTX_set_alpn_select_cb(ctx, pushlab_alpn_select_h2, NULL);
 }
 
+// The JPush and GeTui stand-ins speak HTTP/1.1 only, as those APIs' clients do.
+static int pushlab_alpn_select_http11(SSL *ssl, const unsigned char **out, unsigned char *outlen,
+                                      const unsigned char *in, unsigned int inlen, void *arg) {
+    (void)ssl; (void)arg;
+    static const unsigned char http11[] = { 8, 'h', 't', 't', 'p', '/', '1', '.', '1' };
+    unsigned char *selected = NULL;
+    if (SSL_select_next_proto(&selected, outlen, http11, sizeof(http11), in, inlen) == OPENSSL_NPN_NEGOTIATED) {
+        *out = selected;
+        return SSL_TLSEXT_ERR_OK;
+    }
+    return SSL_TLSEXT_ERR_NOACK;
+}
+
+static inline void pushlab_SSL_CTX_select_alpn_http11(SSL_CTX *ctx) {
+    SSL_CTX_set_alpn_select_cb(ctx, pushlab_alpn_select_http11, NULL);
+}
+
 // Client certificates are requested, never required, and an unverifiable one does not fail
 // the handshake: the APNs layer answers BadCertificate itself, as Apple does, from the
 // verification result kept on the connection.

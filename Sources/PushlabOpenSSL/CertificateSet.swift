@@ -16,13 +16,15 @@ public struct CertificateSet: Sendable {
     public static let authorityCommonName = "Pushlab Test CA (for testing only)"
     static let untrustedAuthorityCommonName = "Pushlab Untrusted Throwaway CA (for testing only, NOT ca.pem)"
     static let serverCommonName = "localhost"
-    /// Loopback, and Apple's host names (the provider API, broadcast and channel management), so
-    /// clients that insist on Apple's names can be pointed at the mock (`curl --resolve`, /etc/hosts).
+    /// Loopback, Apple's host names (the provider API, broadcast and channel management), and the
+    /// hosts of the JPush and GeTui APIs Pushlab stands in for, so clients that insist on those
+    /// names can be pointed at the mock (`curl --resolve`, /etc/hosts).
     public static let serverNames = [
         "localhost", "127.0.0.1", "::1",
         "api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com",
         "api-broadcast.push.apple.com", "api-broadcast.sandbox.push.apple.com",
         "api-manage-broadcast.push.apple.com", "api-manage-broadcast.sandbox.push.apple.com",
+        "api.jpush.cn", "device.jpush.cn", "report.jpush.cn", "restapi.getui.com",
     ]
     /// 2020-01-01T00:00:00Z to 2021-01-01T00:00:00Z, as generate.sh's expired certificate.
     static let expiredValidity = CertificateBuilder.Validity.between(notBefore: 1_577_836_800, notAfter: 1_609_459_200)

@@ -10,12 +10,16 @@ public final class TLSContext: @unchecked Sendable {
     let pointer: OpaquePointer
     public let role: Role
 
-    /// A server context: TLS 1.2 and 1.3, ALPN `h2` only, and an optional client certificate
-    /// requested (never required) and checked against `clientCertificateAuthorities`.
+    /// The one protocol a server context agrees to in ALPN.
+    public enum ServerProtocol: Sendable { case http2, http1_1 }
+
+    /// A server context: TLS 1.2 and 1.3, ALPN `h2` only (or `http/1.1` only), and an optional
+    /// client certificate requested (never required) and checked against `clientCertificateAuthorities`.
     public init(
         serverCertificateChainFile: String,
         privateKeyFile: String,
-        clientCertificateAuthoritiesFile: String? = nil
+        clientCertificateAuthoritiesFile: String? = nil,
+        protocol: ServerProtocol = .http2
     ) throws {
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw OpenSSLError("SSL_CTX_new") }
         self.pointer = context
@@ -30,7 +34,10 @@ public final class TLSContext: @unchecked Sendable {
         guard SSL_CTX_check_private_key(context) == 1 else {
             throw OpenSSLError("matching server certificate and key")
         }
-        pushlab_SSL_CTX_select_alpn_h2(context)
+        switch `protocol` {
+        case .http2: pushlab_SSL_CTX_select_alpn_h2(context)
+        case .http1_1: pushlab_SSL_CTX_select_alpn_http11(context)
+        }
         // Session tickets let load-testing clients resume cheaply, as they would against Apple.
         _ = pushlab_SSL_CTX_set_session_cache_mode(context, Int(SSL_SESS_CACHE_SERVER))
         if let caFile = clientCertificateAuthoritiesFile {
