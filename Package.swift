@@ -93,7 +93,7 @@ let package = Package(
         ),
         .target(
             name: "PushlabScenario",
-            dependencies: ["PushlabCore", "PushlabSimulator", "PushlabOpenSSL", .product(name: "Yams", package: "Yams")]
+            dependencies: ["PushlabCore", "PushlabSimulator", "PushlabOpenSSL", "PushlabServices", .product(name: "Yams", package: "Yams")]
         ),
         .target(
             name: "PushlabTransport",
@@ -109,6 +109,7 @@ let package = Package(
             name: "PushlabControl",
             dependencies: [
                 "PushlabCore", "PushlabSimulator", "PushlabDelivery", "PushlabStore", "PushlabScenario", "PushlabOpenSSL", "PushlabClient",
+                "PushlabServices", "PushlabTransport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -179,7 +180,7 @@ let package = Package(
         .testTarget(name: "PushlabNGHTTP2Tests", dependencies: ["PushlabNGHTTP2"]),
         .testTarget(name: "PushlabRedisTests", dependencies: ["PushlabRedis", "PushlabCluster", "PushlabCore", "PushlabSimulator", "PushlabStore"]),
         .testTarget(name: "PushlabDeliveryTests", dependencies: ["PushlabDelivery", "PushlabSimulator", "PushlabCore", "PushlabStore"]),
-        .testTarget(name: "PushlabScenarioTests", dependencies: ["PushlabScenario", "PushlabCore", "PushlabSimulator"]),
+        .testTarget(name: "PushlabScenarioTests", dependencies: ["PushlabScenario", "PushlabCore", "PushlabSimulator", "PushlabServices"]),
         .testTarget(name: "PushlabOpenSSLTests", dependencies: ["PushlabOpenSSL"]),
         .testTarget(name: "PushlabSimulatorTests", dependencies: ["PushlabSimulator", "PushlabCore"]),
         .testTarget(name: "PushlabServicesTests", dependencies: ["PushlabServices", "PushlabCore", "PushlabOpenSSL"]),
@@ -190,7 +191,7 @@ let package = Package(
         .testTarget(
             name: "PushlabControlTests",
             dependencies: [
-                "PushlabControl", "PushlabCore", "PushlabSimulator", "PushlabStore", "PushlabOpenSSL", "PushlabTransport", "PushlabScenario",
+                "PushlabControl", "PushlabCore", "PushlabSimulator", "PushlabStore", "PushlabOpenSSL", "PushlabTransport", "PushlabScenario", "PushlabServices",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -52,6 +52,8 @@ public final class ControlAPI: Sendable {
     /// The APNs service, for its latency profile and provider report; nil in tests of the
     /// control API alone.
     let service: APNsProviderService?
+    /// JPush and GeTui (`/v1/services/…`); nil runs none.
+    public let services: ServiceHub?
     private let listeners = Mutex<[Listener]>([])
     /// A cluster node's routing of requests about phones other nodes simulate, and its applier
     /// of the cluster's changes to the world.
@@ -74,8 +76,9 @@ public final class ControlAPI: Sendable {
         simulator: DeviceSimulator, delivery: DeliveryPipeline? = nil, requestLog: RequestLog, faults: FaultRules, store: PushlabStore? = nil,
         scenarioName: String? = nil, reset: Reset? = nil, loadScenario: LoadScenario? = nil, checkScenario: CheckScenario? = nil, signers: @escaping Signers = { [] },
         eventBufferSize: Int = 1024, eventHeartbeat: Duration = .seconds(15), standIn: StandInBackend = StandInBackend(),
-        service: APNsProviderService? = nil
+        service: APNsProviderService? = nil, services: ServiceHub? = nil
     ) {
+        self.services = services
         self.standIn = standIn
         self.service = service
         self.simulator = simulator
@@ -124,8 +127,9 @@ public final class ControlAPI: Sendable {
     }
 
     /// The APNs listeners, once they are bound (shown by `/v1/health`).
-    public func setListeners(_ bound: [Listener]) {
+    public func setListeners(_ bound: [Listener]) async {
         listeners.withLock { $0 = bound }
+        await services?.setListeners(bound)
     }
 
     var apnsListeners: [Listener] { listeners.withLock { $0 } }
@@ -135,7 +139,7 @@ public final class ControlAPI: Sendable {
     var routes: [Route] {
         healthRoutes + keyRoutes + deviceRoutes + appRoutes + interactionRoutes + localNotificationRoutes + liveActivityRoutes
             + observationRoutes + pushRoutes + clockRoutes + faultRoutes + resetRoutes + eventRoutes + metricsRoutes + standInRoutes
-            + sendRoutes + latencyRoutes + reportRoutes + dashboardRoutes + openAPIRoutes
+            + sendRoutes + latencyRoutes + reportRoutes + serviceRoutes + dashboardRoutes + openAPIRoutes
     }
 
     /// The router serving every route; errors of any kind become `{"error": …}`. With `token`,

@@ -65,7 +65,7 @@ public struct ControlServerError: Error, CustomStringConvertible {
 }
 
 /// The port, once the server is listening, or why it is not: resolved once.
-private final class BoundPort: Sendable {
+final class BoundPort: Sendable {
     private struct State {
         var result: Result<Int, any Error>?
         var waiter: CheckedContinuation<Int, any Error>?

@@ -3,6 +3,7 @@ import PushlabControl
 import PushlabCore
 import PushlabDelivery
 import PushlabScenario
+import PushlabServices
 import PushlabSimulator
 import PushlabStore
 import Synchronization
@@ -22,6 +23,8 @@ public final class PushlabCores: Sendable {
     /// The stand-in for the apps' backends, with the scenario's rules.
     public let standIn = StandInBackend()
     public let service: APNsProviderService
+    /// JPush and GeTui, with the scenario's portal apps (docs/SERVICES.md).
+    public let services: ServiceHub
     /// Where a manual clock started (a reset goes back there); nil for real time.
     public let manualStart: EpochMilliseconds?
     /// What every scenario loaded later gets on top of its own policy (serve's flags).
@@ -73,6 +76,7 @@ public final class PushlabCores: Sendable {
             report: ProviderReportRecorder()
         )
         standIn.replaceRules(scenario?.standInRules ?? [])
+        services = ServiceHub(simulator: simulator, apps: scenario?.services ?? ServiceApps())
     }
 
     /// Makes these the cores of cluster node `node`: its control API forwards requests about a
@@ -99,7 +103,7 @@ public final class PushlabCores: Sendable {
         let api = ControlAPI(
             simulator: simulator, delivery: delivery, requestLog: service.log, faults: faults, store: store, scenarioName: scenario?.name,
             reset: reset, loadScenario: loadScenario, checkScenario: { [self] path in _ = try loadable(path: path) }, signers: { [self] in self.scenario?.signers ?? [] }, standIn: standIn,
-            service: service
+            service: service, services: services
         )
         if let (node, routing) = clusterRouting.withLock({ $0 }) { api.joinCluster(as: node, routing: routing) }
         return api
@@ -115,6 +119,7 @@ public final class PushlabCores: Sendable {
         if scenario.recordsReport { service.report?.start(at: clock.now()) }
         standIn.replaceRules(scenario.standInRules)
         standIn.clearRequests()
+        services.reset(to: scenario.services)
     }
 
     /// The scenario file at `path`, as `load` would make it the current one, or why it cannot be.

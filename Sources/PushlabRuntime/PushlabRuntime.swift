@@ -31,6 +31,10 @@ public final class PushlabRuntime: Sendable {
     public let resumedPushes: Int
     /// Where accepted pushes wait for their phones: the store's file, or memory.
     public let acceptedPushLog: (any AcceptedPushLog)?
+    /// The JPush and GeTui APIs' HTTPS listeners that run.
+    public let serviceListeners: [ServiceListener]
+    /// Why a configured service listener does not run (`ServiceSettings.required` false).
+    public let serviceListenersUnavailable: [String]
 
     private let server: PushlabServer
     private let parts: Parts
@@ -42,10 +46,12 @@ public final class PushlabRuntime: Sendable {
         var worker: DeliveryWorker?
         var ticker: Task<Void, Never>?
         var store: PushlabStore?
+        var serviceListeners: [ServiceListener] = []
 
         /// The ticker, the worker (every push answered with 200 reaches its phone first), the
         /// connections in reverse order, then the store's last batch.
         func stop() async throws(StoreError) {
+            for listener in serviceListeners { await listener.stop() }
             ticker?.cancel()
             worker?.stop()
             for disconnect in disconnects.reversed() { disconnect() }
@@ -56,8 +62,10 @@ public final class PushlabRuntime: Sendable {
     private init(
         cores: PushlabCores, configuration: RuntimeConfiguration, listeners: [APNsListener], store: PushlabStore?, reloadedDevices: Int?,
         controlAPI: ControlAPI?, controlServer: ControlServer?, controlUnavailable: String?, resumedPushes: Int,
-        acceptedPushLog: (any AcceptedPushLog)?, server: PushlabServer, parts: Parts
+        acceptedPushLog: (any AcceptedPushLog)?, serviceListenersUnavailable: [String], server: PushlabServer, parts: Parts
     ) {
+        self.serviceListeners = parts.serviceListeners
+        self.serviceListenersUnavailable = serviceListenersUnavailable
         self.resumedPushes = resumedPushes
         self.acceptedPushLog = acceptedPushLog
         self.cores = cores
@@ -100,6 +108,11 @@ public final class PushlabRuntime: Sendable {
                 // The store keeps the requests (up to its history limit) and answers every query about them.
                 cores.service.log.keepNone()
             }
+            simulator.setThirdPartySDKConnector(cores.services)
+            parts.disconnects.append {
+                simulator.setThirdPartySDKConnector(nil)
+                Task { await cores.services.shutdown() }
+            }
             let providerCalls = ProviderHTTPClient(simulator: simulator)
             simulator.setProviderRequestSender(providerCalls)
             parts.disconnects.append {
@@ -133,7 +146,17 @@ public final class PushlabRuntime: Sendable {
                 await server.shutdown()
                 throw error
             }
-            control?.setListeners(listeners)
+            await control?.setListeners(listeners)
+            if control == nil { await cores.services.setListeners(listeners) }
+            var unavailableServices: [String] = []
+            if let settings = configuration.services {
+                do {
+                    (parts.serviceListeners, unavailableServices) = try await startServiceListeners(settings, cores: cores, server: configuration.server, logger: logger)
+                } catch {
+                    await server.shutdown()
+                    throw error
+                }
+            }
             let (controlServer, unavailable): (ControlServer?, String?)
             do {
                 (controlServer, unavailable) = try await startControlServer(control, configuration.control, logger: logger)
@@ -159,7 +182,7 @@ public final class PushlabRuntime: Sendable {
             return PushlabRuntime(
                 cores: cores, configuration: configuration, listeners: listeners, store: parts.store, reloadedDevices: reloaded,
                 controlAPI: control, controlServer: controlServer, controlUnavailable: unavailable, resumedPushes: resumed.count,
-                acceptedPushLog: log, server: server, parts: parts
+                acceptedPushLog: log, serviceListenersUnavailable: unavailableServices, server: server, parts: parts
             )
         } catch {
             try? await parts.stop()
@@ -214,6 +237,32 @@ public final class PushlabRuntime: Sendable {
         }
     }
 
+    private static func startServiceListeners(
+        _ settings: RuntimeConfiguration.ServiceSettings, cores: PushlabCores, server: ServerConfiguration, logger: Logger
+    ) async throws -> ([ServiceListener], unavailable: [String]) {
+        var quiet = Logger(label: "pushlab.services")
+        quiet.logLevel = logger.logLevel <= .debug ? logger.logLevel : max(logger.logLevel, .warning)
+        var started: [ServiceListener] = []
+        var unavailable: [String] = []
+        for (kind, port) in [(ServiceListener.Kind.jpush, settings.jpushPort), (.getui, settings.getuiPort)] {
+            guard let port else { continue }
+            do {
+                started.append(try await ServiceListener.start(
+                    kind, hub: cores.services, host: settings.host, port: port, certificateChainFile: server.certificateChainFile,
+                    privateKeyFile: server.privateKeyFile, logger: quiet
+                ))
+            } catch {
+                let failure = ServiceListenerUnavailable(kind: kind, host: settings.host, port: port, reason: "\(error)")
+                if settings.required {
+                    for listener in started { await listener.stop() }
+                    throw failure
+                }
+                unavailable.append(failure.description)
+            }
+        }
+        return (started, unavailable)
+    }
+
     /// Graceful shutdown, as APNs does it: the control API stops, every connection gets GOAWAY
     /// `Shutdown` and its streams finish (up to the grace period); then every push answered
     /// reaches its phone and the store writes its last batch (its error, if any, is thrown).
@@ -224,6 +273,16 @@ public final class PushlabRuntime: Sendable {
         await server.shutdown()
         try await parts.stop()
     }
+}
+
+/// A JPush or GeTui API listener could not be bound.
+public struct ServiceListenerUnavailable: Error, CustomStringConvertible {
+    public let kind: ServiceListener.Kind
+    public let host: String
+    public let port: Int
+    public let reason: String
+
+    public var description: String { "The \(kind == .jpush ? "JPush" : "GeTui") API cannot listen on \(host):\(port): \(reason)" }
 }
 
 /// The control API's address could not be bound.

@@ -14,13 +14,37 @@ public struct RuntimeConfiguration: Sendable {
     /// Real time: how often due events (local notifications, held pushes) are run; nil never
     /// (a manual clock moves only when told).
     public var tickInterval: Duration?
+    /// The JPush and GeTui APIs' HTTPS listeners (with the APNs listeners' certificate); nil runs none.
+    public var services: ServiceSettings?
 
-    public init(server: ServerConfiguration, delivery: Delivery = .queued(), store: StoreSettings? = nil, control: ControlSettings? = nil, tickInterval: Duration? = nil) {
+    public init(
+        server: ServerConfiguration, delivery: Delivery = .queued(), store: StoreSettings? = nil, control: ControlSettings? = nil, tickInterval: Duration? = nil,
+        services: ServiceSettings? = nil
+    ) {
         self.server = server
         self.delivery = delivery
         self.store = store
         self.control = control
         self.tickInterval = tickInterval
+        self.services = services
+    }
+
+    public struct ServiceSettings: Sendable {
+        public var host: String
+        /// JPush's API (api.jpush.cn, device.jpush.cn, report.jpush.cn); nil runs none, 0 picks a free port.
+        public var jpushPort: Int?
+        /// GeTui's API (restapi.getui.com); nil runs none, 0 picks a free port.
+        public var getuiPort: Int?
+        /// When false, a port that cannot be bound leaves that service without a listener
+        /// (`PushlabRuntime.serviceListenersUnavailable` says why) instead of failing the start.
+        public var required: Bool
+
+        public init(host: String = "127.0.0.1", jpushPort: Int? = 2200, getuiPort: Int? = 2201, required: Bool = true) {
+            self.host = host
+            self.jpushPort = jpushPort
+            self.getuiPort = getuiPort
+            self.required = required
+        }
     }
 
     /// How an accepted push reaches the simulated phones.

@@ -1,6 +1,7 @@
 import Foundation
 import PushlabCore
 import PushlabOpenSSL
+import PushlabServices
 import PushlabSimulator
 import Yams
 
@@ -28,6 +29,8 @@ public struct Scenario: Sendable {
     /// Whether the server records the provider report while this scenario is loaded (its
     /// `report: true`, or a `report` step).
     public var recordsReport = false
+    /// The apps on JPush's and GeTui's portals (`services:`).
+    public var services = ServiceApps()
     /// The file it came from, for messages.
     public var source: String
     /// Changes whenever the file's text does (FNV-1a of it): a store seeded from this scenario
@@ -112,6 +115,7 @@ public struct Scenario: Sendable {
             throw LoadError(description: "Scenario \(source): device id \(duplicate) is used twice")
         }
         let loadedKeys = try (file.keys ?? []).enumerated().map { try signingKey($1, index: $0, directory: directory, source: source) }
+        let services = try file.services?.apps(directory: directory, source: source) ?? ServiceApps()
         let script: ScenarioScript?
         var standInRules: [StandInRule] = []
         do throws(ScenarioScriptError) {
@@ -148,6 +152,7 @@ public struct Scenario: Sendable {
             source: source,
             fingerprint: fingerprint(of: yaml)
         )
+        scenario.services = services
         scenario.recordsReport = file.report == true || script?.steps.contains { if case .report = $0.action { true } else { false } } == true
         return scenario
     }

@@ -24,6 +24,8 @@ public struct ScenarioFile: Decodable, Sendable {
     public var clock: Clock?
     /// Record the provider report from the start (a `report` step implies it).
     public var report: Bool?
+    /// Apps on JPush's and GeTui's portals (docs/SERVICES.md).
+    public var services: ServicesFile?
 
     public struct Clock: Decodable, Sendable {
         /// ISO 8601.

@@ -44,8 +44,9 @@ enum ScenarioSchema {
     static let app = fields(
         ["bundleId", "environment", "deviceToken", "api", "implements", "authorization", "backgroundModes", "categories",
          "willPresentOptions", "serviceExtension", "state", "terminatedBy", "badge", "liveActivities", "voip", "locationPush", "pushToTalk",
-         "fileProvider", "widgets", "controls", "complication", "provider"],
+         "fileProvider", "widgets", "controls", "complication", "provider", "jpush", "getui"],
         [
+            "jpush": fields(["appKey", "registrationId"]), "getui": fields(["appId", "clientId"]),
             "categories": .list(category), "authorization": fields(["status", "alert", "badge", "sound"]), "liveActivities": liveActivities,
             "serviceExtension": fields(["title", "subtitle", "body", "attachment", "seconds", "outcome", "deliversBestAttempt", "communicationSender"]),
             "voip": fields(["token", "reportsCall", "callerKey"]), "locationPush": fields(["token", "entitlement", "authorization"]),
@@ -63,8 +64,12 @@ enum ScenarioSchema {
 
     static let scenario = fields(
         ["name", "description", "keys", "apps", "deviceTokens", "generatedDeviceTokens", "channels", "policy", "devices", "generatedDevices",
-         "simulator", "clock", "steps", "standIn", "report"],
+         "simulator", "clock", "steps", "standIn", "report", "services"],
         [
+            "services": fields(["jpush", "getui"], [
+                "jpush": .list(fields(ServiceAppSpec.keys, ["apnsKey": fields(ServiceAppSpec.keyKeys)])),
+                "getui": .list(fields(ServiceAppSpec.keys, ["apnsKey": fields(ServiceAppSpec.keyKeys)])),
+            ]),
             "keys": .list(fields(["keyId", "teamId", "publicKey", "privateKey", "publicKeyPem", "privateKeyPem", "environment", "topics", "relatedKeyId", "revoked"])),
             "apps": .list(fields(["bundleId", "teamId", "broadcastEnabled"])),
             "deviceTokens": .list(fields(["token", "bundleId", "environment", "kind", "state", "since", "device"])),

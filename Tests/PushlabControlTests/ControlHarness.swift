@@ -72,7 +72,7 @@ final class ControlHarness: Sendable {
             reset: withReset ? reset : nil,
             loadScenario: withReset ? load : nil,
             signers: { signers },
-            eventBufferSize: eventBufferSize, service: service
+            eventBufferSize: eventBufferSize, service: service, services: ServiceHub(simulator: simulator)
         )
         _ = api.connect()
     }

@@ -8,7 +8,7 @@ import Testing
 struct HealthAndWorldRouteTests {
     @Test func healthTellsWhereAndWhen() async throws {
         let h = try ControlHarness()
-        h.api.setListeners([.init(host: "127.0.0.1", port: 2197, environment: .development)])
+        await h.api.setListeners([.init(host: "127.0.0.1", port: 2197, environment: .development)])
         try await h.application.test(.router) { client in
             let health = try await client.call(.get, "/v1/health")
             #expect(health.status == 200)

@@ -101,6 +101,9 @@ struct OpenAPISchemaTests {
         ("POST /v1/scenario", ScenarioBody.shape),
         ("PUT /v1/stand-in/rules", StandInRulesBody.shape),
         ("POST /v1/send", SendBody.shape),
+        ("POST /v1/services/jpush/apps", ServiceAppBody.shape),
+        ("POST /v1/services/getui/apps", ServiceAppBody.shape),
+        ("POST /v1/services/{service}/call", ServiceCallBody.shape),
     ]
 
     /// Fields a body's shape lets through to a check of its own, with a message clearer than

@@ -22,7 +22,7 @@ struct SendRouteTests {
         )
         let server = try PushlabServer(configuration: configuration, service: h.service)
         let listeners = try await server.start()
-        h.api.setListeners(listeners)
+        await h.api.setListeners(listeners)
         do {
             try await h.application.test(.router) { client in
                 let key = try await client.call(.post, "/v1/keys", #"{"keyId":"PUSHLAB001","teamId":"\#(ControlHarness.team)","publicKeyPem":\#(jsonString(try SampleKey.publicPEM))}"#)
@@ -118,7 +118,7 @@ struct SendRouteTests {
 
     @Test func withoutAKeyToSignWithTheRouteSaysWhatToAdd() async throws {
         let h = try ControlHarness()
-        h.api.setListeners([.init(host: "127.0.0.1", port: 1, environment: .development)])
+        await h.api.setListeners([.init(host: "127.0.0.1", port: 1, environment: .development)])
         try await h.application.test(.router) { client in
             expectError(try await client.call(.post, "/v1/send", #"{"deviceId":"phone","payload":{}}"#), 409, containing: "No key to sign a provider token with")
         }

@@ -183,10 +183,4 @@ import Testing
         }
         #expect(error.code == .authenticationFailed && error.httpStatus == 401)
     }
-
-    @Test func aCertificateServesOneEnvironmentAndAKeyBoth() {
-        let certificate = APNsCredential.certificate(pkcs12Path: "dev.p12", password: "", environment: .development)
-        #expect(certificate.serves(.development) && !certificate.serves(.production))
-        #expect(Self.app.apnsCredential.serves(.development) && Self.app.apnsCredential.serves(.production))
-    }
 }

@@ -85,6 +85,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Development channel management port (broadcast channels only); 0 picks a free one, off runs none (default 2195).")
     var channelManagementPort: PortSetting?
 
+    @Option(help: "JPush's API (api.jpush.cn, device.jpush.cn, report.jpush.cn) over HTTPS with the server certificate; 0 picks a free port, off runs none (default 2200).")
+    var jpushPort: PortSetting?
+
+    @Option(help: "GeTui's API (restapi.getui.com) over HTTPS with the server certificate; 0 picks a free port, off runs none (default 2201).")
+    var getuiPort: PortSetting?
+
     @Option(help: "Server certificate chain, PEM (default certs/server.pem).")
     var tlsCert: String?
 
@@ -223,6 +229,14 @@ struct Serve: AsyncParsableCommand {
         guard control.isLoopback || control.token != nil else {
             throw ValidationError("The control API would listen on \(control.host), beyond this machine, and it can change the world: pass --control-token TOKEN (or set \(ControlAPIGet.tokenVariable)), or keep --control-host on a loopback address.")
         }
+        let requestedJPush = jpushPort ?? file?.jpushPort
+        let requestedGeTui = getuiPort ?? file?.getuiPort
+        let services = RuntimeConfiguration.ServiceSettings(
+            host: server.listeners.first?.host ?? "127.0.0.1",
+            jpushPort: (requestedJPush ?? .port(Self.defaultJPushPort)).port, getuiPort: (requestedGeTui ?? .port(Self.defaultGeTuiPort)).port,
+            // Busy default ports are not fatal (another pushlab may hold them): the banner says so.
+            required: requestedJPush != nil || requestedGeTui != nil
+        )
         let configuration = RuntimeConfiguration(
             server: server,
             delivery: queueCapacity > 0 ? .queued(capacity: queueCapacity) : .inline,
@@ -232,7 +246,8 @@ struct Serve: AsyncParsableCommand {
                 path: storePath, historyLimit: keptHistory > 0 ? keptHistory : nil, crashWindow: .milliseconds(crashWindow), durable: isDurable
             ),
             control: control,
-            tickInterval: .milliseconds(100)
+            tickInterval: .milliseconds(100),
+            services: services
         )
         let runtime: PushlabRuntime
         do {
@@ -263,6 +278,8 @@ struct Serve: AsyncParsableCommand {
 
     static let defaultControlPort = 2198
     static let defaultChannelManagementPort = 2195
+    static let defaultJPushPort = 2200
+    static let defaultGeTuiPort = 2201
 
     /// What went wrong at start, with the flag that changes it.
     static func startFailure(_ error: any Error) -> String {
@@ -274,6 +291,8 @@ struct Serve: AsyncParsableCommand {
             return "\(listener.description)\(hint). Pass \(flag) with another port, or 0 for a free one."
         case let control as ControlAPIUnavailable:
             return "\(control.description). Pass --control-port 0 for a free port."
+        case let service as ServiceListenerUnavailable:
+            return "\(service.description). Pass --\(service.kind.rawValue)-port with another port, 0 for a free one, or off."
         case let store as StoreError:
             return "\(store.description). Pass --db with a writable path, or --db :memory: to keep nothing."
         default:
@@ -365,6 +384,11 @@ struct Serve: AsyncParsableCommand {
         } else if let why = runtime.controlUnavailable {
             lines.append("  control API  not running: \(why) (pass --control-port 0 for a free port)")
         }
+        for listener in runtime.serviceListeners {
+            let hosts = listener.kind == .jpush ? "as api.jpush.cn, device.jpush.cn, report.jpush.cn" : "as restapi.getui.com"
+            lines.append("  \(listener.kind == .jpush ? "JPush API   " : "GeTui API   ")  \(listener.url)  (\(hosts))")
+        }
+        for why in runtime.serviceListenersUnavailable { lines.append("  not running: \(why) (pass --jpush-port/--getui-port 0 for a free port)") }
         lines.append("  certificate  \(runtime.configuration.server.certificateChainFile)  (trust certs/ca.pem in your client)")
         lines.append("Scenario \(scenario.name) (\(scenario.source)): \(scenario.keys.count) signing key(s), \(scenario.apps.count) app(s), \(scenario.tokens.count) device token(s)")
         for key in scenario.keys {

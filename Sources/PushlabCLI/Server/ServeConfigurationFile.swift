@@ -12,6 +12,8 @@ import Yams
 /// channelManagementPort: 2195   # or off
 /// controlHost: 127.0.0.1
 /// controlPort: 2198
+/// jpushPort: 2200               # or off
+/// getuiPort: 2201               # or off
 /// threads: 2
 /// tls:
 ///   certificate: certs/server.pem
@@ -44,6 +46,8 @@ struct ServeConfigurationFile: Decodable, Equatable {
     var channelManagementPort: PortSetting?
     var controlHost: String?
     var controlPort: Int?
+    var jpushPort: PortSetting?
+    var getuiPort: PortSetting?
     var threads: Int?
     var tls: TLS?
     var http2: HTTP2?
@@ -76,7 +80,7 @@ struct ServeConfigurationFile: Decodable, Equatable {
     }
 
     private static let schema: [String: Set<String>] = [
-        "": ["scenario", "db", "host", "developmentPort", "productionPort", "channelManagementPort", "controlHost", "controlPort", "threads", "tls", "http2", "shutdownGracePeriodSeconds", "deliveryQueue", "historyLimit", "crashWindowMs", "durable", "latency", "report"],
+        "": ["scenario", "db", "host", "developmentPort", "productionPort", "channelManagementPort", "controlHost", "controlPort", "jpushPort", "getuiPort", "threads", "tls", "http2", "shutdownGracePeriodSeconds", "deliveryQueue", "historyLimit", "crashWindowMs", "durable", "latency", "report"],
         "tls": ["certificate", "key", "clientCA"],
         "http2": ["maxConcurrentStreams"],
     ]

@@ -53,8 +53,11 @@ enum SpecShapes {
     )
     static let appNested: [String: BodyShape] = ["categories": .list(category), "authorization": authorization, "liveActivities": liveActivities]
         .merging(services) { first, _ in first }
+    static let sdks: [String: BodyShape] = ["jpush": BodyShape.fields(["appKey", "registrationId"]), "getui": BodyShape.fields(["appId", "clientId"])]
     static let app = BodyShape.fields(
-        ["bundleId", "environment", "deviceToken", "api", "state", "terminatedBy", "liveActivities", "fileProvider", "widgets", "controls"] + appSettings, appNested
+        ["bundleId", "environment", "deviceToken", "api", "state", "terminatedBy", "liveActivities", "fileProvider", "widgets", "controls", "jpush", "getui"]
+            + appSettings,
+        appNested.merging(sdks) { first, _ in first }
     )
     static let device = BodyShape.fields(
         ["id", "name", "iosVersion", "online", "locked", "lowPowerMode", "focus", "utcOffsetSeconds", "apps", "mdm"],

@@ -41,6 +41,8 @@ extension AppInstall {
         if let liveActivities { fields.add("liveActivities", liveActivities.controlJSON) }
         for (key, value) in servicesJSON { fields.add(key, value) }
         fields.add("provider", provider?.controlJSON)
+        if let sdk { fields.add(sdk.service.rawValue, sdk.controlJSON) }
+        if let sdk { fields.add("sdkConnected", sdk.connected) }
         fields.add("notificationCenter", JSONValue.array(notificationCenter.map(\.json)))
         fields.add("pendingLocalNotifications", JSONValue.array(pendingLocal.map(\.controlJSON)))
         fields.add("held", heldJSON)
@@ -96,5 +98,15 @@ extension NotificationCategory {
         }))
         fields.add("customDismissAction", customDismissAction)
         return fields.json
+    }
+}
+
+extension ThirdPartySDK {
+    /// `{appKey, registrationId}` (GeTui's: `appId`, `clientId`): the id it has, or the one asked for.
+    var controlJSON: JSONValue {
+        let jpush = service == .jpush
+        var fields: [(key: String, value: JSONValue)] = [(jpush ? "appKey" : "appId", .string(appKey))]
+        if let id = registrationID ?? requestedID { fields.append((jpush ? "registrationId" : "clientId", .string(id))) }
+        return .object(fields)
     }
 }

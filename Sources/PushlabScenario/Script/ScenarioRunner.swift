@@ -64,12 +64,14 @@ public actor ScenarioRunner {
 
     private func run(_ step: ScenarioStep, number: Int) async -> StepResult {
         var answer: APNsAnswer?
+        var serviceAnswer: JSONValue?
         let before: Int64
         do {
             before = try await lastObservation()
             switch step.action {
             case .send(let push): answer = try await send(push)
             case .control(let call): try await perform(call, device: step.device)
+            case .service(let call): serviceAnswer = try await driver.control(.post, "/v1/services/\(call.service)/call", body: call.controlBody)
             case .report(let expectation):
                 let failures = expectation.failures(in: try await driver.control(.get, expectation.path, body: nil))
                 return StepResult(number: number, title: step.title, outcome: failures.isEmpty ? .passed : .failed, failures: failures, observations: [])
@@ -86,7 +88,7 @@ public actor ScenarioRunner {
             } catch {
                 return StepResult(number: number, title: step.title, outcome: .failed, failures: [Self.couldNotRun + "reading observations: \(error)"], answer: answer, observations: [])
             }
-            failures = step.expectation.failures(answer: answer, observations: observations, stepDevice: step.device)
+            failures = step.expectation.failures(answer: answer, observations: observations, stepDevice: step.device, serviceAnswer: serviceAnswer)
             // What arrives later (an app's backend answering) is waited for, up to `within`.
             if failures.isEmpty || ContinuousClock.now >= deadline { break }
             try? await Task.sleep(for: .milliseconds(100))

@@ -6,7 +6,7 @@ extension ScenarioStep {
     static let actionKeys = [
         "send", "changeDevice", "changeApp", "interact", "reinstall", "uninstall", "scheduleLocal",
         "advanceClock", "setClock", "addFault", "clearFaults", "startActivity", "updateActivity", "endActivity", "liveActivities",
-        "standIn", "report",
+        "standIn", "report", "jpush", "getui",
     ]
 
     /// Reads `steps[index]`.
@@ -26,11 +26,15 @@ extension ScenarioStep {
         if expectation.expectsAnswer, !action.isSend {
             throw ScenarioScriptError("\(place).expect: status, reason and timestamp are APNs's answer, and only a send step has one")
         }
+        if expectation.response != nil, !action.isServiceCall {
+            throw ScenarioScriptError("\(place).expect: response is a service's answer, and only a jpush or getui step has one")
+        }
         let summary: String
         switch action {
         case .send(let push): summary = "send \(push.pushType ?? "alert") to \(push.targetDescription)"
         case .control(let call): summary = call.summary
         case .report(let expectation): summary = "check the provider report" + (expectation.provider.map { " of \($0)" } ?? "")
+        case .service(let call): summary = "\(call.method) \(call.path) through \(call.service == "jpush" ? "JPush" : "GeTui")"
         }
         return ScenarioStep(title: name ?? summary, action: action, device: device, expectation: expectation)
     }
@@ -60,6 +64,18 @@ extension ScenarioStep {
             return (.control(ControlCall(method: .put, path: "/v1/stand-in/rules", body: .object([("rules", value)]), summary: "change the stand-in backend's rules")), nil)
         case "report":
             return (.report(try ReportExpectation.parse(value, place: place)), nil)
+        case "jpush", "getui":
+            var fields = try StepFields(value, place: place)
+            guard let app = try fields.string("app"), !app.isEmpty else {
+                throw ScenarioScriptError("\(place).app is required: the \(kind == "jpush" ? "appKey" : "appId") of one of the scenario's services.\(kind) apps")
+            }
+            let method = (try fields.string("method") ?? "POST").uppercased()
+            guard ["GET", "POST", "PUT", "DELETE"].contains(method) else { throw ScenarioScriptError("\(place).method must be GET, POST, PUT or DELETE, not \(method)") }
+            let path = try fields.string("path") ?? (kind == "jpush" ? "/v3/push" : "/push/single/cid")
+            let device = try fields.string("device")
+            let call = ServiceCall(service: kind, app: app, method: method, path: path, body: fields.value("body"))
+            try fields.checkAllRead()
+            return (.service(call), device)
         case "clearFaults":
             guard value == .bool(true) else { throw ScenarioScriptError("\(place) must be true") }
             return (.control(ControlCall(method: .delete, path: "/v1/faults", summary: "clear the fault rules")), nil)
@@ -128,6 +144,11 @@ extension ScenarioStep {
 extension ScenarioStep.Action {
     var isSend: Bool {
         if case .send = self { return true }
+        return false
+    }
+
+    var isServiceCall: Bool {
+        if case .service = self { return true }
         return false
     }
 }

@@ -10,6 +10,8 @@ public struct ScenarioStep: Sendable {
         case control(ControlCall)
         /// A check of the provider report.
         case report(ReportExpectation)
+        /// A call to JPush's or GeTui's API on an app's behalf (docs/SERVICES.md).
+        case service(ServiceCall)
     }
 
     /// `steps[3]` with the step's name, for reports.
@@ -32,6 +34,26 @@ public struct ControlCall: Sendable, Equatable {
     public var bundleID: String? = nil
     /// What the step does, in words: `changeApp ann`.
     public var summary: String
+}
+
+/// A `jpush:` or `getui:` step: the service's API called as the app's backend would call it,
+/// through the control API (`POST /v1/services/{service}/call`).
+public struct ServiceCall: Sendable, Equatable {
+    /// `jpush` or `getui`.
+    public var service: String
+    /// JPush's appKey or GeTui's appId.
+    public var app: String
+    public var method: String
+    /// JPush's `/v3/…` path, or GeTui's after `/v2/{appId}`.
+    public var path: String
+    public var body: JSONValue?
+
+    /// The control API's body for it.
+    var controlBody: JSONValue {
+        var members: [(key: String, value: JSONValue)] = [("app", .string(app)), ("method", .string(method)), ("path", .string(path))]
+        if let body { members.append(("body", body)) }
+        return .object(members)
+    }
 }
 
 /// A push a step sends.

@@ -3,10 +3,17 @@ import PushlabCore
 extension StepExpectation {
     /// Every way `answer` and `observations` (the step's, oldest first, already narrowed to the
     /// step's device where patterns name none) fall short; empty when the step passed.
-    func failures(answer: APNsAnswer?, observations: [JSONValue], stepDevice: String?) -> [String] {
+    func failures(answer: APNsAnswer?, observations: [JSONValue], stepDevice: String?, serviceAnswer: JSONValue? = nil) -> [String] {
         var failures: [String] = []
         if expectsAnswer {
             failures += answerFailures(answer)
+        }
+        if let response {
+            if let serviceAnswer {
+                if !ObservationPattern.contains(serviceAnswer, response) { failures.append("expected the service to answer \(response), got \(serviceAnswer)") }
+            } else {
+                failures.append("expected a service's answer; the step called no service")
+            }
         }
         let inScope = { (pattern: ObservationPattern) in
             observations.filter { observation in

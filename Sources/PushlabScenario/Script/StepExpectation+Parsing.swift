@@ -22,6 +22,10 @@ extension StepExpectation {
         expectation.observations = try patterns(fields.value("observations"), place: "\(place).observations")
         expectation.absent = try patterns(fields.value("absent"), place: "\(place).absent")
         expectation.nothingObserved = try fields.bool("nothingObserved") ?? false
+        if let response = fields.value("response") {
+            guard response.isObject else { throw ScenarioScriptError("\(place).response must be a mapping like {status: 200, body: {…}}") }
+            expectation.response = response
+        }
         if let within = fields.value("within") {
             let seconds = try ScenarioStep.duration(within, place: "\(place).within")
             guard seconds <= 600 else { throw ScenarioScriptError("\(place).within must be at most 600 seconds") }

@@ -21,6 +21,9 @@ public struct StepExpectation: Sendable, Equatable {
     /// Seconds of real time to wait for the observations (an app's request to its backend is
     /// observed when the backend answers); 0 checks at once.
     public var withinSeconds: Double = 0
+    /// What a `jpush` or `getui` step's service must answer: `{status, body}`, compared as an
+    /// observation pattern is (objects as subsets).
+    public var response: JSONValue?
 
     public init() {}
 

@@ -54,10 +54,11 @@ public struct GeTuiService: Sendable {
         tokens[app.appID] = GeTuiTokens(seed: seed ^ FNV1a(app.appID).state)
     }
 
-    /// The SDK's first start of an app on a phone: its cid (32 hexadecimal characters).
-    public mutating func register(appID: String) -> GeTuiDevice? {
+    /// The SDK's first start of an app on a phone: its cid (32 hexadecimal characters), or
+    /// `requested` (a scenario's) when no other phone has it.
+    public mutating func register(appID: String, requested: String? = nil) -> GeTuiDevice? {
         guard apps[appID] != nil else { return nil }
-        let cid = ids.hex(bytes: 16)
+        let cid = requested.flatMap { devices[$0] == nil ? $0 : nil } ?? ids.hex(bytes: 16)
         devices[cid] = GeTuiDevice(clientID: cid, appID: appID)
         return devices[cid]
     }
@@ -97,7 +98,8 @@ public struct GeTuiService: Sendable {
     /// iOS: 1, GeTui's connection if the app is connected, else APNs and the transmission kept;
     /// 2, APNs only; 3, GeTui's connection only (kept if not connected); 4, APNs, and GeTui's
     /// connection if APNs refuses [DOC].
-    public mutating func send(_ push: GeTuiPush, app: GeTuiApp, clientIDs: [String]?, at now: EpochMilliseconds) -> Result<PushResult, GeTuiError> {
+    /// `taskID`: the one `/push/list/message` gave out (`newTaskID`), for its `/push/list/cid`.
+    public mutating func send(_ push: GeTuiPush, app: GeTuiApp, clientIDs: [String]?, taskID: String? = nil, at now: EpochMilliseconds) -> Result<PushResult, GeTuiError> {
         let targets: [GeTuiDevice]
         if let clientIDs {
             var found: [GeTuiDevice] = []
@@ -109,8 +111,7 @@ public struct GeTuiService: Sendable {
         } else {
             targets = devices.values.filter { $0.appID == app.appID }.sorted { $0.clientID < $1.clientID }
         }
-        let prefix = clientIDs == nil ? "RASA" : clientIDs!.count == 1 ? "RASS" : "RASL"
-        let taskID = "\(prefix)_\(Self.monthDay(now))_\(ids.hex(bytes: 16))"
+        let taskID = taskID ?? newTaskID(clientIDs == nil ? "RASA" : clientIDs!.count == 1 ? "RASS" : "RASL", at: now)
         var result = PushResult(taskID: taskID, statuses: [], apnsRequests: [], deliveredNow: [])
         let strategy = push.iosStrategy
         for device in targets {
@@ -141,6 +142,12 @@ public struct GeTuiService: Sendable {
             result.statuses.append((device.clientID, device.connected && strategy != 2 && strategy != 4 ? "successed_online" : "successed_offline"))
         }
         return .success(result)
+    }
+
+    /// A task id as GeTui makes them: `RASS` (single), `RASL` (list) or `RASA` (all), the day
+    /// and 32 hexadecimal digits.
+    public mutating func newTaskID(_ prefix: String, at now: EpochMilliseconds) -> String {
+        "\(prefix)_\(Self.monthDay(now))_\(ids.hex(bytes: 16))"
     }
 
     /// APNs answered a push's request for a phone. Under strategy 4 a refusal sends the

@@ -30,19 +30,12 @@ public struct JPushApp: Sendable, Equatable {
     }
 }
 
-/// The APNs credentials a push service holds for an app: a certificate (`.p12`) of one
-/// environment, or a signing key (`.p8`) with its key and team ids, good for both.
+/// The APNs credentials uploaded to a push service's portal for an app: a certificate (a `.p12`
+/// with its password, or PEM certificate and key files), whose environment APNs judges, or a
+/// signing key (`.p8`) with its key and team ids, good for both environments.
 public enum APNsCredential: Sendable, Equatable {
-    case certificate(pkcs12Path: String, password: String, environment: APNsEnvironment)
+    case certificate(path: String, keyPath: String?, password: String?)
     case signingKey(path: String, keyID: String, teamID: String)
-
-    /// Whether APNs takes the credential for `environment` (a key is taken by both).
-    public func serves(_ environment: APNsEnvironment) -> Bool {
-        switch self {
-        case .certificate(_, _, let own): own == environment
-        case .signingKey: true
-        }
-    }
 }
 
 /// HTTP Basic credentials, read as JPush reads them (the scheme's name in any case).

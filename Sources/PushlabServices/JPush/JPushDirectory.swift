@@ -43,11 +43,12 @@ public struct JPushDirectory: Sendable {
     }
 
     /// The SDK's first launch of an app on a phone: a new registration id (the phone keeps it
-    /// across launches; the caller remembers it).
-    public mutating func register(appKey: String) -> JPushDevice? {
+    /// across launches; the caller remembers it), or `requested` (a scenario's) when no other
+    /// device has it.
+    public mutating func register(appKey: String, requested: String? = nil) -> JPushDevice? {
         guard apps[appKey] != nil else { return nil }
         registered += 1
-        let id = String(ids.hex(bytes: 10).prefix(JPushRegistrationID.length))
+        let id = requested.flatMap { devices[$0] == nil ? $0 : nil } ?? String(ids.hex(bytes: 10).prefix(JPushRegistrationID.length))
         // JPush's user numbers are 11 digits (`_j_uid`); in registration order here.
         let device = JPushDevice(registrationID: id, appKey: appKey, userID: 20_000_000_000 + registered)
         devices[id] = device

@@ -14,8 +14,9 @@ public struct JPushService: Sendable {
 
     public init(seed: UInt64) {
         directory = JPushDirectory(seed: seed)
-        // Message ids are long numbers, as JPush's are; the seed only moves where they start.
-        nextMessageID = 18_100_000_000_000_000 + Int64(seed % 1_000_000) * 1_000_000_000
+        // Message ids are long numbers, as JPush's are, kept below 2^53 so that JSON numbers (the
+        // SDK's `_j_msgid`) hold them exactly; the seed only moves where they start.
+        nextMessageID = 1_100_000_000_000_000 + Int64(seed % 1_000_000) * 1_000_000_000
     }
 
     /// `POST /v3/push` from `app`: the APNs requests to make now, the custom messages to hand to
@@ -23,7 +24,7 @@ public struct JPushService: Sendable {
     public mutating func send(_ push: JPushPush, from app: JPushApp, at now: EpochMilliseconds, validate: Bool = false) -> Result<JPushPushResult, JPushError> {
         let sendNo = push.options.sendNo.map(String.init) ?? "0"
         if let cid = push.cid, let earlier = pushesByCID[cid] {
-            return .success(JPushPushResult(ids: earlier, apnsRequests: [], deliveredNow: []))
+            return .success(JPushPushResult(ids: earlier, apnsRequests: [], deliveredNow: [], kept: [], repeated: true))
         }
         let devices: [JPushDevice]
         switch directory.resolve(push.audience, appKey: app.appKey) {
@@ -34,10 +35,10 @@ public struct JPushService: Sendable {
         let messageID = nextMessageID
         nextMessageID += 1
         let ids = JPushPushResult.IDs(sendNo: sendNo, messageID: messageID)
-        if validate { return .success(JPushPushResult(ids: ids, apnsRequests: [], deliveredNow: [])) }
+        if validate { return .success(JPushPushResult(ids: ids, apnsRequests: [], deliveredNow: [], kept: [])) }
         if let cid = push.cid { pushesByCID[cid] = ids }
 
-        var result = JPushPushResult(ids: ids, apnsRequests: [], deliveredNow: [])
+        var result = JPushPushResult(ids: ids, apnsRequests: [], deliveredNow: [], kept: [])
         var count = JPushMessageCounts()
         for device in devices {
             if let token = device.deviceToken,
@@ -54,8 +55,10 @@ public struct JPushService: Sendable {
             } else {
                 var delivery = delivery
                 delivery.offline = true
-                inboxes[device.registrationID, default: OfflineMessages(limit: JPushRules.offlineMessagesKept)]
+                let outcome = inboxes[device.registrationID, default: OfflineMessages(limit: JPushRules.offlineMessagesKept)]
                     .keep(delivery, at: now, timeToLiveMilliseconds: push.options.timeToLive * 1000)
+                // A time to live of 0 reaches connected apps only [DOC].
+                if outcome != .dropped { result.kept.append(device.registrationID) }
             }
         }
         counts[messageID] = count
@@ -104,6 +107,10 @@ public struct JPushPushResult: Sendable {
     public var ids: IDs
     public var apnsRequests: [(registrationID: String, plan: APNsRequestPlan)]
     public var deliveredNow: [JPushCustomMessageDelivery]
+    /// Registration ids whose custom message waits for the app to connect.
+    public var kept: [String]
+    /// The push's `cid` had been used: these are the first push's ids, and nothing was sent.
+    public var repeated = false
 }
 
 /// A custom message as JPush's SDK hands it to the app (`kJPFNetworkDidReceiveMessageNotification`):

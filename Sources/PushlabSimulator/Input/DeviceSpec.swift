@@ -80,8 +80,21 @@ public struct AppSpec: Decodable, Sendable {
     public var complication: ServiceSpec<ComplicationSpec>?
     /// The provider's backend the app calls.
     public var provider: ProviderBackendSpec?
+    /// JPush's SDK, started with this appKey.
+    public var jpush: ThirdPartySDKSpec?
+    /// GeTui's SDK, started with this appId.
+    public var getui: ThirdPartySDKSpec?
 
     public init(bundleId: String) { self.bundleId = bundleId }
+
+    func sdk(place: String) throws(SimulatorError) -> ThirdPartySDK? {
+        switch (jpush, getui) {
+        case (nil, nil): return nil
+        case (_?, _?): throw SimulatorError(.invalid, "\(place) carries jpush and getui: an app starts one push SDK")
+        case (let spec?, nil): return try spec.sdk(.jpush, place: "\(place).jpush")
+        case (nil, let spec?): return try spec.sdk(.getui, place: "\(place).getui")
+        }
+    }
 
     public func install(place: String) throws(SimulatorError) -> AppInstall {
         if bundleId.isEmpty { throw SimulatorError(.invalid, "\(place).bundleId must not be empty") }
@@ -124,7 +137,8 @@ public struct AppSpec: Decodable, Sendable {
             liveActivities: try liveActivities?.support(place: "\(place).liveActivities"),
             services: try pushServices(place: place),
             serviceExtensionBehavior: try serviceExtension?.behavior(place: "\(place).serviceExtension"),
-            provider: try provider?.backend(place: "\(place).provider")
+            provider: try provider?.backend(place: "\(place).provider"),
+            sdk: try sdk(place: place)
         )
     }
 
@@ -212,4 +226,32 @@ func parse<T: RawRepresentable & CaseIterable>(_ text: String, as type: T.Type, 
         throw SimulatorError(.invalid, "\(place) must be one of \(T.allCases.map(\.rawValue).joined(separator: ", ")), not \(text)")
     }
     return value
+}
+
+/// A push SDK in an app: `jpush: {appKey, registrationId}` or `getui: {appId, clientId}`. The
+/// id, when given, is the one the service hands the SDK at its first registration (a test that
+/// knows it in advance); otherwise the service makes one.
+public struct ThirdPartySDKSpec: Decodable, Sendable {
+    public var appKey: String?
+    public var appId: String?
+    public var registrationId: String?
+    public var clientId: String?
+
+    public init(appKey: String? = nil, appId: String? = nil, registrationId: String? = nil, clientId: String? = nil) {
+        self.appKey = appKey
+        self.appId = appId
+        self.registrationId = registrationId
+        self.clientId = clientId
+    }
+
+    func sdk(_ service: ThirdPartySDK.Service, place: String) throws(SimulatorError) -> ThirdPartySDK {
+        let jpush = service == .jpush
+        let (name, value) = jpush ? ("appKey", appKey) : ("appId", appId)
+        guard let value, !value.isEmpty else { throw SimulatorError(.invalid, "\(place).\(name) must name the service's app") }
+        let (idName, id) = jpush ? ("registrationId", registrationId) : ("clientId", clientId)
+        if let id, id.isEmpty || id.count > 64 || !id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) {
+            throw SimulatorError(.invalid, "\(place).\(idName) must be 1 to 64 letters and digits, not \(id)")
+        }
+        return ThirdPartySDK(service: service, appKey: value, requestedID: id)
+    }
 }

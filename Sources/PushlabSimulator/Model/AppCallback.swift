@@ -36,6 +36,16 @@ public enum AppCallback: String, Sendable, Codable, CaseIterable {
     case widgetPushTokenDidChange = "WidgetPushHandler.pushTokenDidChange"
     case controlPushTokensDidChange = "ControlPushHandler.pushTokensDidChange"
 
+    // Third-party SDKs (ThirdPartySDK): their own delegate methods and notifications.
+    case jpushRegistrationID = "JPUSHService.registrationIDCompletionHandler:"
+    case jpushDidReceiveMessage = "kJPFNetworkDidReceiveMessageNotification"
+    case jpushWillPresent = "jpushNotificationCenter:willPresentNotification:withCompletionHandler:"
+    case jpushDidReceiveResponse = "jpushNotificationCenter:didReceiveNotificationResponse:withCompletionHandler:"
+    case getuiDidRegisterClient = "GeTuiSdkDidRegisterClient:"
+    case getuiDidReceiveSilence = "GeTuiSdkDidReceiveSlience:fromGetui:offLine:appId:taskId:msgId:fetchCompletionHandler:"
+    case getuiWillPresent = "GeTuiSdkNotificationCenter:willPresentNotification:completionHandler:"
+    case getuiDidReceiveNotification = "GeTuiSdkDidReceiveNotification:notificationCenter:response:fetchCompletionHandler:"
+
     /// Read by name from a table: a store reads back every app's `implements` (some 25 names
     /// each), and the synthesized reading compares a name with the cases one by one.
     public init(from decoder: any Decoder) throws {
@@ -52,6 +62,12 @@ public enum AppCallback: String, Sendable, Codable, CaseIterable {
     /// Code of an extension or of the system, not of the app: observed whatever `implements` says.
     public static let extensionEntryPoints: Set<AppCallback> = [
         .serviceExtension, .serviceExtensionTimeWillExpire, .didReceiveLocationPushPayload, .fileProviderEnumerateChanges,
+    ]
+
+    /// The SDKs' methods: the SDK's own delegate, observed whenever the app carries the SDK.
+    public static let thirdPartySDK: Set<AppCallback> = [
+        .jpushRegistrationID, .jpushDidReceiveMessage, .jpushWillPresent, .jpushDidReceiveResponse,
+        .getuiDidRegisterClient, .getuiDidReceiveSilence, .getuiWillPresent, .getuiDidReceiveNotification,
     ]
 
     /// The ActivityKit sequences.

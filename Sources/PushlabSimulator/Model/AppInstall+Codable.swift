@@ -15,7 +15,7 @@ extension AppInstall {
         case bundleID, environment, deviceToken, api, implements, authorization, remoteNotificationBackgroundMode, categories
         case willPresentOptions, serviceExtension, state, terminatedBy, badge, notificationCenter, pendingLocal, storedWhileOffline
         case heldBackground, heldBackgroundUntil, heldLowPriority, backgroundDeliveries, tokenAnnounced, liveActivities, services
-        case serviceExtensionBehavior, provider
+        case serviceExtensionBehavior, provider, sdk
     }
 
     public init(from decoder: any Decoder) throws {
@@ -45,6 +45,7 @@ extension AppInstall {
         services = try container.decodeIfPresent(PushServices.self, forKey: .services)
         serviceExtensionBehavior = try container.decodeIfPresent(ServiceExtensionBehavior.self, forKey: .serviceExtensionBehavior)
         provider = try container.decodeIfPresent(ProviderBackend.self, forKey: .provider)
+        sdk = try container.decodeIfPresent(ThirdPartySDK.self, forKey: .sdk)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -76,5 +77,6 @@ extension AppInstall {
         try container.encode(services, forKey: .services)
         try container.encode(serviceExtensionBehavior, forKey: .serviceExtensionBehavior)
         try container.encode(provider, forKey: .provider)
+        try container.encodeIfPresent(sdk, forKey: .sdk)
     }
 }

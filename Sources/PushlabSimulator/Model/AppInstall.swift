@@ -49,6 +49,8 @@ public struct AppInstall: Sendable, Codable, Equatable {
     @OutOfLine public var serviceExtensionBehavior: ServiceExtensionBehavior? { didSet { revision.advance() } }
     /// The provider's backend the app calls (registration, fetches, replies); nil for none.
     @OutOfLine public var provider: ProviderBackend? { didSet { revision.advance() } }
+    /// A JPush or GeTui SDK in the app; nil for none.
+    @OutOfLine public var sdk: ThirdPartySDK? { didSet { revision.advance() } }
 
     /// Moves on with every change to anything but `notificationCenter` (the observers above): a
     /// session tells from it, without a copy of the install, whether the device has more to save
@@ -72,7 +74,7 @@ public struct AppInstall: Sendable, Codable, Equatable {
         categories: [NotificationCategory] = [], willPresentOptions: PresentationOptions = [],
         serviceExtension: Bool = false, state: AppState = .notRunning, terminatedBy: Termination = .system, badge: Int = 0,
         liveActivities: LiveActivitySupport? = nil, services: PushServices? = nil, serviceExtensionBehavior: ServiceExtensionBehavior? = nil,
-        provider: ProviderBackend? = nil
+        provider: ProviderBackend? = nil, sdk: ThirdPartySDK? = nil
     ) {
         self.bundleID = bundleID
         self.environment = environment
@@ -99,6 +101,7 @@ public struct AppInstall: Sendable, Codable, Equatable {
         self.services = services
         self.serviceExtensionBehavior = serviceExtensionBehavior
         self.provider = provider
+        self.sdk = sdk
     }
 
     func category(_ identifier: String?) -> NotificationCategory? {

@@ -60,6 +60,7 @@ extension ObservationEvent {
             writer.field("activityId", arguments.activityID)
             writer.field("activityState", arguments.activityState)
             writer.field("contentState", arguments.contentState)
+            writer.field("sdk", arguments.sdk)
         case .appState(let from, let to):
             writer.field("from", from.rawValue)
             writer.field("to", to.rawValue)
@@ -130,7 +131,7 @@ extension ObservationEvent {
                 userInfo: details["userInfo"], launchOptions: details["launchOptions"],
                 actionIdentifier: text("actionIdentifier"), typedText: text("typedText"), responseInfo: details["responseInfo"],
                 deviceToken: text("deviceToken"), trigger: text("trigger"), activityID: text("activityId"),
-                activityState: text("activityState"), contentState: details["contentState"]
+                activityState: text("activityState"), contentState: details["contentState"], sdk: details["sdk"]
             ))
         case .appState:
             guard let from = text("from").flatMap(AppState.init(rawValue:)), let to = text("to").flatMap(AppState.init(rawValue:)) else { return nil }

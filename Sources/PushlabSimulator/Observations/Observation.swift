@@ -136,8 +136,12 @@ public struct CallbackArguments: Sendable, Equatable {
     public var activityID: String?
     public var activityState: String?
     public var contentState: JSONValue?
+    /// A third-party SDK's own arguments: a registration's id or error code, a message's
+    /// `fromGetui`, `offLine`, `taskId` and `msgId`.
+    public var sdk: JSONValue?
 
-    public init(userInfo: JSONValue? = nil, launchOptions: JSONValue? = nil, actionIdentifier: String? = nil, typedText: String? = nil, responseInfo: JSONValue? = nil, deviceToken: String? = nil, trigger: String? = nil, activityID: String? = nil, activityState: String? = nil, contentState: JSONValue? = nil) {
+    public init(userInfo: JSONValue? = nil, launchOptions: JSONValue? = nil, actionIdentifier: String? = nil, typedText: String? = nil, responseInfo: JSONValue? = nil, deviceToken: String? = nil, trigger: String? = nil, activityID: String? = nil, activityState: String? = nil, contentState: JSONValue? = nil, sdk: JSONValue? = nil) {
+        self.sdk = sdk
         self.userInfo = userInfo
         self.launchOptions = launchOptions
         self.actionIdentifier = actionIdentifier

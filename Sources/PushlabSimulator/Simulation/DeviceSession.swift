@@ -16,6 +16,8 @@ struct DeviceSession {
     var tokenChanges: [TokenChange] = []
     /// Requests apps make to their backends, for the simulator to hand to its sender afterwards.
     var providerRequests: [ProviderRequest] = []
+    /// The SDKs' connections that came up or went down, for the simulator's connector afterwards.
+    var sdkEvents: [ThirdPartySDKEvent] = []
     /// Numbers `count` observations: returns the first of `count` new sequence numbers.
     private let reserveSequences: (Int) -> Int64
     let newToken: () -> String
@@ -82,10 +84,19 @@ struct DeviceSession {
     /// Records a callback if the app implements it; returns whether it did.
     @discardableResult
     mutating func call(_ app: Int, _ callback: AppCallback, _ notificationID: APNsID? = nil, _ arguments: CallbackArguments = CallbackArguments()) -> Bool {
-        guard AppCallback.extensionEntryPoints.contains(callback) || device.apps[app].implements.contains(callback) else { return false }
+        let sdk = device.apps[app].sdk
+        guard AppCallback.extensionEntryPoints.contains(callback) || device.apps[app].implements.contains(callback)
+            || (sdk != nil && AppCallback.thirdPartySDK.contains(callback)) else { return false }
         // ActivityKit's sequences yield only to an app that runs.
         if AppCallback.activityKit.contains(callback), device.apps[app].state == .notRunning { return false }
-        record(app, notificationID, .callback(callback, appState: device.apps[app].state, arguments: arguments))
+        // An SDK that registered for notifications is the notification center's delegate.
+        var observed = callback
+        var arguments = arguments
+        if let replacement = sdk?.replacement(for: callback, api: device.apps[app].api) {
+            observed = replacement
+            if replacement == .getuiDidReceiveSilence { arguments.sdk = .object([("fromGetui", .bool(false)), ("offLine", .bool(false))]) }
+        }
+        record(app, notificationID, .callback(observed, appState: device.apps[app].state, arguments: arguments))
         noteProviderEvent(app, callback, notificationID, arguments)
         return true
     }
@@ -164,6 +175,7 @@ struct DeviceSession {
             call(app, .didRegisterForRemoteNotifications, nil, CallbackArguments(deviceToken: device.apps[app].deviceToken))
         }
         announceServiceTokens(app, firstLaunch: firstLaunch)
+        noteSDKLaunch(app)
         if let token = device.apps[app].liveActivities?.pushToStartToken, device.apps[app].liveActivities?.pushToStartTokenAnnounced == false {
             device.apps[app].liveActivities!.pushToStartTokenAnnounced = true
             call(app, .pushToStartTokenUpdates, nil, CallbackArguments(deviceToken: token))

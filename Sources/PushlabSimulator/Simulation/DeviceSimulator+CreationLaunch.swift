@@ -9,12 +9,14 @@ extension DeviceSimulator {
     struct CreationLaunches: Sendable {
         fileprivate var observations: [Observation] = []
         fileprivate var providerRequests: [ProviderRequest] = []
+        fileprivate var sdkEvents: [ThirdPartySDKEvent] = []
 
-        fileprivate var isEmpty: Bool { observations.isEmpty && providerRequests.isEmpty }
+        fileprivate var isEmpty: Bool { observations.isEmpty && providerRequests.isEmpty && sdkEvents.isEmpty }
 
         fileprivate mutating func append(_ other: CreationLaunches) {
             observations += other.observations
             providerRequests += other.providerRequests
+            sdkEvents += other.sdkEvents
         }
     }
 
@@ -48,7 +50,9 @@ extension DeviceSimulator {
             newToken: { [self] in newUniqueToken() }
         )
         session.launchRunningApps()
+        session.settleSDKConnections()
         launches.providerRequests += session.providerRequests
+        launches.sdkEvents += session.sdkEvents
         launches.observations = session.takeObservations()
         device = session.device
     }
@@ -76,5 +80,6 @@ extension DeviceSimulator {
             publish(observations)
         }
         if !launches.providerRequests.isEmpty { send(launches.providerRequests) }
+        if !launches.sdkEvents.isEmpty { connect(launches.sdkEvents) }
     }
 }

@@ -235,7 +235,9 @@ extension DeviceSimulator {
                 bundleID: bundleID, environment: old.environment, deviceToken: token, api: old.api, implements: old.implements,
                 authorization: old.authorization, remoteNotificationBackgroundMode: old.remoteNotificationBackgroundMode,
                 categories: old.categories, willPresentOptions: old.willPresentOptions, serviceExtension: old.serviceExtension,
-                services: services, serviceExtensionBehavior: old.serviceExtensionBehavior, provider: old.provider
+                services: services, serviceExtensionBehavior: old.serviceExtensionBehavior, provider: old.provider,
+                // The SDK's id survives a reinstall (SERVICES.md); its connection drops with the app.
+                sdk: old.sdk
             )
             fresh.state = .notRunning
             if let support = old.liveActivities {

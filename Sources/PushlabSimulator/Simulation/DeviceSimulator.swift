@@ -45,6 +45,7 @@ public final class DeviceSimulator: PushSink, Sendable {
     private let advancing = Mutex(())
     private let settleHook = AtomicLazyReference<SettleHook>()
     private let providerSender = Mutex<(any ProviderRequestSender)?>(nil)
+    let sdkConnector = Mutex<(any ThirdPartySDKConnector)?>(nil)
     /// Whether a change to a Notification Center alone makes a device changed (`takeChanges`).
     let notificationCentersChange = Atomic<Bool>(false)
     let simulatedHere = Mutex<Hook<@Sendable (String) -> Bool>?>(nil)
@@ -115,10 +116,12 @@ public final class DeviceSimulator: PushSink, Sendable {
     ) throws(SimulatorError) -> T {
         var tokenChanges: [DeviceSession.TokenChange] = []
         var providerRequests: [ProviderRequest] = []
+        var sdkEvents: [ThirdPartySDKEvent] = []
         defer {
             apply(tokenChanges, at: now)
             if !tokenChanges.isEmpty { tell(tokenChanges, of: deviceID) }
             if !providerRequests.isEmpty { send(providerRequests) }
+            if !sdkEvents.isEmpty { connect(sdkEvents) }
         }
         let result: Result<T, SimulatorError> = shard(deviceID).withLock { shard in
             // Taken out while the session runs (a vacant device in its place, so the slot is found
@@ -136,6 +139,8 @@ public final class DeviceSimulator: PushSink, Sendable {
                 reserveSequences: { [self] count in reserveSequences(count) }, newToken: { [self] in newUniqueSessionToken() }
             )
             defer {
+                session.settleSDKConnections()
+                sdkEvents = session.sdkEvents
                 tokenChanges = session.tokenChanges
                 providerRequests = session.providerRequests
                 // The rules check before they change anything: what a failed session observed
