@@ -9,6 +9,6 @@ struct Pushlab: AsyncParsableCommand {
         Pushlab speaks Apple's HTTP/2 provider API on loopback, so provider code can be tested \
         offline and in CI against the answers Apple would give.
         """,
-        subcommands: [Serve.self, Send.self, Channels.self, Token.self, Devices.self, Observations.self, Report.self, Latency.self, Run.self, Certs.self]
+        subcommands: [Serve.self, Send.self, Services.self, Channels.self, Token.self, Devices.self, Observations.self, Report.self, Latency.self, Run.self, Certs.self]
     )
 }

@@ -33,4 +33,12 @@ struct JSONValueTests {
         #expect(try JSONParser.parse(value.description) == value)
         #expect(value.description == (try JSONParser.parse(value.description)).description)
     }
+
+    @Test("Integers a double holds exactly are written as digits, to 2^53")
+    func largeIntegersAsDigits() {
+        #expect(JSONValue.number(1_690_408_000_000_000).description == "1690408000000000")
+        #expect(JSONValue.number(9_007_199_254_740_992).description == "9007199254740992")
+        #expect(JSONValue.number(-9_007_199_254_740_992).description == "-9007199254740992")
+        #expect(JSONValue.number(1.5e16).description != "15000000000000000")
+    }
 }

@@ -129,7 +129,8 @@ public struct JSONWriter {
         case .null: bytes += "null".utf8
         case .bool(let flag): bytes += (flag ? "true" : "false").utf8
         case .number(let number):
-            if number.rounded() == number && abs(number) < 1e15 { bytes += String(Int64(number)).utf8 } else { bytes += String(number).utf8 }
+            // Every integer a double holds exactly (to 2^53) as digits: ids such as JPush's msg_id.
+            if number.rounded() == number && abs(number) <= 9_007_199_254_740_992 { bytes += String(Int64(number)).utf8 } else { bytes += String(number).utf8 }
         case .string(let text): string(text)
         case .array(let values):
             bytes.append(UInt8(ascii: "["))

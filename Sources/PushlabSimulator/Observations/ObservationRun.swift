@@ -9,6 +9,8 @@ import PushlabCore
 public struct ObservationRun: Sendable {
     /// Appended to by each session of the run, in order.
     var observations: [Observation] = []
+    /// What the run's sessions told the apps' SDKs' services, told once its observations are out.
+    var sdkEvents: [ThirdPartySDKEvent] = []
     /// The last position of the log each partition's pushes in the run reached (one entry a
     /// partition; most runs have one).
     private(set) var taking: [LoggedPushPosition] = []
@@ -28,7 +30,7 @@ public struct ObservationRun: Sendable {
     public var isFull: Bool { observations.count >= Self.limit }
 
     /// Whether the run has anything to publish: observations, or pushes taken.
-    public var isEmpty: Bool { observations.isEmpty && taking.isEmpty }
+    public var isEmpty: Bool { observations.isEmpty && taking.isEmpty && sdkEvents.isEmpty }
 
     /// A push of the log at `position` was taken in this run.
     public mutating func took(_ position: LoggedPushPosition) {

@@ -105,23 +105,30 @@ public final class DeviceSimulator: PushSink, Sendable {
 
     func runSession<T: Sendable>(_ deviceID: String, at now: EpochMilliseconds, _ body: (inout DeviceSession) throws(SimulatorError) -> T) throws(SimulatorError) -> T {
         var observations: [Observation] = []
-        defer { publish(observations) }
-        return try runSession(deviceID, at: now, observed: &observations, body)
+        var sdkEvents: [ThirdPartySDKEvent] = []
+        // The services hear of the SDKs after the sinks have what caused it: what they hand
+        // back is observed after it.
+        defer {
+            publish(observations)
+            if !sdkEvents.isEmpty { connect(sdkEvents) }
+        }
+        return try runSession(deviceID, at: now, observed: &observations, sdkEvents: &sdkEvents, body)
     }
 
     /// Runs the session and appends its observations to `observed`, for the caller to publish
     /// (a run of queued pushes publishes once, and its pushes share one array: `ObservationRun`).
     private func runSession<T: Sendable>(
-        _ deviceID: String, at now: EpochMilliseconds, observed: inout [Observation], _ body: (inout DeviceSession) throws(SimulatorError) -> T
+        _ deviceID: String, at now: EpochMilliseconds, observed: inout [Observation], sdkEvents: inout [ThirdPartySDKEvent],
+        _ body: (inout DeviceSession) throws(SimulatorError) -> T
     ) throws(SimulatorError) -> T {
         var tokenChanges: [DeviceSession.TokenChange] = []
         var providerRequests: [ProviderRequest] = []
-        var sdkEvents: [ThirdPartySDKEvent] = []
+        var madeEvents: [ThirdPartySDKEvent] = []
         defer {
             apply(tokenChanges, at: now)
             if !tokenChanges.isEmpty { tell(tokenChanges, of: deviceID) }
             if !providerRequests.isEmpty { send(providerRequests) }
-            if !sdkEvents.isEmpty { connect(sdkEvents) }
+            sdkEvents += madeEvents
         }
         let result: Result<T, SimulatorError> = shard(deviceID).withLock { shard in
             // Taken out while the session runs (a vacant device in its place, so the slot is found
@@ -140,7 +147,7 @@ public final class DeviceSimulator: PushSink, Sendable {
             )
             defer {
                 session.settleSDKConnections()
-                sdkEvents = session.sdkEvents
+                madeEvents = session.sdkEvents
                 tokenChanges = session.tokenChanges
                 providerRequests = session.providerRequests
                 // The rules check before they change anything: what a failed session observed
@@ -229,6 +236,9 @@ public final class DeviceSimulator: PushSink, Sendable {
     /// that is no sink to mark them taken once the sinks have the observations.
     @discardableResult
     public func publish(_ run: inout ObservationRun) -> [LoggedPushPosition] {
+        var sdkEvents: [ThirdPartySDKEvent] = []
+        swap(&sdkEvents, &run.sdkEvents)
+        defer { if !sdkEvents.isEmpty { connect(sdkEvents) } }
         guard let (batches, taking) = run.take() else { return [] }
         let sinks = sinks.withLock { $0 }
         guard !taking.isEmpty else {
@@ -293,7 +303,7 @@ public final class DeviceSimulator: PushSink, Sendable {
         let expiresAt = Self.expiry(of: push.pointee, storage: settings.storageMilliseconds)
         let (content, sharedEntry) = payloadContents.read(push.pointee)
         run.makeRoom()
-        try? runSession(deviceID, at: push.pointee.receivedAt, observed: &run.observations) { session throws(SimulatorError) in
+        try? runSession(deviceID, at: push.pointee.receivedAt, observed: &run.observations, sdkEvents: &run.sdkEvents) { session throws(SimulatorError) in
             if resumed, session.device.holds(push.pointee.apnsIDValue) { return }
             guard let app = session.device.appIndex(token: push.pointee.deviceToken) else {
                 if session.device.mdm?.token == push.pointee.deviceToken, let content {

@@ -92,12 +92,26 @@ export const OBSERVATION_KINDS = [
 
 export const OBSERVATION_REASONS = [...Object.keys(DROPPED), ...Object.keys(DISCARDED), ...Object.keys(THROTTLED), ...Object.keys(REMOVED)];
 
-/** The short name of a callback: `userNotificationCenter:didReceiveNotificationResponse:…` → `didReceiveNotificationResponse`. */
+/** The SDKs' notification-center delegates (docs/SERVICES.md), named by their service. */
+const SDK_DELEGATES = { jpushNotificationCenter: "JPush", GeTuiSdkNotificationCenter: "GeTui" };
+
+/** The short name of a callback: `userNotificationCenter:didReceiveNotificationResponse:…` → `didReceiveNotificationResponse`;
+ * an SDK's delegate method keeps its service's name (`JPush willPresentNotification`). */
 export function callbackName(selector) {
   const parts = (selector || "").split(":").filter(Boolean);
   if (parts.length === 0) return selector;
   if (parts[0] === "application" || parts[0] === "userNotificationCenter") return parts[1] || parts[0];
+  if (SDK_DELEGATES[parts[0]]) return `${SDK_DELEGATES[parts[0]]} ${parts[1] || parts[0]}`;
   return parts[0];
+}
+
+/** What a JPush or GeTui SDK callback adds: its id, where a message came from, whether it waited. */
+export function sdkDetails(sdk) {
+  if (!sdk) return [];
+  return [
+    sdk.registrationID && `id ${sdk.registrationID}`, sdk.clientId && `cid ${sdk.clientId}`,
+    sdk.resCode && `resCode ${sdk.resCode}`, sdk.fromGetui === false && "via APNs", sdk.offLine === true && "offline",
+  ].filter(Boolean);
 }
 
 const fmtTime = (ms) => new Date(ms).toISOString().replace("T", " ").replace(".000Z", "Z");
@@ -122,7 +136,8 @@ export function summary(event) {
     case "badge": return `badge ${o.badge}`;
     case "notificationCenter": return o.change === "added" ? "added to Notification Center" : `left Notification Center: ${o.reason}`;
     case "callback": {
-      const extra = [o.actionIdentifier && o.actionIdentifier.replace("com.apple.UNNotification", "").replace("ActionIdentifier", ""), o.typedText && `“${o.typedText}”`].filter(Boolean).join(", ");
+      const extra = [o.actionIdentifier && o.actionIdentifier.replace("com.apple.UNNotification", "").replace("ActionIdentifier", ""), o.typedText && `“${o.typedText}”`,
+        ...sdkDetails(o.sdk)].filter(Boolean).join(", ");
       return `${callbackName(o.callback)} (${o.appState})${extra ? ` ${extra}` : ""}`;
     }
     case "appState": return `app ${o.from} → ${o.to}`;

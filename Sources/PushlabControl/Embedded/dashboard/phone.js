@@ -3,7 +3,7 @@
 // Live Activities, and the switches below it. Every click calls the control API through
 // `actions`, the routes a test would use.
 import { deviceTime, el, fill } from "./dom.js";
-import { callbackName } from "./explain.js";
+import { callbackName, sdkDetails } from "./explain.js";
 import { airplaneIcon, batteryIcon, bellIcon, lockIcon, moonIcon, signalIcon, wifiIcon } from "./icons.js";
 
 const BANNER_SECONDS = 8;
@@ -75,7 +75,9 @@ export class Phone {
   /** A callback observation: the app on screen lists the latest ones. */
   noteCallback(observation) {
     const list = this.calls.get(observation.bundleId) || [];
-    list.push(callbackName(observation.callback) + (observation.actionIdentifier ? ` ${observation.actionIdentifier.replace("com.apple.UNNotification", "").replace("ActionIdentifier", "")}` : "") + (observation.typedText ? ` “${observation.typedText}”` : ""));
+    const sdk = sdkDetails(observation.sdk);
+    list.push(callbackName(observation.callback) + (observation.actionIdentifier ? ` ${observation.actionIdentifier.replace("com.apple.UNNotification", "").replace("ActionIdentifier", "")}` : "") + (observation.typedText ? ` “${observation.typedText}”` : "")
+      + (sdk.length ? ` (${sdk.join(", ")})` : ""));
     this.calls.set(observation.bundleId, list.slice(-5));
   }
 
