@@ -111,6 +111,9 @@ class PushlabServer:
             # Each server its own store, never the repository's pushlab.db, and its own control port.
             *([] if "--db" in self.extra_args else ["--db", str(self.workdir / "pushlab.db")]),
             *([] if "--control-port" in self.extra_args else ["--control-port", "0"]),
+            # The JPush and GeTui listeners only where a test asks for them (--jpush-port 0).
+            *([] if "--jpush-port" in self.extra_args else ["--jpush-port", "off"]),
+            *([] if "--getui-port" in self.extra_args else ["--getui-port", "off"]),
             *self.extra_args,
         ]
         # stdout/stderr go to files: a pipe nobody drains could fill up and

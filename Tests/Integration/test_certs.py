@@ -109,8 +109,9 @@ def test_server_certificate_names(pki):
                                            "DNS:api.push.apple.com, DNS:api.sandbox.push.apple.com, "
                                            "DNS:api.development.push.apple.com, DNS:api-broadcast.push.apple.com, "
                                            "DNS:api-broadcast.sandbox.push.apple.com, DNS:api-manage-broadcast.push.apple.com, "
-                                           "DNS:api-manage-broadcast.sandbox.push.apple.com")
-    for host in ["api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com", "localhost",
+                                           "DNS:api-manage-broadcast.sandbox.push.apple.com, DNS:api.jpush.cn, "
+                                           "DNS:device.jpush.cn, DNS:report.jpush.cn, DNS:restapi.getui.com")
+    for host in ["api.jpush.cn", "restapi.getui.com", "api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com", "localhost",
                  "api-broadcast.sandbox.push.apple.com", "api-manage-broadcast.push.apple.com"]:
         assert "does match" in openssl("x509", "-in", str(pki / "server.pem"), "-noout", "-checkhost", host).stdout
 

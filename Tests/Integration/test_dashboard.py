@@ -221,6 +221,33 @@ def test_send_tap_offline_and_back(fresh_server, browser):
     shoot(driver, "06-detail")
 
 
+def test_sdk_callbacks_on_the_phone_and_in_the_timeline(fresh_server, browser):
+    """The GeTui push lab's second case (docs/SERVICES.md): a push through GeTui to an app in the
+    background, a tap on the banner; the phone's card and the timeline show GeTui's callbacks,
+    the one forwarded for the tap and the transmission handed over offline."""
+    server = fresh_server("--clock", "manual", "--clock-start", "2026-01-01T09:41:00Z",
+                          scenario=REPO / "scenarios" / "problems" / "getui-payload-seen-twice.yaml")
+    driver = browser
+    open_dashboard(driver, server)
+    one(driver, ".phone-card[data-device='background-tap'] .phone")
+    control(server, "PATCH", "/v1/devices/background-tap/apps/com.pushlab.demo", {"state": "background"})
+    called = control(server, "POST", "/v1/services/getui/call", {
+        "app": "GtLabApp0001", "path": "/push/single/cid", "body": {
+            "request_id": "dashboard-0001", "audience": {"cid": ["0a0000000000000000000000000000a2"]},
+            "push_message": {"transmission": "{\"orderId\":42}"},
+            "push_channel": {"ios": {"type": "notify", "aps": {"alert": {"title": "Order shipped", "body": "Tuesday"}}}}}})
+    assert called["status"] == 200, called
+    one(driver, ".phone-card[data-device='background-tap'] .banner")
+    click(driver, ".phone-card[data-device='background-tap'] .banner .banner-tap")
+    wait_for(driver, lambda d: any("GeTuiSdkDidReceiveNotification" in t for t in timeline_rows(d, "callback")), "the forwarded tap in the timeline")
+    wait_for(driver, lambda d: any("GeTuiSdkDidReceiveSlience" in t and "offline" in t for t in timeline_rows(d, "callback")),
+             "the transmission handed over offline, in the timeline")
+    card = wait_for(driver, lambda d: (lambda t: t if "GeTuiSdkDidReceiveSlience" in t else None)(
+        text_of(d, ".phone-card[data-device='background-tap'] .app-calls")), "GeTui's callbacks on the phone")
+    assert "offline" in card, card
+    shoot(driver, "07-sdk-callbacks")
+
+
 def test_overview_picture(fresh_server, browser):
     """The README's picture: phones in several states, a banner with actions, a Live Activity,
     the timeline and an answer. Written to the artifacts; with PUSHLAB_DOCS_SCREENSHOT=1 also

@@ -309,6 +309,23 @@ def test_a_tour_of_every_route_answers_as_documented(fresh_server):
     api("POST", "/v1/send", 404, {"deviceId": "nobody", "payload": {}})
     api("POST", "/v1/send", 400, {"deviceId": "tour", "deviceToken": token, "payload": {}})
 
+    # JPush and GeTui: portal apps added, the tour phone's app given no SDK, calls on an app's behalf.
+    api("POST", "/v1/services/jpush/apps", 201, {"appKey": "tourjpushkey0000000000001", "masterSecret": "tour-secret", "bundleId": TOPIC,
+                                                  "apnsKey": {"keyId": "PUSHLAB001", "teamId": "TEAMPUSHLB", "privateKey": "certs/AuthKey_PUSHLAB001.p8"}})
+    api("POST", "/v1/services/jpush/apps", 400, {"appKey": "tourjpushkey0000000000002", "masterSecret": "s", "bundleId": TOPIC})
+    api("POST", "/v1/services/getui/apps", 201, {"appId": "TourGeTui01", "appKey": "k", "masterSecret": "s", "bundleId": TOPIC,
+                                                  "environment": "development", "apnsCertificate": "certs/client.p12", "apnsCertificatePassword": "pushlab"})
+    called = api("POST", "/v1/services/{service}/call", 200, {"app": "tourjpushkey0000000000001", "path": "/v3/push",
+                                                             "body": {"platform": ["ios"], "audience": "all", "message": {"msg_content": "x"}}},
+                 service="jpush")
+    assert called["status"] == 400 and called["body"]["error"]["code"] == 1011, called
+    called = api("POST", "/v1/services/{service}/call", 200, {"app": "TourGeTui01", "method": "GET", "path": "/user/status/none"}, service="getui")
+    assert called["status"] == 200 and called["body"]["data"] == {}, called
+    api("POST", "/v1/services/{service}/call", 404, {"app": "nobody", "path": "/v3/push"}, service="jpush")
+    listed = api("GET", "/v1/services", 200)
+    assert [a["appKey"] for a in listed["jpush"]["apps"]] == ["tourjpushkey0000000000001"], listed
+    api("GET", "/v1/services/messages", 200, query={"service": "jpush", "limit": "10"})
+
     # Faults.
     rule = api("POST", "/v1/faults", 201, {"topic": TOPIC, "count": 2, "respond": {"reason": "ServiceUnavailable"}})
     api("POST", "/v1/faults", 201, {"everyNth": 3, "probability": 0.5, "delayMs": 10})
