@@ -159,4 +159,30 @@ struct ThirdPartySDKTests {
         #expect(try h.app().sdk?.registrationID == "rid-1")
         #expect(fake.kinds.last == .disconnected)
     }
+
+    @Test("The app hands its SDK's id to its backend: the sdkRegistered request, and registrationId in every later one")
+    func registrationReachesTheBackend() throws {
+        final class Capture: ProviderRequestSender {
+            let sent = Mutex<[ProviderRequest]>([])
+            func send(_ requests: [ProviderRequest]) { sent.withLock { $0 += requests } }
+        }
+        var app = AppInstall.testApp(state: .notRunning)
+        app.sdk = ThirdPartySDK(service: .getui, appKey: "app-key")
+        app.provider = ProviderBackend(baseURL: "https://backend.example", requests: [
+            ProviderRequestTemplate(event: .sdkRegistered, path: "/push-ids/{pushService}", body: .object([("id", .string("{registrationId}"))])),
+            ProviderRequestTemplate(event: .launch, path: "/launch?id={registrationId}"),
+        ])
+        let h = try SimulatorHarness(app)
+        let capture = Capture()
+        h.simulator.setProviderRequestSender(capture)
+        h.simulator.setThirdPartySDKConnector(FakeService(h.simulator))
+        try h.change(.background)
+        try h.change(.terminateBySystem)
+        try h.change(.background)
+        let sent = capture.sent.withLock { $0 }
+        #expect(sent.map(\.event) == [.launch, .sdkRegistered, .launch])
+        #expect(sent[1].url == "https://backend.example/push-ids/getui")
+        #expect(sent[1].body.map { String(decoding: $0, as: UTF8.self) } == #"{"id":"rid-1"}"#)
+        #expect(sent[0].url == "https://backend.example/launch?id=" && sent[2].url == "https://backend.example/launch?id=rid-1")
+    }
 }

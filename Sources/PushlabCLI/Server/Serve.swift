@@ -386,7 +386,7 @@ struct Serve: AsyncParsableCommand {
         }
         for listener in runtime.serviceListeners {
             let hosts = listener.kind == .jpush ? "as api.jpush.cn, device.jpush.cn, report.jpush.cn" : "as restapi.getui.com"
-            lines.append("  \(listener.kind == .jpush ? "JPush API   " : "GeTui API   ")  \(listener.url)  (\(hosts))")
+            lines.append("  \((listener.kind == .jpush ? "JPush API" : "GeTui API").padding(toLength: 11, withPad: " ", startingAt: 0))  \(listener.url)  (\(hosts))")
         }
         for why in runtime.serviceListenersUnavailable { lines.append("  not running: \(why) (pass --jpush-port/--getui-port 0 for a free port)") }
         lines.append("  certificate  \(runtime.configuration.server.certificateChainFile)  (trust certs/ca.pem in your client)")

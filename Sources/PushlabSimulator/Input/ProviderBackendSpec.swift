@@ -6,7 +6,7 @@ public struct ProviderBackendSpec: Decodable, Sendable {
     public var requests: [RequestSpec]
 
     public struct RequestSpec: Decodable, Sendable {
-        /// `registered`, `backgroundFetch`, `notificationResponse` or `launch`.
+        /// `registered`, `backgroundFetch`, `notificationResponse`, `launch` or `sdkRegistered`.
         public var event: String
         /// `POST` (default), `GET`, `PUT`, `PATCH` or `DELETE`.
         public var method: String?

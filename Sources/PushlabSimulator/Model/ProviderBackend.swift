@@ -28,6 +28,9 @@ public enum ProviderEvent: String, Sendable, Codable, CaseIterable {
     case notificationResponse
     /// It launched.
     case launch
+    /// Its JPush or GeTui SDK got its registration id or clientId (the SDK's completion handler
+    /// or `GeTuiSdkDidRegisterClient:`), which the backend needs to push through the service.
+    case sdkRegistered
 }
 
 /// One request, as written: `{field}` in the path, a header value or a string of the body is

@@ -14,6 +14,10 @@ extension DeviceSession {
             "environment": .string(install.environment.rawValue), "event": .string(event.rawValue),
         ]
         if let notificationID { fields["notificationId"] = .string(notificationID) }
+        if let sdk = install.sdk, let id = sdk.registrationID {
+            fields["registrationId"] = .string(id)
+            fields["pushService"] = .string(sdk.service.rawValue)
+        }
         if let userInfo = arguments.userInfo ?? arguments.launchOptions?[CallbackKey.remoteNotificationLaunchKey] { fields["userInfo"] = userInfo }
         if let action = arguments.actionIdentifier { fields["actionIdentifier"] = .string(action) }
         if let text = arguments.typedText { fields["typedText"] = .string(text) }
@@ -36,6 +40,7 @@ extension DeviceSession {
         switch callback {
         case .didRegisterForRemoteNotifications: .registered
         case .didFinishLaunching: .launch
+        case .jpushRegistrationID, .getuiDidRegisterClient: .sdkRegistered
         case .didReceiveRemoteNotificationFetch: .backgroundFetch
         case .didReceiveResponse, .handleRemoteAction, .handleRemoteActionWithResponseInfo, .handleLocalAction, .handleLocalActionWithResponseInfo:
             .notificationResponse
