@@ -85,6 +85,9 @@ public final class PushlabCores: Sendable {
         clusterRouting.withLock { $0 = (node, routing) }
     }
 
+    /// Whether these are a cluster node's cores: JPush and GeTui then do not run (docs/SERVICES.md).
+    public var isClusterNode: Bool { clusterRouting.withLock { $0 != nil } }
+
     /// The scenario the cores were made from, or the one loaded since.
     public var scenario: Scenario? { current.withLock { $0 } }
 
@@ -103,7 +106,7 @@ public final class PushlabCores: Sendable {
         let api = ControlAPI(
             simulator: simulator, delivery: delivery, requestLog: service.log, faults: faults, store: store, scenarioName: scenario?.name,
             reset: reset, loadScenario: loadScenario, checkScenario: { [self] path in _ = try loadable(path: path) }, signers: { [self] in self.scenario?.signers ?? [] }, standIn: standIn,
-            service: service, services: services
+            service: service, services: isClusterNode ? nil : services
         )
         if let (node, routing) = clusterRouting.withLock({ $0 }) { api.joinCluster(as: node, routing: routing) }
         return api

@@ -108,10 +108,16 @@ public final class PushlabRuntime: Sendable {
                 // The store keeps the requests (up to its history limit) and answers every query about them.
                 cores.service.log.keepNone()
             }
-            simulator.setThirdPartySDKConnector(cores.services)
-            parts.disconnects.append {
-                simulator.setThirdPartySDKConnector(nil)
-                Task { await cores.services.shutdown() }
+            // A cluster node's phones are spread over the nodes, and one node's services would
+            // know only its own: JPush and GeTui run in a single process (docs/SERVICES.md).
+            if !cores.isClusterNode {
+                simulator.setThirdPartySDKConnector(cores.services)
+                // Phones the store brought back keep their SDKs' ids; the services start empty.
+                if reloaded != nil { cores.services.handle(simulator.registeredSDKs()) }
+                parts.disconnects.append {
+                    simulator.setThirdPartySDKConnector(nil)
+                    Task { await cores.services.shutdown() }
+                }
             }
             let providerCalls = ProviderHTTPClient(simulator: simulator)
             simulator.setProviderRequestSender(providerCalls)
@@ -149,7 +155,7 @@ public final class PushlabRuntime: Sendable {
             await control?.setListeners(listeners)
             if control == nil { await cores.services.setListeners(listeners) }
             var unavailableServices: [String] = []
-            if let settings = configuration.services {
+            if let settings = configuration.services, !cores.isClusterNode {
                 do {
                     (parts.serviceListeners, unavailableServices) = try await startServiceListeners(settings, cores: cores, server: configuration.server, logger: logger)
                 } catch {

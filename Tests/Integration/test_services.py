@@ -253,3 +253,37 @@ def test_the_control_api_lists_registrations_and_messages(services):
     first = messages[0]
     assert {t["deviceId"] for t in first["targets"]} == {"on-screen", "away"}
     assert all(t["apns"]["status"] == 200 for t in first["targets"])
+
+
+def test_a_restart_keeps_the_phones_registrations(tmp_path):
+    """Phones the store brings back keep their SDKs' ids, and the services take them again: a
+    push to a registration id works after a restart without the app launching again."""
+    from conftest import PushlabServer
+    path = scenario(tmp_path / "services.yaml")
+    args = ("--jpush-port", "0", "--db", str(tmp_path / "pushlab.db"))
+    first = PushlabServer(tmp_path / "first", args, path)
+    (tmp_path / "first").mkdir()
+    first.start()
+    try:
+        assert len(services_listing(first)["jpush"]["registrations"]) == 2
+    finally:
+        assert first.stop() == 0, first.describe()
+    (tmp_path / "second").mkdir()
+    second = PushlabServer(tmp_path / "second", args, path).start()
+    try:
+        assert "reloaded" in second.stdout(), second.stdout()
+        registrations = {r["registrationId"]: r for r in services_listing(second)["jpush"]["registrations"]}
+        assert set(registrations) == {ON_SCREEN, AWAY} and registrations[ON_SCREEN]["connected"] is True
+        request = urllib.request.Request(f"{second.control_url}/v1/services/jpush/call", method="POST", data=json.dumps({
+            "app": JPUSH_KEY, "path": "/v3/push",
+            "body": {"platform": ["ios"], "audience": {"registration_id": [AWAY]}, "message": {"msg_content": "after restart"}}}).encode())
+        with urllib.request.urlopen(request) as answer:
+            called = json.load(answer)
+        assert called["status"] == 200, called
+    finally:
+        assert second.stop() == 0, second.describe()
+
+
+def services_listing(srv) -> dict:
+    with urllib.request.urlopen(f"{srv.control_url}/v1/services") as answer:
+        return json.load(answer)

@@ -19,7 +19,9 @@ extension ControlAPI {
     }
 
     private func hub() throws -> ServiceHub {
-        guard let services else { throw ControlError.conflict("This server runs without JPush and GeTui") }
+        guard let services else {
+            throw ControlError.conflict("JPush and GeTui run in a single pushlab serve, and this server has none (a cluster node runs without them: docs/SERVICES.md)")
+        }
         return services
     }
 

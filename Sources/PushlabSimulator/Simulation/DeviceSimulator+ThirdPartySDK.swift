@@ -30,3 +30,24 @@ extension DeviceSimulator {
         }
     }
 }
+
+extension DeviceSimulator {
+    /// Every app whose SDK has its id, as an event its service should hear: `connected` for one
+    /// whose connection is up, `launched` otherwise. A runtime hands them to the services when a
+    /// store brought the phones back, since the services keep nothing across a restart.
+    public func registeredSDKs() -> [ThirdPartySDKEvent] {
+        var events: [ThirdPartySDKEvent] = []
+        forEachShard { shard in
+            for device in shard.devices.values {
+                for app in device.apps {
+                    guard let sdk = app.sdk, let id = sdk.registrationID else { continue }
+                    events.append(ThirdPartySDKEvent(
+                        kind: sdk.connected ? .connected : .launched, deviceID: device.id, bundleID: app.bundleID, service: sdk.service,
+                        appKey: sdk.appKey, registrationID: id, requestedID: sdk.requestedID, deviceToken: app.deviceToken, environment: app.environment
+                    ))
+                }
+            }
+        }
+        return events.sorted { ($0.deviceID, $0.bundleID) < ($1.deviceID, $1.bundleID) }
+    }
+}
