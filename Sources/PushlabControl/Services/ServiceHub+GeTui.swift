@@ -129,21 +129,19 @@ extension ServiceHub {
         let viaAPNs = Set(result.apnsRequests.map(\.clientID))
         let now = Set(result.deliveredNow.map(\.clientID))
         let transmits: Bool = if case .transmission = push.message { true } else { false }
-        state.withLock { state in
-            var entryLog = ServiceMessage(service: .getui, appKey: entry.app.appID, id: result.taskID, time: time, targets: [])
-            for (cid, _) in result.statuses {
-                var row = ServiceMessage.Target(id: cid)
-                let address = state.phones[PhoneKey(service: .getui, id: cid)]
-                row.deviceID = address?.deviceID
-                row.bundleID = address?.bundleID
-                if now.contains(cid) {
-                    row.channel = .deliveredNow
-                } else if transmits && strategy != 2 {
-                    row.channel = strategy == 4 && viaAPNs.contains(cid) ? .awaitingAPNs : push.timeToLiveMilliseconds == nil ? nil : .kept
-                }
-                entryLog.targets.append(row)
+        log(.getui, app: entry.app.appID, id: result.taskID, at: time, targets: result.statuses.map { cid, _ in
+            let channel: ServiceMessage.Channel? = if now.contains(cid) {
+                .deliveredNow
+            } else if !transmits || strategy == 2 {
+                nil
+            } else if strategy == 4 && viaAPNs.contains(cid) {
+                .awaitingAPNs
+            } else {
+                push.timeToLiveMilliseconds == nil ? nil : .kept
             }
-            state.log.add(entryLog)
+            return (cid, channel)
+        })
+        state.withLock { state in
             var counts = state.getuiTasks[result.taskID] ?? GeTuiTaskCounts(appID: entry.app.appID)
             counts.target += result.statuses.count
             counts.received += result.deliveredNow.count
@@ -160,10 +158,7 @@ extension ServiceHub {
                 let fallback = state.getui.apnsAnswered(taskID: result.taskID, clientID: cid, status: status, at: self.now)
                 if let fallback { fallbacks.append(fallback) }
                 state.log.update(service: .getui, id: result.taskID, target: cid) { row in
-                    switch answer {
-                    case .success(let apns): row.apns = apns
-                    case .failure(let failure): row.apnsFailure = failure.description
-                    }
+                    row.record(answer)
                     if row.channel == .awaitingAPNs { row.channel = status == 200 ? nil : fallback != nil ? .deliveredNow : .kept }
                 }
             }

@@ -72,26 +72,12 @@ extension ServiceHub {
         let ok = ServiceHTTPResponse(status: 200, body: result.ids.body, headers: [("Content-Type", "application/json; charset=utf-8")])
         if validate || result.repeated { return ok }
         let messageID = String(result.ids.messageID)
-        var targets: [String: ServiceMessage.Target] = [:]
-        var order: [String] = []
-        func target(_ id: String) -> ServiceMessage.Target {
-            if targets[id] == nil { order.append(id) }
-            return targets[id] ?? ServiceMessage.Target(id: id)
-        }
-        for delivery in result.deliveredNow { targets[delivery.registrationID] = { var t = target(delivery.registrationID); t.channel = .deliveredNow; return t }() }
-        for id in result.kept { targets[id] = { var t = target(id); t.channel = .kept; return t }() }
-        for (id, _) in result.apnsRequests { targets[id] = target(id) }
-        state.withLock { state in
-            var entry = ServiceMessage(service: .jpush, appKey: app.appKey, id: messageID, time: time, targets: [])
-            for id in order {
-                var row = targets[id]!
-                let address = state.phones[PhoneKey(service: .jpush, id: id)]
-                row.deviceID = address?.deviceID
-                row.bundleID = address?.bundleID
-                entry.targets.append(row)
-            }
-            state.log.add(entry)
-        }
+        // Each phone once: its custom message's way, if it had one.
+        var targets = result.deliveredNow.map { (id: $0.registrationID, channel: ServiceMessage.Channel?.some(.deliveredNow)) }
+            + result.kept.map { (id: $0, channel: ServiceMessage.Channel?.some(.kept)) }
+        let messaged = Set(targets.map(\.id))
+        targets += result.apnsRequests.filter { !messaged.contains($0.registrationID) }.map { (id: $0.registrationID, channel: nil) }
+        log(.jpush, app: app.appKey, id: messageID, at: time, targets: targets)
         deliver(result.deliveredNow.map { (PhoneKey(service: .jpush, id: $0.registrationID), Self.sdkMessage($0)) })
         // Answered once APNs has answered every phone's request: what the phones observe can be
         // asserted as soon as the provider has its msg_id.
@@ -99,12 +85,7 @@ extension ServiceHub {
         state.withLock { state in
             for (id, answer) in answers {
                 if case .success(let apns) = answer { state.jpush.apnsAnswered(messageID: result.ids.messageID, status: apns.status) }
-                state.log.update(service: .jpush, id: messageID, target: id) { row in
-                    switch answer {
-                    case .success(let apns): row.apns = apns
-                    case .failure(let failure): row.apnsFailure = failure.description
-                    }
-                }
+                state.log.update(service: .jpush, id: messageID, target: id) { $0.record(answer) }
             }
         }
         return ok

@@ -178,6 +178,22 @@ public final class ServiceHub: ThirdPartySDKConnector, Sendable {
         }
     }
 
+    /// Logs a new message for `targets` (each phone's id and its message's way), with the phones
+    /// they are on.
+    func log(_ service: ThirdPartySDK.Service, app: String, id: String, at time: EpochMilliseconds, targets: [(id: String, channel: ServiceMessage.Channel?)]) {
+        state.withLock { state in
+            var entry = ServiceMessage(service: service, appKey: app, id: id, time: time, targets: [])
+            for (target, channel) in targets {
+                var row = ServiceMessage.Target(id: target, channel: channel)
+                let address = state.phones[PhoneKey(service: service, id: target)]
+                row.deviceID = address?.deviceID
+                row.bundleID = address?.bundleID
+                entry.targets.append(row)
+            }
+            state.log.add(entry)
+        }
+    }
+
     /// Hands messages to the phones' SDKs now (the service saw them connected).
     func deliver(_ messages: [(key: PhoneKey, message: ThirdPartySDKMessage)]) {
         let addressed = state.withLock { state in messages.map { (state.phones[$0.key], $0.message) } }

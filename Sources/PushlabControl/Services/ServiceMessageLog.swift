@@ -26,6 +26,19 @@ public struct ServiceMessage: Sendable {
         public var apnsFailure: String?
         /// The custom message's or transmission's way, when the push had one for this phone.
         public var channel: Channel?
+
+        init(id: String, channel: Channel?) {
+            self.id = id
+            self.channel = channel
+        }
+
+        /// What came of the service's APNs request for this phone.
+        mutating func record(_ answer: Result<APNsAnswer, ServiceAPNsFailure>) {
+            switch answer {
+            case .success(let apns): self.apns = apns
+            case .failure(let failure): apnsFailure = failure.description
+            }
+        }
     }
 
     public var service: ThirdPartySDK.Service
