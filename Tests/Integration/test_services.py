@@ -287,3 +287,27 @@ def test_a_restart_keeps_the_phones_registrations(tmp_path):
 def services_listing(srv) -> dict:
     with urllib.request.urlopen(f"{srv.control_url}/v1/services") as answer:
         return json.load(answer)
+
+
+def test_the_cli_pushes_through_a_service_and_lists_what_it_sent(services):
+    """`pushlab services send`, `list` and `messages` against the running server."""
+    import subprocess
+    from conftest import PUSHLAB_BIN
+    srv, _ = services
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(PUSHLAB_BIN), "services", *args, "--control", srv.control_url], capture_output=True, text=True, timeout=60)
+
+    sent = cli("send", "jpush", "--app", JPUSH_KEY, "--to", AWAY, "--alert", "From the CLI", "--environment", "production")
+    assert sent.returncode == 0, sent.stderr
+    assert sent.stdout.startswith("JPush answered 200") and f"{AWAY}  away  APNs 200" in sent.stdout, sent.stdout
+    # A banner in the background, JPush's willPresent on screen (where earlier tests left the app).
+    assert any(o.get("body") == "From the CLI" or (o.get("userInfo") or {}).get("aps", {}).get("alert") == "From the CLI"
+               for o in observations(srv, "away"))
+    refused = cli("send", "jpush", "--app", JPUSH_KEY, "--to", "0000000000000000000", "--message", "x")
+    assert refused.returncode == 1 and "JPush answered 400" in refused.stdout and "1011" in refused.stdout, refused
+    unknown = cli("send", "getui", "--app", "nobody", "--all", "--transmission", "x")
+    assert unknown.returncode != 0 and "GeTui has no app with appId nobody" in unknown.stderr, unknown
+    listed = cli("list")
+    assert f"{ON_SCREEN}  on-screen com.pushlab.demo  connected" in listed.stdout, listed.stdout
+    assert "  APNs 200" in cli("messages", "--service", "jpush").stdout

@@ -40,24 +40,30 @@ extension ControlAPI {
     }
 
     @Sendable func addJPushApp(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let hub = try hub()
-        let spec = try await request.decode(ServiceAppBody.self).value.spec
-        do {
-            let app = try spec.jpushApp(directory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        try await addServiceApp(request) { hub, spec, directory throws(ServiceAppSpecError) in
+            let app = try spec.jpushApp(directory: directory)
             hub.add(jpush: app)
-            return JSONResponse(status: .created, app.controlJSON).response
-        } catch {
-            throw ControlError.invalid(error.description)
+            return app.controlJSON
         }
     }
 
     @Sendable func addGeTuiApp(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        try await addServiceApp(request) { hub, spec, directory throws(ServiceAppSpecError) in
+            let entry = try spec.getuiApp(directory: directory)
+            hub.add(getui: entry)
+            return entry.controlJSON
+        }
+    }
+
+    /// A portal app from the body, its files read relative to the server's working directory: 201
+    /// with what `add` made of it, 400 with why it could not.
+    private func addServiceApp(
+        _ request: Request, _ add: (ServiceHub, ServiceAppSpec, URL) throws(ServiceAppSpecError) -> JSONValue
+    ) async throws -> Response {
         let hub = try hub()
         let spec = try await request.decode(ServiceAppBody.self).value.spec
         do {
-            let entry = try spec.getuiApp(directory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
-            hub.add(getui: entry)
-            return JSONResponse(status: .created, entry.controlJSON).response
+            return JSONResponse(status: .created, try add(hub, spec, URL(fileURLWithPath: FileManager.default.currentDirectoryPath))).response
         } catch {
             throw ControlError.invalid(error.description)
         }
