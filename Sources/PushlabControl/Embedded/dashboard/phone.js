@@ -54,13 +54,16 @@ export class Phone {
     this.root = el("article", { class: "phone-card", "data-device": id });
   }
 
-  /** The device as read now: drawn again only when it changed, and not while the user types. */
+  /** The device as read now: drawn again only when it or the app's callbacks changed, and not while the user types. */
   update(device) {
     const text = JSON.stringify(device);
-    if (text === this.deviceText) return;
+    if (text === this.deviceText && !this.callsChanged) return;
     this.device = device;
     this.deviceText = text;
-    if (!this.typing) this.render();
+    if (!this.typing) {
+      this.callsChanged = false;
+      this.render();
+    }
   }
 
   setClock(ms) {
@@ -72,8 +75,10 @@ export class Phone {
     if (this.device && !this.typing) this.render();
   }
 
-  /** A callback observation: the app on screen lists the latest ones. */
+  /** A callback observation: the app on screen lists the latest ones from the next refresh on,
+   *  which the observation schedules, even when the device itself did not change. */
   noteCallback(observation) {
+    this.callsChanged = true;
     const list = this.calls.get(observation.bundleId) || [];
     const sdk = sdkDetails(observation.sdk);
     list.push(callbackName(observation.callback) + (observation.actionIdentifier ? ` ${observation.actionIdentifier.replace("com.apple.UNNotification", "").replace("ActionIdentifier", "")}` : "") + (observation.typedText ? ` “${observation.typedText}”` : "")
