@@ -341,11 +341,15 @@ def test_the_dashboard_shows_the_clusters_phones_and_each_nodes_health(cluster):
         dashboard.open_dashboard(driver, node)
         dashboard.wait_for(driver, lambda d: len(dashboard.css(d, "button.device-row")) == PHONES, f"{PHONES} phones in the list")
         dashboard.click(driver, "[data-tab='health']")
-        dashboard.wait_for(driver, lambda d: len(dashboard.css(d, "#cluster-nodes tr[data-node]")) == 3, "three nodes")
-        rows = {row.get_attribute("data-node"): row.text for row in dashboard.css(driver, "#cluster-nodes tr[data-node]")}
-        assert "node-2 (this one)" in rows["node-2"], rows
-        phones = sum(int(row.find_elements("css selector", "td")[2].text) for row in dashboard.css(driver, "#cluster-nodes tr[data-node]"))
-        assert phones == PHONES, rows
+        # The table is drawn again as each node's health comes in: read it whole, in one script,
+        # so that no row is replaced between finding it and reading it.
+        read_rows = ("return [...document.querySelectorAll('#cluster-nodes tr[data-node]')]"
+                     ".map((row) => [row.dataset.node, row.innerText, row.querySelectorAll('td')[2]?.innerText])")
+        def complete(found):
+            shares = [cell for _, _, cell in found]
+            return found if len(found) == 3 and all((cell or "").isdigit() for cell in shares) and sum(map(int, shares)) == PHONES else None
+        rows = dashboard.wait_for(driver, lambda d: complete(d.execute_script(read_rows)), f"three nodes whose shares add up to {PHONES} phones")
+        assert "node-2 (this one)" in dict((node, text) for node, text, _ in rows)["node-2"], rows
         dashboard.shoot(driver, "cluster-health")
     finally:
         next(browser, None)
