@@ -153,6 +153,43 @@ def test_jpush_client_pushes_a_notification_and_a_custom_message(services):
     assert client.create_report().get_received(msg_id).payload[0]["ios_msg_received"] == 2
 
 
+def test_jpush_client_reads_message_details_and_user_statistics(services):
+    """The report API's other two reads through the official client: a message's details, and
+    the app's new, online and active users per day of Beijing time."""
+    srv, ports = services
+    client = jpush_client(ports["JPush"])
+    push = client.create_push()
+    push.audience = jpush.audience(jpush.registration_id(ON_SCREEN))
+    push.platform = jpush.platform("ios")
+    push.notification = jpush.notification(ios=jpush.ios(alert="Details"))
+    push.message = jpush.message("details:1")
+    push.options = {"apns_production": True}
+    msg_id = push.send().payload["msg_id"]
+    report = client.create_report()
+    details = report.get_messages_detail(msg_id).payload[0]
+    assert details["msg_id"] == int(msg_id)
+    assert details["ios"] == {"apns_target": 1, "apns_sent": 1, "apns_received": None, "apns_click": None, "msg_target": 1, "msg_received": 1}
+    assert report.get_messages_detail("1").payload[0]["ios"]["apns_target"] is None, "a msg_id JPush never gave out"
+
+    with urllib.request.urlopen(f"{srv.control_url}/v1/clock") as answer:
+        now_ms = json.load(answer)["timeMs"]
+    beijing = time.gmtime(now_ms / 1000 + 8 * 3600 - 86_400)
+    yesterday = time.strftime("%Y-%m-%d", beijing)
+    users = report.get_users("DAY", yesterday, 2).payload
+    assert users["time_unit"] == "DAY" and users["start"] == yesterday and users["duration"] == 2
+    assert [item["time"] for item in users["items"]][0] == yesterday and len(users["items"]) == 2
+    # Both phones registered when the server started; the one on screen is online and active.
+    figures = [item.get("ios", {}) for item in users["items"]]
+    assert sum(f.get("new", 0) for f in figures) == 2, users
+    assert any(f.get("online", 0) >= 1 and f.get("active", 0) >= 1 for f in figures), users
+    with pytest.raises(jpush.common.JPushFailure) as refused:
+        report.get_users("DAY", yesterday, 61)
+    assert refused.value.error_code == 3005 and refused.value.response.status_code == 400
+    with pytest.raises(jpush.common.JPushFailure) as refused:
+        report.get_users("HOUR", yesterday, 2)
+    assert refused.value.error_code == 3004
+
+
 def test_jpush_client_device_api_validate_and_errors(services):
     srv, ports = services
     client = jpush_client(ports["JPush"])

@@ -125,6 +125,34 @@ struct ServiceHubTests {
         #expect(status2["nobody"]?["status"] == .number(2))
     }
 
+    @Test("The report API's message details and user statistics, on Beijing days")
+    func jpushMessageDetailsAndUsers() async throws {
+        let test = try Fixture(.jpush)
+        let (_, body) = await test.jpush("/v3/push", #"{"platform":"all","audience":"all","notification":{"alert":"a"},"message":{"msg_content":"m"}}"#)
+        let messageID = try #require(body["msg_id"]?.stringValue)
+        let (status, details) = await test.jpush("/v3/messages/detail", method: "GET", query: ["msg_ids": messageID])
+        #expect(status == 200)
+        let ios = details.array.first?["ios"]
+        // No APNs listener runs here: both requests fail, so nothing counts as sent.
+        #expect(ios?["apns_target"] == .number(2) && ios?["apns_sent"] == .number(0) && ios?["apns_click"] == .null)
+        #expect(ios?["msg_target"] == .number(2) && ios?["msg_received"] == .number(1))
+        #expect(details.array.first?["msg_id"] == .number(Double(messageID)!))
+
+        // The clock starts at 08:00 on 1 January in Beijing; the app away is opened on the 2nd.
+        try test.simulator.advanceClock(milliseconds: 86_400_000)
+        try test.simulator.interact(.tapAppIcon(bundleID: Self.bundle), on: "away")
+        let (usersStatus, users) = await test.jpush("/v3/users", method: "GET", query: ["time_unit": "DAY", "start": "2025-12-31", "duration": "3"])
+        #expect(usersStatus == 200)
+        #expect(users["time_unit"] == .string("DAY") && users["duration"] == .number(3))
+        #expect(users["items"] == .array([
+            .object([("time", .string("2025-12-31"))]),
+            .object([("time", .string("2026-01-01")), ("ios", .object([("new", .number(2)), ("online", .number(1)), ("active", .number(1))]))]),
+            .object([("time", .string("2026-01-02")), ("ios", .object([("online", .number(2)), ("active", .number(1))]))]),
+        ]))
+        let (refused, error) = await test.jpush("/v3/users", method: "GET", query: ["time_unit": "DAY", "start": "2026-01-01 08", "duration": "1"])
+        #expect(refused == 400 && error["error"]?["code"] == .number(3004))
+    }
+
     @Test("time_to_live 0 keeps nothing, and a message past its time to live is dropped")
     func jpushTimeToLive() async throws {
         let test = try Fixture(.jpush)

@@ -126,7 +126,7 @@ public final class ServiceHub: ThirdPartySDKConnector, Sendable {
                 // Registration is the SDK's start's; a connection without an id adopts the one the phone kept.
                 if id == nil, up, event.registrationID == nil { return [] }
                 if id == nil {
-                    guard let device = state.jpush.directory.register(appKey: event.appKey, requested: event.registrationID ?? event.requestedID) else {
+                    guard let device = state.jpush.register(appKey: event.appKey, requested: event.registrationID ?? event.requestedID, at: time) else {
                         // The SDK's client error 1005: "AppKey 不存在" [DOC].
                         registration = (nil, 1005)
                         return []
@@ -170,9 +170,10 @@ public final class ServiceHub: ThirdPartySDKConnector, Sendable {
 
     private func disconnect(_ event: ThirdPartySDKEvent) {
         guard let id = event.registrationID else { return }
+        let time = now
         state.withLock { state in
             switch event.service {
-            case .jpush: state.jpush.disconnect(id)
+            case .jpush: state.jpush.disconnect(id, at: time)
             case .getui: state.getui.disconnect(id)
             }
         }

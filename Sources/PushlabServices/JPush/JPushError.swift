@@ -24,6 +24,8 @@ public enum JPushErrorCode: Int, Sendable, CaseIterable {
     // Report API.
     case reportSystemError = 10
     case reportAuthenticationFailed = 3001
+    case reportTimeUnitMismatch = 3004
+    case reportRangeTooLong = 3005
     // Device API.
     case deviceInternalError = 7000
     case deviceEmptyCredentials = 7001
@@ -43,7 +45,8 @@ public enum JPushErrorCode: Int, Sendable, CaseIterable {
         case .rateLimitExceeded: 429
         case .appKeyRestricted, .noPermission, .tooManyMessages: 403
         case .missingParameter, .invalidParameter, .messageTooLarge, .invalidAppKey, .unsupportedKey, .noTarget,
-             .deviceInvalidParameter, .deviceAppKeyUnknown, .devicePartlyInvalid: 400
+             .deviceInvalidParameter, .deviceAppKeyUnknown, .devicePartlyInvalid,
+             .reportTimeUnitMismatch, .reportRangeTooLong: 400
         }
     }
 
@@ -67,6 +70,8 @@ public enum JPushErrorCode: Int, Sendable, CaseIterable {
         case .tooManyMessages: "The amount of information sent exceeds a reasonable range."
         case .reportSystemError: "Internal System Error"
         case .reportAuthenticationFailed: "Basic authentication failed"
+        case .reportTimeUnitMismatch: "time_unit and start do not match"
+        case .reportRangeTooLong: "Only user statistics within the last 60 days can be queried"
         case .deviceInternalError: "Internal error"
         case .deviceEmptyCredentials: "Authentication information is empty"
         case .deviceInvalidParameter: "Illegal request parameter"

@@ -6,6 +6,8 @@ import PushlabCore
 /// custom messages to the phones' SDKs.
 public struct JPushService: Sendable {
     public var directory: JPushDirectory
+    /// Registrations and connections, for the report API's user statistics.
+    public private(set) var users = JPushUserStatistics()
     private var inboxes: [String: OfflineMessages<JPushCustomMessageDelivery>] = [:]
     private var counts: [Int64: JPushMessageCounts] = [:]
     /// Pushes by their `cid`: the same cid again answers the first push's ids, and sends nothing.
@@ -17,6 +19,13 @@ public struct JPushService: Sendable {
         // Message ids are long numbers, as JPush's are, kept below 2^53 so that JSON numbers (the
         // SDK's `_j_msgid`) hold them exactly; the seed only moves where they start.
         nextMessageID = 1_100_000_000_000_000 + Int64(seed % 1_000_000) * 1_000_000_000
+    }
+
+    /// The SDK's first start on a phone (`JPushDirectory.register`), counted as a new user.
+    public mutating func register(appKey: String, requested: String? = nil, at now: EpochMilliseconds) -> JPushDevice? {
+        guard let device = directory.register(appKey: appKey, requested: requested) else { return nil }
+        users.registered(device.registrationID, appKey: appKey, at: now)
+        return device
     }
 
     /// `POST /v3/push` from `app`: the APNs requests to make now, the custom messages to hand to
@@ -75,13 +84,15 @@ public struct JPushService: Sendable {
     /// messages kept for it, oldest first, each flagged offline.
     public mutating func connect(_ registrationID: String, at now: EpochMilliseconds) -> [JPushCustomMessageDelivery] {
         directory.update(registrationID) { $0.connected = true }
+        users.connected(registrationID, at: now)
         let handed = inboxes[registrationID]?.handOver(at: now).map(\.message) ?? []
         for delivery in handed { counts[delivery.messageID]?.messagesReceived += 1 }
         return handed
     }
 
-    public mutating func disconnect(_ registrationID: String) {
+    public mutating func disconnect(_ registrationID: String, at now: EpochMilliseconds) {
         directory.update(registrationID) { $0.connected = false }
+        users.disconnected(registrationID, at: now)
     }
 
     /// What the report API says of a message; nil for a message id JPush never gave out.
