@@ -315,3 +315,33 @@ SLOWEST_FIRST = ("test_crash_soak.py", "test_client_matrix.py", "test_dist.py", 
 def pytest_collection_modifyitems(session, config, items):
     rank = {name: index for index, name in enumerate(SLOWEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))   # stable: a file's tests keep their order
+
+
+# Where the suite's time goes (scripts/ci-phases.sh): with PUSHLAB_PHASES set, each process that
+# runs tests (each xdist worker) appends a line a test file, from its first test's start to its
+# last test's end, and whether any of its tests failed.
+_file_spans: dict[str, list[float]] = {}
+_failed_files: set[str] = set()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    start = time.time()
+    yield
+    span = _file_spans.setdefault(item.path.name, [start, start])
+    span[1] = time.time()
+
+
+def pytest_runtest_logreport(report):
+    if report.failed:
+        _failed_files.add(Path(report.fspath).name)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    phases = os.environ.get("PUSHLAB_PHASES")
+    if not phases or not _file_spans:
+        return
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    with open(phases, "a") as out:
+        for name, (start, end) in _file_spans.items():
+            out.write(f"integration/{name} ({worker})\t{start}\t{end}\t{1 if name in _failed_files else 0}\n")
