@@ -158,7 +158,17 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Yams", package: "Yams"),
-            ]
+            ],
+            // The Swift runtime linked in on Linux, as a release ships it, so that the binary every
+            // build makes also runs in a stock Debian root (the tarball and image tests): one
+            // build serves both the Swift tests, which link it dynamically (swift-testing has no
+            // static library), and the binary the integration tests drive. This module is
+            // compiled against the static runtime's modules too, so that its imports name the
+            // static libraries the link needs (Foundation's ICU and shims); the modules below it
+            // are compiled as usual and link either way. `--static-swift-stdlib` (make dist)
+            // passes the same flags to every module.
+            swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))]
         ),
         // Pushlab in-process for Swift test suites; the test certificates and the sample key ship
         // as resources, so a consumer's tests need no path into this repository.
@@ -214,9 +224,15 @@ let package = Package(
 // libFuzzer over the parsers of untrusted input (Fuzz/run.sh). With PUSHLAB_FUZZ set, one more
 // executable, whose main hands the targets to libFuzzer's driver, and Pushlab's own modules are
 // instrumented for it. Dependencies are not: libFuzzer walks every coverage counter after each
-// input, and NIO's or GRDB's would make each run several times slower. An ordinary build leaves
-// all this out (the executable links only with -sanitize=fuzzer).
-if Context.environment["PUSHLAB_FUZZ"] != nil {
+// input, and NIO's or GRDB's would make each run several times slower; and so the ordinary debug
+// build's dependencies serve the fuzzer as they are (Fuzz/run.sh builds it in .build). An
+// ordinary build leaves all this out.
+//
+// PUSHLAB_FUZZ is the path of libFuzzer without its main (the toolchain's
+// libclang_rt.fuzzer_no_main, which Fuzz/run.sh finds): the executable has a main of its own, and
+// a debug build's main is an alias (--defsym) that does not keep the linker from taking
+// libFuzzer's own, which calls an LLVMFuzzerTestOneInput this program does not define.
+if let libFuzzer = Context.environment["PUSHLAB_FUZZ"] {
     let instrumented: Set = ["PushlabCore", "PushlabSimulator", "PushlabScenario", "PushlabControl", "PushlabStore", "PushlabOpenSSL", "PushlabDelivery"]
     let sanitizers = ["-sanitize=fuzzer,address"]
     for target in package.targets where instrumented.contains(target.name) {
@@ -235,7 +251,10 @@ if Context.environment["PUSHLAB_FUZZ"] != nil {
             path: "Fuzz/Targets",
             swiftSettings: [.unsafeFlags(sanitizers)],
             // lld: gold stops with an internal error on this binary's debug information.
-            linkerSettings: [.unsafeFlags(sanitizers + ["-Xclang-linker", "-fuse-ld=lld"])]
+            linkerSettings: [
+                .unsafeFlags(["-sanitize=address", "-Xlinker", libFuzzer, "-Xclang-linker", "-fuse-ld=lld"]),
+                .linkedLibrary("stdc++"),
+            ]
         ),
     ]
 }
