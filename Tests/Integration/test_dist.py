@@ -3,8 +3,8 @@ that has only the runtime libraries (scripts/debian-root.sh, made by debootstrap
 and pushed to from outside with curl and `pushlab send`; then the same root and tarball as a
 container image (scripts/image.sh, buildah) run with podman.
 
-The binary is PUSHLAB_DIST_BIN: a build with the Swift runtime linked in (make test passes its
-own). Needs root, as debootstrap, chroot and podman do (CI runs as root)."""
+The binary is PUSHLAB_DIST_BIN: a build with the Swift runtime linked in (on Linux every build of
+pushlab is; make test-all passes .build/debug/pushlab). Needs root, as debootstrap, chroot and podman do (CI runs as root)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ ANN_TOKEN = DEV_TOKEN   # ann's phone in scenarios/default.yaml, app in the back
 
 def dist_binary() -> Path:
     path = os.environ.get("PUSHLAB_DIST_BIN")
-    assert path, "set PUSHLAB_DIST_BIN to a pushlab built with --static-swift-stdlib (make test does)"
+    assert path, "set PUSHLAB_DIST_BIN to a pushlab with the Swift runtime linked in, such as .build/debug/pushlab (make test-all does)"
     assert Path(path).is_file(), f"PUSHLAB_DIST_BIN {path} does not exist"
     return Path(path)
 
