@@ -1,17 +1,18 @@
 # Pushlab: the two commands of the quick start are `make serve` and `make test`.
+# docs/CONTRIBUTING.md says what each target runs and how long it takes.
 SWIFT ?= swift
 BIN_DIR = $(shell $(SWIFT) build --show-bin-path)
-# The pushlab that make test drives: the Swift runtime linked in, as a release ships it, so that
-# it also runs in a stock Debian root. Its own scratch path: SwiftPM does not rebuild what was
-# compiled for the other linkage, so the two cannot share .build; and swift-testing has no static
-# build, so the Swift tests keep the usual one.
-STATIC_BUILD = --static-swift-stdlib --scratch-path .build-static
-TEST_BIN = $(CURDIR)/.build-static/debug/pushlab
+# The pushlab that the tests drive: the ordinary debug build, which links the Swift runtime in on
+# Linux (Package.swift), as a release does, so the same binary also runs in a stock Debian root.
+TEST_BIN = $(CURDIR)/.build/debug/pushlab
+# Each step a phase: with PUSHLAB_PHASES set, scripts/phase notes its start and end there
+# (scripts/ci-phases.sh prints them as a table).
+PHASE = scripts/phase
 
-.PHONY: deps build serve cluster cluster-down test test-all unit-test integration-test fuzz dist image bench bench-durability bench-scale certs clean
+.PHONY: deps build test-build test-build-all serve cluster cluster-down test test-all unit-test integration-test fuzz dist image bench bench-durability bench-scale certs clean
 
 deps:
-	@scripts/install-deps.sh
+	@$(PHASE) install -- scripts/install-deps.sh
 
 build: deps
 	$(SWIFT) build
@@ -29,32 +30,42 @@ cluster: build
 cluster-down:
 	scripts/cluster.sh down
 
-## The test suite a contributor waits for: the Swift tests, then real clients against the built
-## binary, the release tarball in a stock Debian root and the container image. The Swift build
-## and the integration tests' venvs are made at once (one waits on the processor, the other on
-## the network); both are kept while their inputs are unchanged.
-test: deps
-	@Tests/Integration/setup.sh >.build-setup.log 2>&1 & setup=$$!; \
-	$(SWIFT) build --build-tests && $(SWIFT) build $(STATIC_BUILD) --product pushlab; built=$$?; \
+## What the tests need, made at once: the one Swift build (the tests and the pushlab they drive)
+## and the integration tests' venvs (one waits on the processor, the other on the network); both
+## are kept while their inputs are unchanged. make test needs no venv of the client matrix.
+test-build: SETUP_ARGS = --quick
+test-build test-build-all: deps
+	@$(PHASE) venvs -- Tests/Integration/setup.sh $(SETUP_ARGS) >.build-setup.log 2>&1 & setup=$$!; \
+	$(PHASE) build -- $(SWIFT) build --build-tests; built=$$?; \
 	wait $$setup; prepared=$$?; \
 	if [ $$prepared -ne 0 ]; then cat .build-setup.log; fi; \
 	[ $$built -eq 0 ] && [ $$prepared -eq 0 ]
-	$(SWIFT) test --skip-build
-	PUSHLAB_BIN=$(TEST_BIN) PUSHLAB_DIST_BIN=$(TEST_BIN) Tests/Integration/run.sh
 
-## Everything: `make test`, then what is too long for it: a bounded fuzz run of the parsers of
-## untrusted input (a second, instrumented build). CI runs this.
-test-all: test
-	Fuzz/run.sh --seconds 15
+## The suite a contributor runs before every change: the Swift tests, then the integration
+## files that take seconds (real clients against the built binary). The long files (the
+## client matrix, the cluster, the crash soak, the tarball and image, the dashboard, ...:
+## LONG_FILES in Tests/Integration/conftest.py) run in make test-all.
+test: test-build
+	$(PHASE) swift-test -- $(SWIFT) test --skip-build
+	$(PHASE) integration -- env PUSHLAB_BIN=$(TEST_BIN) PUSHLAB_DIST_BIN=$(TEST_BIN) Tests/Integration/run.sh --quick
+
+## Everything, as CI runs it (.ci/run): the Swift tests, the whole integration suite in one run
+## (its long files beside the quick ones), then a bounded fuzz run of the parsers of untrusted
+## input (the same build, with Pushlab's modules instrumented).
+test-all: test-build-all
+	$(PHASE) swift-test -- $(SWIFT) test --skip-build
+	$(PHASE) integration -- env PUSHLAB_BIN=$(TEST_BIN) PUSHLAB_DIST_BIN=$(TEST_BIN) Tests/Integration/run.sh
+	$(PHASE) fuzz -- Fuzz/run.sh --seconds 15
 
 unit-test: build
 	$(SWIFT) test
 
 integration-test: deps
-	$(SWIFT) build $(STATIC_BUILD) --product pushlab
-	PUSHLAB_BIN=$(TEST_BIN) PUSHLAB_DIST_BIN=$(TEST_BIN) Tests/Integration/run.sh
+	$(SWIFT) build --product pushlab
+	PUSHLAB_BIN=$(TEST_BIN) PUSHLAB_DIST_BIN=$(TEST_BIN) Tests/Integration/run.sh $(ARGS)
 
-## libFuzzer over JSON, provider tokens, certificates, requests, scenarios and control API bodies (ARGS: --seconds N, targets).
+## libFuzzer over JSON, provider tokens, certificates, requests, scenarios and control API bodies
+## (ARGS: --seconds N, --release for an optimized build of its own, targets).
 fuzz:
 	Fuzz/run.sh $(ARGS)
 
@@ -85,4 +96,4 @@ certs:
 	certs/generate.sh
 
 clean:
-	rm -rf .build .build-static .build-release .build-fuzz .build-dist dist Tests/Integration/.venv Tests/Integration/.venvs
+	rm -rf .build .build-release .build-fuzz .build-dist dist Tests/Integration/.venv Tests/Integration/.venvs

@@ -308,11 +308,27 @@ def tool(name: str) -> str:
 
 # The longest files first, as measured (3 workers, 2 cores): each file runs whole on one worker
 # (run.sh), and a long file collected last would leave the others waiting for it at the end.
-SLOWEST_FIRST = ("test_crash_soak.py", "test_client_matrix.py", "test_dist.py", "test_certs.py", "test_long_load.py",
-                 "test_openapi.py", "test_cluster.py", "test_cluster_world.py", "test_dashboard.py", "test_h2_raw.py", "test_apns_connection.py")
+SLOWEST_FIRST = ("test_cluster_world.py", "test_dist.py", "test_client_matrix.py", "test_dashboard.py", "test_crash_soak.py",
+                 "test_cluster.py", "test_openapi.py", "test_certs.py", "test_long_load.py", "test_readme.py",
+                 "test_h2_raw.py", "test_report.py", "test_apns_connection.py", "test_simulator.py")
+
+# The files that take tens of seconds each (a cluster, the client matrix's venvs, kill -9 under
+# load, a Debian root, a browser, schemathesis, the README on the default ports): make test-all
+# and CI run them; `run.sh --quick` (make test) leaves them out.
+LONG_FILES = frozenset(SLOWEST_FIRST[:10])
+
+
+def pytest_addoption(parser):
+    parser.addoption("--quick", action="store_true",
+                     help="leave out the long files (LONG_FILES in conftest.py), as make test does")
 
 
 def pytest_collection_modifyitems(session, config, items):
+    if config.getoption("--quick"):
+        left_out = [item for item in items if item.path.name in LONG_FILES]
+        if left_out:
+            config.hook.pytest_deselected(items=left_out)
+            items[:] = [item for item in items if item.path.name not in LONG_FILES]
     rank = {name: index for index, name in enumerate(SLOWEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))   # stable: a file's tests keep their order
 

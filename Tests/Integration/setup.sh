@@ -3,7 +3,12 @@
 # curl, openssl and nghttp2-client; a venv at Tests/Integration/.venv with requirements.txt; a
 # venv per client library of the matrix in Tests/Integration/.venvs/ (four made at a time).
 # run.sh calls it; `make test` runs it beside the Swift build.
+#
+#   Tests/Integration/setup.sh [--quick]    --quick: not the client matrix's venvs (run.sh --quick
+#                                           does not run test_client_matrix.py)
 set -euo pipefail
+QUICK=0
+[[ ${1:-} == --quick ]] && QUICK=1
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -55,6 +60,8 @@ if [ "$(cat "$STAMP" 2>/dev/null || true)" != "$want" ]; then
     "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$HERE/requirements.txt"
     echo "$want" >"$STAMP"
 fi
+
+[[ $QUICK == 1 ]] && exit 0
 
 # --- One venv per APNs client library of the matrix (test_client_matrix.py) ------------
 # Each library pins its own dependencies, and some pin old, conflicting ones (h2 3.x, hyper).
