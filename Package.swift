@@ -162,13 +162,20 @@ let package = Package(
             // The Swift runtime linked in on Linux, as a release ships it, so that the binary every
             // build makes also runs in a stock Debian root (the tarball and image tests): one
             // build serves both the Swift tests, which link it dynamically (swift-testing has no
-            // static library), and the binary the integration tests drive. This module is
-            // compiled against the static runtime's modules too, so that its imports name the
-            // static libraries the link needs (Foundation's ICU and shims); the modules below it
-            // are compiled as usual and link either way. `--static-swift-stdlib` (make dist)
-            // passes the same flags to every module.
-            swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))],
-            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))]
+            // static library), and the binary the integration tests drive. Only the link changes:
+            // SwiftPM does not recompile a module when its runtime flags change, so the modules
+            // are compiled as usual, and Foundation's static libraries are named here, in the
+            // order a static link needs them (their dynamic twins carry these dependencies
+            // themselves). `--static-swift-stdlib` (make dist) compiles everything for it.
+            linkerSettings: [
+                .unsafeFlags(
+                    ["-static-stdlib"] + [
+                        "Foundation", "FoundationInternationalization", "FoundationEssentials", "CoreFoundation",
+                        "_FoundationCollections", "_FoundationCShims", "_FoundationICU",
+                    ].map { "-l\($0)" },
+                    .when(platforms: [.linux])
+                ),
+            ]
         ),
         // Pushlab in-process for Swift test suites; the test certificates and the sample key ship
         // as resources, so a consumer's tests need no path into this repository.
