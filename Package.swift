@@ -195,7 +195,10 @@ let package = Package(
         ),
         .testTarget(name: "PushlabTestingTests", dependencies: ["PushlabTesting", "PushlabClient"]),
         .testTarget(name: "PushlabNGHTTP2Tests", dependencies: ["PushlabNGHTTP2"]),
-        .testTarget(name: "PushlabRedisTests", dependencies: ["PushlabRedis", "PushlabCluster", "PushlabCore", "PushlabSimulator", "PushlabStore"]),
+        .testTarget(name: "PushlabRedisTests", dependencies: ["PushlabRedis", "RedisTestServers"]),
+        .testTarget(name: "PushlabClusterTests", dependencies: ["PushlabCluster", "PushlabRedis", "PushlabCore", "PushlabSimulator", "PushlabStore", "RedisTestServers"]),
+        // Real redis-server processes, shared by the two suites above (one cluster for both).
+        .target(name: "RedisTestServers", dependencies: ["PushlabRedis"], path: "Tests/RedisTestServers"),
         .testTarget(name: "PushlabDeliveryTests", dependencies: ["PushlabDelivery", "PushlabSimulator", "PushlabCore", "PushlabStore"]),
         .testTarget(name: "PushlabScenarioTests", dependencies: ["PushlabScenario", "PushlabCore", "PushlabSimulator", "PushlabServices"]),
         .testTarget(name: "PushlabOpenSSLTests", dependencies: ["PushlabOpenSSL"]),

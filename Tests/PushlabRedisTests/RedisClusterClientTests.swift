@@ -1,4 +1,5 @@
 import PushlabRedis
+import RedisTestServers
 import Testing
 
 /// The cluster client against a real cluster of three `redis-server` masters. The tests that

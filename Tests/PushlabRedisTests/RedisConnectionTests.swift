@@ -1,4 +1,5 @@
 import PushlabRedis
+import RedisTestServers
 import Testing
 
 /// One connection against a real `redis-server`.

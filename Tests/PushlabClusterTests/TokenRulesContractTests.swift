@@ -1,6 +1,7 @@
 import PushlabCluster
 import PushlabCore
 import PushlabRedis
+import RedisTestServers
 import Testing
 
 /// The 410 and 429 of a push are written twice: in Swift (`APNsWorld`'s token states and

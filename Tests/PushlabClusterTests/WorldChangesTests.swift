@@ -2,6 +2,7 @@
 import PushlabCore
 import PushlabRedis
 import PushlabSimulator
+import RedisTestServers
 import Testing
 
 /// The changes to a cluster's world in the engine: in order for every node, trimmed to what a

@@ -1,6 +1,7 @@
 @testable import PushlabCluster
 import PushlabCore
 import PushlabRedis
+import RedisTestServers
 import Testing
 
 /// Fault rules counted in the engine (`EngineFaultCounts`): every node's requests count as one

@@ -1,6 +1,7 @@
 import PushlabCluster
 import PushlabCore
 import PushlabRedis
+import RedisTestServers
 import Testing
 
 /// The engine's side of a Pushlab cluster against a real Redis Cluster: the intake script (410,

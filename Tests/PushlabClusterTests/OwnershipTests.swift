@@ -1,6 +1,7 @@
 import PushlabCluster
 import PushlabCore
 import PushlabRedis
+import RedisTestServers
 import Testing
 
 /// The engine's side of who simulates which phones: heartbeats on Redis's clock, leases that

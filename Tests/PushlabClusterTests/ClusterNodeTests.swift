@@ -3,6 +3,7 @@ import PushlabCore
 import PushlabRedis
 import PushlabSimulator
 import Synchronization
+import RedisTestServers
 import Testing
 
 /// Nodes sharing one world of phones on the engine: each push reaches its phone on the node

@@ -1,18 +1,17 @@
 import Foundation
 import PushlabRedis
 import Synchronization
-import Testing
 
-/// Real `redis-server` processes from Debian's package, on loopback ports of their own, in a
+/// Real `redis-server` processes (for PushlabRedisTests and PushlabClusterTests) from Debian's package, on loopback ports of their own, in a
 /// folder of their own: one standalone server, or the masters of a new cluster. Stopped by
 /// `stop()`, and at the latest when the test process exits.
-final class RedisServers: Sendable {
-    let endpoints: [RedisEndpoint]
+public final class RedisServers: Sendable {
+    public let endpoints: [RedisEndpoint]
     private let processes: [Process]
     private let folder: URL
 
-    static let binary = "/usr/bin/redis-server"
-    static let cli = "/usr/bin/redis-cli"
+    public static let binary = "/usr/bin/redis-server"
+    public static let cli = "/usr/bin/redis-cli"
 
     private init(endpoints: [RedisEndpoint], processes: [Process], folder: URL) {
         self.endpoints = endpoints
@@ -26,7 +25,7 @@ final class RedisServers: Sendable {
     ///
     /// `changing`: another cluster, for the one serialized suite whose tests move slots and cut
     /// connections, one test at a time (each on slots and keys of its own).
-    static func sharedCluster(changing: Bool = false) async throws -> RedisServers {
+    public static func sharedCluster(changing: Bool = false) async throws -> RedisServers {
         // The first call starts it, which blocks: off the pool.
         try await offThePool {
             guard let cluster = changing ? changed : shared else {
@@ -41,7 +40,7 @@ final class RedisServers: Sendable {
 
     /// `count` servers; with `cluster`, made one cluster of `count / (replicas + 1)` masters
     /// (every slot served), each with `replicas` replicas.
-    static func start(count: Int = 1, cluster: Bool = false, replicas: Int = 0) async throws -> RedisServers {
+    public static func start(count: Int = 1, cluster: Bool = false, replicas: Int = 0) async throws -> RedisServers {
         try await offThePool { try startBlocking(count: count, cluster: cluster, replicas: replicas) }
     }
 
@@ -96,7 +95,7 @@ final class RedisServers: Sendable {
     }
 
     @discardableResult
-    static func cliOutput(_ arguments: [String]) throws -> String {
+    public static func cliOutput(_ arguments: [String]) throws -> String {
         // Into a file, not a pipe: a server started meanwhile by another test would inherit the
         // pipe's writing end, and the read would never see its end.
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("pushlab-redis-cli-\(UUID().uuidString)")
@@ -116,7 +115,7 @@ final class RedisServers: Sendable {
 
     /// `redis-cli` on node `index`.
     @discardableResult
-    func cli(_ index: Int, _ arguments: String...) async throws -> String {
+    public func cli(_ index: Int, _ arguments: String...) async throws -> String {
         let arguments = ["-p", String(endpoints[index].port)] + arguments
         return try await Self.offThePool { try Self.cliOutput(arguments) }
     }
@@ -146,14 +145,14 @@ final class RedisServers: Sendable {
     }
 
     /// Node `index`'s cluster id.
-    func nodeID(_ index: Int) async throws -> String { try await cli(index, "CLUSTER", "MYID") }
+    public func nodeID(_ index: Int) async throws -> String { try await cli(index, "CLUSTER", "MYID") }
 
     /// The index of the server at `endpoint`.
-    func index(of endpoint: RedisEndpoint) -> Int? { endpoints.firstIndex(of: endpoint) }
+    public func index(of endpoint: RedisEndpoint) -> Int? { endpoints.firstIndex(of: endpoint) }
 
     /// SIGKILL, not SIGTERM: a process spawned from a test's thread may inherit a signal mask
     /// that blocks SIGTERM, and nothing of these servers needs to be kept.
-    func stop() {
+    public func stop() {
         for process in processes where process.isRunning {
             Foundation.kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -162,7 +161,7 @@ final class RedisServers: Sendable {
     }
 
     /// `kill -9` of node `index`.
-    func kill(_ index: Int) {
+    public func kill(_ index: Int) {
         Foundation.kill(processes[index].processIdentifier, SIGKILL)
         processes[index].waitUntilExit()
     }
@@ -176,8 +175,8 @@ final class RedisServers: Sendable {
         }
     }
 
-    struct Missing: Error, CustomStringConvertible {
-        var description: String
+    public struct Missing: Error, CustomStringConvertible {
+        public var description: String
     }
 
     /// Every server started, killed when the test process exits (a failed test never stops its own).
