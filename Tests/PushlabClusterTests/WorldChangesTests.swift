@@ -14,6 +14,34 @@ import Testing
         return WorldChanges(client: client, keys: EngineKeys(prefix: "world-\(UInt32.random(in: 0...UInt32.max))", partitions: DevicePartitions(count: 8)))
     }
 
+    @Test func anIdleNodeWaitsOnItsOwnConnectionForTheNextChange() async throws {
+        let servers = try await RedisServers.sharedCluster()
+        let client = try await EngineTests.connect(to: servers)
+        let changes = WorldChanges(client: client, keys: EngineKeys(prefix: "wait-\(UInt32.random(in: 0...UInt32.max))", partitions: DevicePartitions(count: 8)))
+        let reader = RedisBlockingReader(client: client)
+        defer { Task { await reader.close() } }
+        let clock = ContinuousClock()
+
+        var asked = clock.now
+        #expect(try await changes.wait(after: nil, upTo: .milliseconds(300), on: reader).isEmpty, "no change came")
+        #expect(clock.now - asked >= .milliseconds(250), "it waited for one")
+
+        let first = try await changes.append(method: "POST", path: "/v1/apps", body: [], kind: .change)
+        asked = clock.now
+        #expect(try await changes.wait(after: nil, upTo: .seconds(5), on: reader).map(\.id) == [first.id], "one there already")
+        #expect(clock.now - asked < .seconds(2))
+
+        // While it waits, the client's pipelined connections carry other commands.
+        let waiting = Task { try await changes.wait(after: first.id, upTo: .seconds(5), on: reader) }
+        try await Task.sleep(for: .milliseconds(100))
+        asked = clock.now
+        let second = try await changes.append(method: "POST", path: "/v1/clock", body: Array(#"{"advance":1}"#.utf8), kind: .change)
+        let woken = try await waiting.value
+        #expect(woken.map(\.id) == [second.id] && woken.first?.path == "/v1/clock", "the waiting read came back with the new change")
+        #expect(clock.now - asked < .seconds(2), "at once, not at the end of its wait")
+        #expect(try await changes.read(after: first.id).map(\.id) == [second.id], "the same change a read finds")
+    }
+
     @Test func everyNodeReadsTheChangesInOrderAndSaysHowFarItGot() async throws {
         let changes = try await Self.changes()
         let first = try await changes.append(method: "POST", path: "/v1/apps", body: Array(#"{"bundleId":"a"}"#.utf8), kind: .change)

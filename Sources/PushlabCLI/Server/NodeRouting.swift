@@ -35,8 +35,12 @@ struct NodeRouting: ClusterRouting {
         return (appended.id.description, appended.replaced)
     }
 
+    /// How long a read of the changes waits for the next one: a stopping node waits at most this
+    /// for its applier.
+    static let changeWait = Duration.seconds(1)
+
     func changes(after id: String?) async throws -> [ClusterChange] {
-        try await engine.changes.read(after: id.flatMap(StreamID.init)).map { change in
+        try await engine.changes.wait(after: id.flatMap(StreamID.init), upTo: Self.changeWait, on: engine.changesReader).map { change in
             ClusterChange(
                 id: change.id.description, method: change.method, path: change.path, body: change.body, kind: ClusterChange.Kind(change.kind)
             )

@@ -87,8 +87,27 @@ public struct WorldChanges: Sendable {
         let answer = try await client.send(
             RESPCommand("XRANGE", RESPArgument(keys.changes), RESPArgument(start), "+", "COUNT", RESPArgument(count)), key: keys.changes
         )
+        return try Self.changes(answer.elements ?? [])
+    }
+
+    /// Up to `count` changes after `id`, as `read` gives them, waiting on `reader`'s connection
+    /// for the next one when there are none yet, for at most `limit`: an idle node asks the engine
+    /// once a `limit`, not once a poll. Empty when none came in time.
+    public func wait(after id: StreamID?, upTo limit: Duration, count: Int = 100, on reader: RedisBlockingReader) async throws(RedisError) -> [Change] {
+        let answer = try await reader.send(
+            RESPCommand("XREAD", "COUNT", RESPArgument(count), "BLOCK", RESPArgument(max(1, Int64(limit / .milliseconds(1)))),
+                        "STREAMS", RESPArgument(keys.changes), RESPArgument(id?.description ?? "0-0")),
+            slot: HashSlot.of(keys.changes)
+        )
+        guard !answer.isNull else { return [] }
+        guard let streams = answer.pairs else { throw RedisError(.protocolError, "XREAD answered \(answer)") }
+        return try Self.changes(streams.first?.value.elements ?? [])
+    }
+
+    /// Stream entries `[[id, [field, value, …]], …]` as changes.
+    private static func changes(_ entries: [RESPValue]) throws(RedisError) -> [Change] {
         var changes: [Change] = []
-        for entry in answer.elements ?? [] {
+        for entry in entries {
             guard let parts = entry.elements, parts.count == 2, let id = parts[0].text.flatMap(StreamID.init) else { continue }
             var fields: [String: [UInt8]] = [:]
             for (name, value) in parts[1].pairs ?? [] {

@@ -20,6 +20,7 @@ public final class ClusterEngine: Sendable {
         self.keys = keys
         self.admission = admission
         self.isDurable = isDurable
+        changesReader = RedisBlockingReader(client: client)
     }
 
     /// A new phone's id, `device-N`: no node gives it again in this world.
@@ -115,7 +116,11 @@ public final class ClusterEngine: Sendable {
     /// The changes to the world made through the nodes' control APIs.
     public var changes: WorldChanges { WorldChanges(client: client, keys: keys) }
 
+    /// The connection this node waits on for the next change to the world (`WorldChanges.wait`).
+    public let changesReader: RedisBlockingReader
+
     public func close() async {
+        await changesReader.close()
         await client.close()
     }
 }

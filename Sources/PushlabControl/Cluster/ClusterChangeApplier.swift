@@ -52,8 +52,12 @@ final class ClusterChangeApplier: Sendable {
         target.withLock { $0 = (address, token) }
         while await applyNew() > 0 {}
         let task = Task { [self] in
+            let clock = ContinuousClock()
             while !Task.isCancelled {
-                if await applyNew() == 0 { try? await Task.sleep(for: .milliseconds(20)) }
+                // A routing that waits for the next change (a node's) comes back when there is
+                // one; one that answers at once is asked again after a pause, not in a spin.
+                let asked = clock.now
+                if await applyNew() == 0, clock.now - asked < .milliseconds(10) { try? await Task.sleep(for: .milliseconds(20)) }
             }
         }
         loop.withLock { $0 = task }

@@ -24,6 +24,8 @@ public protocol ClusterRouting: Sendable {
     func appendChange(method: String, path: String, body: [UInt8], kind: ClusterChange.Kind) async throws -> (id: String, replaced: String?)
 
     /// The changes after `id` (from the first with nil), in the order every node applies them.
+    /// It may wait a moment for the next change when there is none yet (a node waits on the
+    /// engine, about a second), and answers empty if none came.
     func changes(after id: String?) async throws -> [ClusterChange]
 
     /// Applies a change here: `replay` runs its request against this node's own routes. A reset

@@ -143,6 +143,21 @@ public final class RedisClusterClient: Sendable {
         return kept
     }
 
+    /// A connection to `node` of its own, not one the client pipelines its commands on (for a
+    /// command that blocks: `RedisBlockingReader`); the caller closes it.
+    public func dedicatedConnection(to node: RedisEndpoint) async throws(RedisError) -> RedisConnection {
+        try state.withLock { state throws(RedisError) in
+            if state.closed { throw RedisError(.connection, "the cluster client is closed") }
+        }
+        return try await RedisConnection.connect(to: node, on: group, timeout: connectTimeout)
+    }
+
+    /// The master of `slot`, as the slot map has it (read again when it names none).
+    public func master(of slot: Int) async throws(RedisError) -> RedisEndpoint {
+        guard let master = try await master(ofSlot: slot) else { throw RedisError(.cluster, "no master serves slot \(slot)") }
+        return master
+    }
+
     private func drop(_ connection: RedisConnection) {
         state.withLock { state in
             if state.connections[connection.endpoint] === connection { state.connections[connection.endpoint] = nil }
