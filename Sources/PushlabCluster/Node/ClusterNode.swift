@@ -38,6 +38,8 @@ public final class ClusterNode: Sendable {
     private let expectation: (nodes: Int, until: ContinuousClock.Instant)
     private let unpublished = Mutex<[PublishedChange]>([])
     private let publishing = AsyncLock()
+    /// What the rounds wait on while no push comes.
+    private let doorbells: PartitionDoorbells
 
     /// Successful beats in a row that must miss a node, during a grace, before it counts as
     /// dead: the heartbeats' timeout, in beats (at least 2).
@@ -56,6 +58,7 @@ public final class ClusterNode: Sendable {
         expectation = (expectedNodes, ContinuousClock.now + expectWait)
         self.id = id
         self.delivery = delivery
+        doorbells = PartitionDoorbells(client: delivery.engineClient, keys: delivery.keys)
         self.heartbeats = heartbeats
         self.leases = leases
         self.beatInterval = beatInterval
@@ -111,6 +114,7 @@ public final class ClusterNode: Sendable {
             return loops
         }
         for task in tasks { task.cancel() }
+        await doorbells.close()
         for task in tasks { await task.value }
     }
 
@@ -260,12 +264,23 @@ public final class ClusterNode: Sendable {
         while !Task.isCancelled {
             let (delivered, _) = await delivery.round()
             await publishTokenChanges()
-            // Polled, not blocked on: a node's partitions are on every master. Backs off to
-            // 20 ms when nothing comes, and is back at once with the next push.
-            idle = delivered > 0 ? .milliseconds(1) : min(idle * 2, .milliseconds(20))
-            if delivered == 0 { try? await Task.sleep(for: idle) }
+            if delivered > 0 {
+                idle = .milliseconds(1)
+                continue
+            }
+            // Nothing came: a pause that grows to 20 ms over empty rounds (a log that stays
+            // non-empty rings its doorbell at once, and is then read at that pace), then the
+            // doorbells, which the next push to a partition of this node rings.
+            try? await Task.sleep(for: idle)
+            idle = min(idle * 2, .milliseconds(20))
+            guard !Task.isCancelled else { return }
+            await doorbells.wait(for: delivery.owned, upTo: Self.idleWait)
         }
     }
+
+    /// How long an idle node's rounds wait for a doorbell before they read every partition again
+    /// (a partition just gained, a doorbell lost in a failover).
+    static let idleWait = Duration.seconds(1)
 
     /// Tells the engine this node is alive, and learns which nodes are (`nodes`).
     private func beat() async {

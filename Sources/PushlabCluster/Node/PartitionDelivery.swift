@@ -71,6 +71,9 @@ public final class PartitionDelivery: ObservationSink {
 
     public var keys: EngineKeys { log.keys }
 
+    /// The engine's client, for what waits on the partitions' logs (`PartitionDoorbells`).
+    var engineClient: RedisClusterClient { log.client }
+
     /// Hears the history of the phones of a partition this node gains: it replaces what the
     /// history holds of the phones `devices` accepts (this node's copies may have observed what
     /// the engine never got).
