@@ -217,6 +217,8 @@ public final class ClusterNode: Sendable {
     /// push is delivered (`PartitionDelivery.startWorld`).
     public func startWorld(_ id: String, applying: @Sendable () async -> Void) async {
         await delivery.startWorld(id, applying: applying)
+        // The new world's logs are other keys: their doorbells are sent at the next wait.
+        doorbells.ring()
     }
 
     /// Where requests about `deviceID`'s phone are answered: here, when this node simulates it
@@ -362,6 +364,8 @@ public final class ClusterNode: Sendable {
         } catch {
             logger.warning("Taking partitions \(held) failed", metadata: ["error": "\(error)"])
         }
+        // A failover's pushes to the gained phones are read now, not after an idle wait.
+        if !held.isEmpty { doorbells.ring() }
         // A push another node read after this one took its partition is idle there for good.
         await delivery.reclaim(idleFor: leases.duration)
     }

@@ -63,6 +63,13 @@ final class PartitionDoorbells: Sendable {
         }
     }
 
+    /// Ends the wait in progress, or the next one, at once: this node's partitions changed (a
+    /// gain, a new world), and the rounds should read them now rather than after a doorbell's
+    /// `limit`.
+    func ring() {
+        wake(generation: nil)
+    }
+
     /// Takes every doorbell down: a wait in progress ends, and later ones return at once.
     func close() async {
         let (readers, waiter) = state.withLock { state in
