@@ -82,7 +82,8 @@ load() {
     python3 - "$out" <<'EOF'
 import re, sys
 text = open(sys.argv[1]).read()
-seconds = float(re.search(r"finished in ([\d.]+)s", text).group(1))
+finished = re.search(r"finished in ([\d.]+)(ms|s)\b", text)
+seconds = float(finished.group(1)) / (1000 if finished.group(2) == "ms" else 1)
 ok = int(re.search(r"status codes: (\d+) 2xx", text).group(1))
 print(seconds, ok)
 EOF
