@@ -40,6 +40,8 @@ public final class ClusterNode: Sendable {
     private let publishing = AsyncLock()
     /// What the rounds wait on while no push comes.
     private let doorbells: PartitionDoorbells
+    /// Which partitions' abandoned pushes are claimed at a beat.
+    private let reclaims: Mutex<ReclaimSchedule>
 
     /// Successful beats in a row that must miss a node, during a grace, before it counts as
     /// dead: the heartbeats' timeout, in beats (at least 2).
@@ -61,6 +63,7 @@ public final class ClusterNode: Sendable {
         doorbells = PartitionDoorbells(client: delivery.engineClient, keys: delivery.keys)
         self.heartbeats = heartbeats
         self.leases = leases
+        reclaims = Mutex(ReclaimSchedule(lease: leases.duration))
         self.beatInterval = beatInterval
         self.logger = logger
     }
@@ -280,9 +283,10 @@ public final class ClusterNode: Sendable {
         }
     }
 
-    /// How long an idle node's rounds wait for a doorbell before they read every partition again
-    /// (a partition just gained, a doorbell lost in a failover).
-    static let idleWait = Duration.seconds(1)
+    /// How long an idle node's rounds wait for a doorbell before they read every partition again.
+    /// A partition gained and a new world ring at once, and a doorbell that failed (a failover)
+    /// wakes the rounds after a pause, so this is only a safety net.
+    static let idleWait = Duration.seconds(5)
 
     /// Tells the engine this node is alive, and learns which nodes are (`nodes`).
     private func beat() async {
@@ -367,6 +371,10 @@ public final class ClusterNode: Sendable {
         // A failover's pushes to the gained phones are read now, not after an idle wait.
         if !held.isEmpty { doorbells.ring() }
         // A push another node read after this one took its partition is idle there for good.
-        await delivery.reclaim(idleFor: leases.duration)
+        let due = reclaims.withLock { schedule in
+            schedule.gain(held)
+            return schedule.due(owned: delivery.owned)
+        }
+        await delivery.reclaim(due, idleFor: leases.duration)
     }
 }

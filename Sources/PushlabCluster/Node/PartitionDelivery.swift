@@ -217,13 +217,14 @@ public final class PartitionDelivery: ObservationSink {
         }
     }
 
-    /// Claims, in every partition simulated here, what another consumer read and has not taken
+    /// Claims, in each of `partitions` still simulated here, what another consumer read and has not taken
     /// for `minIdle`: a node that went on reading after it lost the partition unawares (its
     /// takings fail), or died between this node's gain and its own last read. Delivered as
     /// resumed pushes; what this node itself read and has yet to take is left alone.
-    public func reclaim(idleFor minIdle: Duration) async {
+    public func reclaim(_ partitions: [Int], idleFor minIdle: Duration) async {
+        guard !partitions.isEmpty else { return }
         await turns.withLock {
-            for partition in owned {
+            for partition in partitions where state.withLock({ $0.owned[partition] != nil }) {
                 do {
                     let claimed = try await log.claimAbandoned(partition: partition, consumer: node, minIdle: minIdle, count: 10_000)
                     let own = state.withLock { Set($0.owned[partition]?.entries.map(\.id) ?? []) }

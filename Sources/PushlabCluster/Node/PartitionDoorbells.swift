@@ -34,6 +34,10 @@ final class PartitionDoorbells: Sendable {
 
     private let state = Mutex(State())
 
+    /// How long a doorbell that failed waits before it wakes the rounds: a master failing over
+    /// fails every command sent to it at once, for a few seconds.
+    static let pauseAfterFailure = Duration.milliseconds(100)
+
     init(client: RedisClusterClient, keys: EngineKeys) {
         self.client = client
         self.keys = keys
@@ -117,9 +121,10 @@ final class PartitionDoorbells: Sendable {
             do {
                 arrived = try await !watch.reader.send(command, slot: slot).isNull
             } catch {
-                // A failover, a closed reader, a slot that moved: the rounds' own pause stands in
-                // until the next wait sends it again.
-                arrived = false
+                // A failover, a closed reader, a slot that moved: a push may have come meanwhile,
+                // so the rounds read again after a pause (their next wait sends it again).
+                try? await Task.sleep(for: Self.pauseAfterFailure)
+                arrived = true
             }
             state.withLock { state in
                 if state.watches[partition]?.reader === watch.reader { state.watches[partition]?.inFlight = false }
