@@ -142,9 +142,14 @@ public final class PushlabRuntime: Sendable {
             let control = configuration.control.map { _ in cores.controlAPI(store: parts.store) }
             if let control { parts.disconnects.append(control.connect()) }
 
-            let service: any APNsConnectionFactory = control.map { $0.metrics.measuring(cores.service) } ?? cores.service
-            let commits = configuration.store?.durable == true ? parts.store : nil
-            let server = try PushlabServer(configuration: configuration.server, service: service, commits: commits, logger: logger)
+            // --durable: every answer waits for its record's commit.
+            let rules: any APNsConnectionFactory = if configuration.store?.durable == true, let store = parts.store {
+                CommittingConnectionFactory(service: cores.service, commits: store)
+            } else {
+                cores.service
+            }
+            let service = control.map { $0.metrics.measuring(rules) } ?? rules
+            let server = try PushlabServer(configuration: configuration.server, service: service, logger: logger)
             let listeners: [APNsListener]
             do {
                 listeners = try await server.start()

@@ -72,12 +72,12 @@ struct AdmissionTests {
 
     /// Requests the admission of what awaits and returns the ticket and the verdicts it got.
     private func admit(_ harness: Harness, _ admission: ScriptedAdmission, verdicts: [AdmissionVerdict]) throws -> [APNsOutcome] {
-        let answered = Mutex<(AdmissionTicket, [AdmissionVerdict])?>(nil)
-        let ticket = try #require(harness.connection.requestAdmission { ticket, verdicts in answered.withLock { $0 = (ticket, verdicts) } })
+        let answered = Mutex<(AnswerTicket, [AdmissionVerdict])?>(nil)
+        let ticket = try #require(harness.connection.requestVerdicts { ticket, verdicts in answered.withLock { $0 = (ticket, verdicts) } })
         admission.answer(verdicts)
         let (got, given) = try #require(answered.withLock { $0 })
         #expect(got == ticket)
-        return harness.connection.finishAdmission(ticket, verdicts: given)
+        return harness.connection.finishHeldAnswers(ticket, verdicts: given)
     }
 
     @Test func aPushTheRulesAcceptWaitsForTheEngineAndIsRecordedAsItDecides() throws {
@@ -86,8 +86,8 @@ struct AdmissionTests {
         let first = harness.send(body: #"{"aps":{"alert":"one"}}"#)
         let second = harness.send(body: #"{"aps":{"alert":"two"}}"#)
         let refused = harness.send(topic: TestWorld.rivalApp)
-        #expect(first.awaitsAdmission && second.awaitsAdmission && first.response?.status == 200)
-        #expect(!refused.awaitsAdmission && refused.response?.status == 400, "what the rules refuse is answered at once")
+        #expect(first.isHeld && second.isHeld && first.response?.status == 200)
+        #expect(!refused.isHeld && refused.response?.status == 400, "what the rules refuse is answered at once")
         #expect(harness.log.entries().map(\.status) == [400], "nothing recorded before the verdict")
         #expect(harness.sink.accepted.isEmpty, "the engine's log, not the local sink, takes the pushes")
 
@@ -97,7 +97,7 @@ struct AdmissionTests {
         #expect(outcomes.map(\.response?.status) == [200, 410])
         #expect(outcomes[0].response?.apnsIDValue == first.response?.apnsIDValue)
         #expect(outcomes[1].response?.reason == .unregistered && outcomes[1].response?.timestamp == 1_767_000_000_000)
-        #expect(harness.connection.requestAdmission { _, _ in } == nil, "nothing left to send")
+        #expect(harness.connection.requestVerdicts { _, _ in } == nil, "nothing left to send")
         harness.connection.flushRecords()
         #expect(harness.log.entries().map(\.status).sorted() == [200, 400, 410])
     }
@@ -133,7 +133,7 @@ struct AdmissionTests {
         var policy = APNsPolicy()
         policy.deviceTokenRateLimit = APNsPolicy.RateLimit(requests: 1, perSeconds: 60)
         let harness = try Harness(.token, policy: policy, admission: admission)
-        #expect(harness.send().awaitsAdmission && harness.send().awaitsAdmission)
+        #expect(harness.send().isHeld && harness.send().isHeld)
     }
 
     /// A broadcast reaches every node's phones through the engine: its 200 waits for the engine
@@ -146,7 +146,7 @@ struct AdmissionTests {
         harness.send()
         let broadcast = harness.broadcast(channel: channel)
         harness.send()
-        #expect(broadcast.awaitsAdmission && broadcast.response?.status == 200)
+        #expect(broadcast.isHeld && broadcast.response?.status == 200)
         let outcomes = try admit(harness, admission, verdicts: [.accepted, .tooManyRequests])
         #expect(admission.askedBroadcasts.map(\.channelID) == [channel])
         #expect(admission.asked.first?.count == 2, "the pushes go to the engine together")
@@ -170,7 +170,7 @@ struct AdmissionTests {
             headers: [("authorization", "bearer \(harness.providerToken)")],
             body: Array(#"{"message-storage-policy":1,"push-type":"LiveActivity"}"#.utf8)
         ))
-        #expect(created.awaitsAdmission && created.response?.status == 201)
+        #expect(created.isHeld && created.response?.status == 201)
         let channelID = try #require(created.response?.channelID)
         let outcomes = try admit(harness, admission, verdicts: [])
         #expect(admission.askedChannels.map { if case .created(let channel) = $0 { channel.id } else { "" } } == [channelID])
@@ -190,13 +190,13 @@ struct AdmissionTests {
         let harness = try Harness(.token, faults: faults, admission: admission)
         let first = harness.send()
         let second = harness.send()
-        #expect(first.awaitsAdmission && first.response == nil && second.awaitsAdmission, "both wait for the engine's count")
+        #expect(first.isHeld && first.response == nil && second.isHeld, "both wait for the engine's count")
         let checked = try admit(harness, admission, verdicts: [])
         #expect(admission.askedChecks == Array(repeating: FaultCheck(rule: "fault-1", everyNth: nil, count: 1, lucky: true, fault: .respond(.serviceUnavailable)), count: 2))
-        #expect(checked[0].response?.reason == .serviceUnavailable && !checked[0].awaitsAdmission, "it fired: its answer")
+        #expect(checked[0].response?.reason == .serviceUnavailable && !checked[0].isHeld, "it fired: its answer")
         #expect(faults.rules.map(\.id) == ["fault-2"], "fired its count on the nodes: gone here too")
         // It passed: the next rule (a delay) and APNs's rules; the 200 waits for the push's admission.
-        #expect(checked[1].awaitsAdmission && checked[1].response?.status == 200 && checked[1].delayMilliseconds == 5)
+        #expect(checked[1].isHeld && checked[1].response?.status == 200 && checked[1].delayMilliseconds == 5)
         #expect(try admit(harness, admission, verdicts: [.accepted]).map(\.response?.status) == [200])
         harness.connection.flushRecords()
         #expect(harness.log.entries().map(\.status).sorted() == [200, 503])

@@ -11,7 +11,7 @@ struct AdmissionAnswerTests {
     /// Answers 200-awaiting-admission to every request (400 `BadDeviceToken` to a path with
     /// "bad" in it), and finishes admissions as the test says.
     final class AdmittingService: APNsConnectionFactory {
-        private let state = Mutex<(awaiting: Int, requested: [(AdmissionTicket, Int, @Sendable (AdmissionTicket, [AdmissionVerdict]) -> Void)], journal: [String])>((0, [], []))
+        private let state = Mutex<(awaiting: Int, requested: [(AnswerTicket, Int, @Sendable (AnswerTicket, [AdmissionVerdict]) -> Void)], journal: [String])>((0, [], []))
 
         func makeConnectionHandler(for connection: ConnectionInfo) -> any APNsConnectionHandler { Handler(service: self) }
 
@@ -34,15 +34,17 @@ struct AdmissionAnswerTests {
                 let id = ids.echoOrGenerate(request.header("apns-id"))
                 if request.path?.contains("bad") == true { return APNsOutcome(.failure(.badDeviceToken, apnsID: id)) }
                 service.state.withLock { $0.awaiting += 1 }
-                return APNsOutcome(.success(apnsID: id), awaitsAdmission: true)
+                // A latency profile's or a delay fault's delay, on a push the engine decides.
+                let delay: Int64 = request.path?.contains("slow") == true ? 50 : 0
+                return APNsOutcome(.success(apnsID: id), delayMilliseconds: delay, isHeld: true)
             }
 
             func flushRecords() { service.state.withLock { $0.journal.append("flush") } }
 
-            func requestAdmission(_ done: @escaping @Sendable (AdmissionTicket, [AdmissionVerdict]) -> Void) -> AdmissionTicket? {
+            func requestVerdicts(_ done: @escaping @Sendable (AnswerTicket, [AdmissionVerdict]) -> Void) -> AnswerTicket? {
                 service.state.withLock { state in
                     guard state.awaiting > 0 else { return nil }
-                    let ticket = AdmissionTicket(UInt64(state.requested.count + 1))
+                    let ticket = AnswerTicket(UInt64(state.requested.count + 1))
                     state.requested.append((ticket, state.awaiting, done))
                     state.awaiting = 0
                     state.journal.append("admit \(ticket.number)")
@@ -50,10 +52,16 @@ struct AdmissionAnswerTests {
                 }
             }
 
-            func finishAdmission(_ ticket: AdmissionTicket, verdicts: [AdmissionVerdict]) -> [APNsOutcome] {
+            func finishHeldAnswers(_ ticket: AnswerTicket, verdicts: [AdmissionVerdict]) -> [APNsOutcome] {
                 verdicts.map { verdict in
                     switch verdict {
                     case .accepted: APNsOutcome(.success(apnsID: "0F2B6A4D-1C55-4E0B-B2B6-92B5A8C33A19"))
+                    // A counted fault rule that passed: the push now waits for its admission.
+                    case .checked:
+                        {
+                            service.state.withLock { $0.awaiting += 1 }
+                            return APNsOutcome(.success(apnsID: "0F2B6A4D-1C55-4E0B-B2B6-92B5A8C33A19"), isHeld: true)
+                        }()
                     case .tooManyRequests:
                         APNsOutcome(.failure(.tooManyRequests, apnsID: "0F2B6A4D-1C55-4E0B-B2B6-92B5A8C33A19"), actions: [.setMaxConcurrentStreams(1)])
                     default: APNsOutcome(.failure(.internalServerError, apnsID: "0F2B6A4D-1C55-4E0B-B2B6-92B5A8C33A19"))
@@ -98,5 +106,38 @@ struct AdmissionAnswerTests {
         service.decide(0, [.failed])
         try connection.runEventLoopAndExchange()
         #expect(connection.events.status(first) == "500")
+    }
+
+    /// The delay runs from the request, while the engine decides: the verdict is asked for in
+    /// the request's own read, and the answer goes out once both the verdict and the delay are.
+    @Test func aHeldAnswersDelayRunsWhileItsVerdictIsAwaited() throws {
+        let service = AdmittingService()
+        let connection = try EmbeddedConnection(service: service)
+        let slow = try connection.request(path: "/3/device/slow")
+        try connection.exchange()
+        #expect(service.requestedCounts == [1], "asked for at once, not after the delay")
+
+        connection.channel.embeddedEventLoop.advanceTime(by: .milliseconds(20))
+        service.decide(0, [.accepted])
+        try connection.runEventLoopAndExchange()
+        #expect(connection.events.status(slow) == nil, "30 ms of the delay are left")
+        connection.channel.embeddedEventLoop.advanceTime(by: .milliseconds(35))
+        try connection.exchange()
+        #expect(connection.events.status(slow) == "200")
+    }
+
+    /// A verdict can lead to another: the answer is held again, and its next verdict asked for.
+    @Test func aFinalOutcomeThatIsHeldAgainWaitsForItsNextVerdict() throws {
+        let service = AdmittingService()
+        let connection = try EmbeddedConnection(service: service)
+        let stream = try connection.request()
+        try connection.exchange()
+        service.decide(0, [.checked(.passes)])
+        try connection.runEventLoopAndExchange()
+        #expect(connection.events.status(stream) == nil, "held for its admission now")
+        #expect(service.requestedCounts == [1, 1], "the second verdict is asked for at once")
+        service.decide(1, [.accepted])
+        try connection.runEventLoopAndExchange()
+        #expect(connection.events.status(stream) == "200")
     }
 }

@@ -115,28 +115,28 @@ struct DurableAnswerTests {
     private let ok = APNsOutcome(.success(apnsID: "0F2B6A4D-1C55-4E0B-B2B6-92B5A8C33A19"))
 
     @Test func answersAreStampedOncePublishedAndReleasedByTheirTicket() {
-        var held = HeldAnswers<CommitTicket>()
+        var held = HeldAnswers()
         held.hold(ok, on: 1, isHead: false)
         held.hold(ok, on: 3, isHead: false)
         #expect(held.hasUnticketed)
-        held.stamp(CommitTicket(1))
+        held.stamp(AnswerTicket(1))
         held.hold(ok, on: 5, isHead: true)
-        held.stamp(CommitTicket(2))
+        held.stamp(AnswerTicket(2))
         #expect(!held.hasUnticketed)
 
-        #expect(held.release(CommitTicket(2)).map(\.streamID) == [5])
-        #expect(held.release(CommitTicket(2)).isEmpty, "a ticket releases once")
-        #expect(held.release(CommitTicket(1)).map(\.streamID) == [1, 3])
+        #expect(held.release(AnswerTicket(2)).map(\.streamID) == [5])
+        #expect(held.release(AnswerTicket(2)).isEmpty, "a ticket releases once")
+        #expect(held.release(AnswerTicket(1)).map(\.streamID) == [1, 3])
         #expect(held.answers.isEmpty)
     }
 
-    /// Two reads before the same commit share its ticket: its answer releases both.
-    @Test func readsThatShareACommitAreReleasedTogether() {
-        var held = HeldAnswers<CommitTicket>()
+    @Test func aStampLeavesTheAnswersOfEarlierTicketsAlone() {
+        var held = HeldAnswers()
         held.hold(ok, on: 1, isHead: false)
-        held.stamp(CommitTicket(4))
+        held.stamp(AnswerTicket(4))
         held.hold(ok, on: 3, isHead: false)
-        held.stamp(CommitTicket(4))
-        #expect(held.release(CommitTicket(4)).map(\.streamID) == [1, 3])
+        held.stamp(AnswerTicket(5))
+        #expect(held.release(AnswerTicket(5)).map(\.streamID) == [3])
+        #expect(held.release(AnswerTicket(4)).map(\.streamID) == [1])
     }
 }

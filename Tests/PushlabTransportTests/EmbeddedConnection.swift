@@ -18,13 +18,17 @@ final class EmbeddedConnection {
         service: any APNsConnectionFactory, limits: HTTP2Limits = HTTP2Limits(), environment: APNsEnvironment = .development,
         role: APNsListenerRole = .both, commits: (any RecordCommits)? = nil
     ) throws {
+        // --durable, composed as the runtime composes it: the rules' answers held for the commit.
         let settings = APNsHTTP2Handler.Settings(
             limits: limits, listenerEnvironment: environment, listenerRole: role, connectionID: 7, logger: Logger(label: "test")
         )
         client = try HTTP2Session(role: .client, delegate: events)
         try client.submitSettings([])
         try channel.pipeline.syncOperations.addHandler(
-            APNsHTTP2Handler(settings: settings, service: service, registry: registry, commits: commits, startWithoutTLS: true)
+            APNsHTTP2Handler(
+                settings: settings, service: commits.map { CommittingConnectionFactory(service: service, commits: $0) } ?? service,
+                registry: registry, startWithoutTLS: true
+            )
         )
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         try exchange()

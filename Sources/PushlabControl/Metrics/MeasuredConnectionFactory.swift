@@ -50,12 +50,12 @@ final class MeasuredConnectionHandler: APNsConnectionHandler {
         metrics.addAnswerTimes(&answerTimes)
     }
 
-    func requestAdmission(_ done: @escaping @Sendable (AdmissionTicket, [AdmissionVerdict]) -> Void) -> AdmissionTicket? {
-        handler.requestAdmission(done)
+    func requestVerdicts(_ done: @escaping @Sendable (AnswerTicket, [AdmissionVerdict]) -> Void) -> AnswerTicket? {
+        handler.requestVerdicts(done)
     }
 
-    func finishAdmission(_ ticket: AdmissionTicket, verdicts: [AdmissionVerdict]) -> [APNsOutcome] {
-        handler.finishAdmission(ticket, verdicts: verdicts)
+    func finishHeldAnswers(_ ticket: AnswerTicket, verdicts: [AdmissionVerdict]) -> [APNsOutcome] {
+        handler.finishHeldAnswers(ticket, verdicts: verdicts)
     }
 
     func peerWasActive() { handler.peerWasActive() }

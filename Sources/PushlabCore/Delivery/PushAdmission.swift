@@ -45,12 +45,3 @@ public enum AdmissionVerdict: Sendable, Equatable {
     /// What the engine made of a request's `FaultCheck`.
     case checked(FaultCheckResult)
 }
-
-/// Which admission a held answer waits for: the pushes a connection sent together.
-public struct AdmissionTicket: Sendable, Hashable {
-    public let number: UInt64
-
-    public init(_ number: UInt64) {
-        self.number = number
-    }
-}

@@ -29,13 +29,19 @@ public protocol APNsConnectionHandler: AnyObject {
     /// Whoever takes the accepted pushes is behind (`PushSink.isBackedUp`): the transport
     /// waits a little before it reads this connection again.
     var intakeIsBackedUp: Bool { get }
-    /// A cluster (`PushAdmission`): sends the pushes whose answers wait for the engine
-    /// (`APNsOutcome.awaitsAdmission`) since the last call, after `flushRecords`; `done` comes
-    /// once, on any thread. Nil when none waits.
-    func requestAdmission(_ done: @escaping @Sendable (AdmissionTicket, [AdmissionVerdict]) -> Void) -> AdmissionTicket?
+    /// Asks for the verdicts of the answers held (`APNsOutcome.isHeld`) since the last call: a
+    /// cluster's engine on their pushes (`PushAdmission`), the store's commit of their records
+    /// (`--durable`, `CommittingConnectionFactory`). Called after `flushRecords`; `done` comes
+    /// once, on any thread, with verdicts the transport hands back to `finishHeldAnswers`
+    /// unread. Nil when none is held.
+    func requestVerdicts(_ done: @escaping @Sendable (AnswerTicket, [AdmissionVerdict]) -> Void) -> AnswerTicket?
     /// The final outcomes of the answers that waited for `ticket`, in the order they were
-    /// decided; their records are published at the next `flushRecords`.
-    func finishAdmission(_ ticket: AdmissionTicket, verdicts: [AdmissionVerdict]) -> [APNsOutcome]
+    /// decided; the records of those it changed are published at the next `flushRecords`. A
+    /// final outcome's response replaces the provisional one; its actions come after the
+    /// provisional's, and its delay after what is left of the provisional's. A final outcome
+    /// can be held again (`isHeld`: a counted fault rule passed, and the push now waits for its
+    /// admission): the transport holds it and asks for its verdict at the next flush.
+    func finishHeldAnswers(_ ticket: AnswerTicket, verdicts: [AdmissionVerdict]) -> [APNsOutcome]
     /// Whether the transport should time each answer (`answerWasSent`): asked as each request
     /// completes; false costs nothing more.
     var timesAnswers: Bool { get }
@@ -53,8 +59,8 @@ extension APNsConnectionHandler {
     public func tick() -> [ConnectionAction] { [] }
     public func connectionDidClose() {}
     public var intakeIsBackedUp: Bool { false }
-    public func requestAdmission(_ done: @escaping @Sendable (AdmissionTicket, [AdmissionVerdict]) -> Void) -> AdmissionTicket? { nil }
-    public func finishAdmission(_ ticket: AdmissionTicket, verdicts: [AdmissionVerdict]) -> [APNsOutcome] { [] }
+    public func requestVerdicts(_ done: @escaping @Sendable (AnswerTicket, [AdmissionVerdict]) -> Void) -> AnswerTicket? { nil }
+    public func finishHeldAnswers(_ ticket: AnswerTicket, verdicts: [AdmissionVerdict]) -> [APNsOutcome] { [] }
     public var timesAnswers: Bool { false }
     public func answerWasSent(afterNanoseconds elapsed: UInt64) {}
     public func streamLimitWasExceeded() {}
@@ -67,15 +73,17 @@ public struct APNsOutcome: Sendable, Equatable {
     /// Answer this much later (fault injection).
     public var delayMilliseconds: Int64
     public var actions: [ConnectionAction]
-    /// A cluster: the response is the 200 the rules gave; the transport holds it until the
-    /// engine's verdict (`APNsConnectionHandler.requestAdmission`), which may change it.
-    public var awaitsAdmission: Bool
+    /// The response is provisional: the transport holds it until its verdict
+    /// (`APNsConnectionHandler.requestVerdicts`), and sends what `finishHeldAnswers` makes of it.
+    /// A cluster holds the 200s the rules gave until the engine's verdict; `--durable` holds
+    /// every answer until its record is committed.
+    public var isHeld: Bool
 
-    public init(_ response: APNsResponse?, delayMilliseconds: Int64 = 0, actions: [ConnectionAction] = [], awaitsAdmission: Bool = false) {
+    public init(_ response: APNsResponse?, delayMilliseconds: Int64 = 0, actions: [ConnectionAction] = [], isHeld: Bool = false) {
         self.response = response
         self.delayMilliseconds = delayMilliseconds
         self.actions = actions
-        self.awaitsAdmission = awaitsAdmission
+        self.isHeld = isHeld
     }
 }
 

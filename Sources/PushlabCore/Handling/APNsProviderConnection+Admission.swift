@@ -27,7 +27,7 @@ extension APNsProviderConnection {
     func awaitFaultCheck(_ check: FaultCheck, _ attempt: PushAttempt) -> APNsOutcome {
         let failed = APNsResponse.failure(.internalServerError, apnsID: attempt.apnsID, timestamp: nil)
         awaiting.append(AwaitingAdmission(item: .faultCheck(check, attempt), response: failed, record: recordEntry(attempt, failed)))
-        return APNsOutcome(nil, awaitsAdmission: true)
+        return APNsOutcome(nil, isHeld: true)
     }
 
     /// Holds the answer of a push that passed the rules; returns its provisional outcome.
@@ -36,7 +36,7 @@ extension APNsProviderConnection {
             item: .push(acceptedPush(attempt)), response: response, record: recordEntry(attempt, response),
             exchange: reporting == nil ? nil : exchange(attempt, response)
         ))
-        return APNsOutcome(response, delayMilliseconds: delay, actions: actions, awaitsAdmission: true)
+        return APNsOutcome(response, delayMilliseconds: delay, actions: actions, isHeld: true)
     }
 
     /// Holds the answer of a broadcast that passed the rules (it reaches the phones through the
@@ -44,15 +44,15 @@ extension APNsProviderConnection {
     /// first).
     func awaitAdmission(_ item: AwaitingAdmission.Item, response: APNsResponse, record: RequestLog.Entry, delay: Int64, actions: [ConnectionAction]) -> APNsOutcome {
         awaiting.append(AwaitingAdmission(item: item, response: response, record: record))
-        return APNsOutcome(response, delayMilliseconds: delay, actions: actions, awaitsAdmission: true)
+        return APNsOutcome(response, delayMilliseconds: delay, actions: actions, isHeld: true)
     }
 
     /// Sends the pushes awaiting admission since the last call to the engine; `done` is called
     /// once, on any thread, with their ticket and verdicts. Nil when none awaits.
-    func requestAdmission(_ done: @escaping @Sendable (AdmissionTicket, [AdmissionVerdict]) -> Void) -> AdmissionTicket? {
+    func requestVerdicts(_ done: @escaping @Sendable (AnswerTicket, [AdmissionVerdict]) -> Void) -> AnswerTicket? {
         guard let admission, !awaiting.isEmpty else { return nil }
         admissionNumber += 1
-        let ticket = AdmissionTicket(admissionNumber)
+        let ticket = AnswerTicket(admissionNumber)
         let sent = awaiting
         awaiting.removeAll(keepingCapacity: true)
         admitted[ticket] = sent
@@ -92,7 +92,7 @@ extension APNsProviderConnection {
     }
 
     /// The final outcomes of the pushes sent with `ticket`, in their order, recorded.
-    func finishAdmission(_ ticket: AdmissionTicket, verdicts: [AdmissionVerdict]) -> [APNsOutcome] {
+    func finishHeldAnswers(_ ticket: AnswerTicket, verdicts: [AdmissionVerdict]) -> [APNsOutcome] {
         guard let sent = admitted.removeValue(forKey: ticket) else { return [] }
         return sent.indices.map { index in
             var pending = sent[index]

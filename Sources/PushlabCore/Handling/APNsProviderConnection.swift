@@ -20,7 +20,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
     /// A cluster's engine, which decides the last checks of every push the rules accept.
     let admission: (any PushAdmission)?
     @exclusivity(unchecked) var awaiting: [AwaitingAdmission] = []
-    @exclusivity(unchecked) var admitted: [AdmissionTicket: [AwaitingAdmission]] = [:]
+    @exclusivity(unchecked) var admitted: [AnswerTicket: [AwaitingAdmission]] = [:]
     @exclusivity(unchecked) var admissionNumber: UInt64 = 0
     @exclusivity(unchecked) private var announcedStreams: UInt32
     @exclusivity(unchecked) private var errorWeight = 0

@@ -35,12 +35,8 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     private let settings: Settings
     private let service: any APNsConnectionFactory
     private let registry: ConnectionRegistry?
-    /// `--durable`: answers wait until their records are committed (nil: answered at once).
-    private let commits: (any RecordCommits)?
-    /// Answers decided and waiting for their records' commit, oldest first.
-    @exclusivity(unchecked) private var heldAnswers = HeldAnswers<CommitTicket>()
-    /// A cluster: 200s waiting for the engine's verdict on their pushes, oldest first.
-    @exclusivity(unchecked) private var awaitingAdmission = HeldAnswers<AdmissionTicket>()
+    /// Answers waiting for their verdict (`APNsOutcome.isHeld`), oldest first.
+    @exclusivity(unchecked) private var heldAnswers = HeldAnswers()
     @exclusivity(unchecked) private var session: HTTP2Session?
     @exclusivity(unchecked) private var connectionHandler: (any APNsConnectionHandler)?
     @exclusivity(unchecked) private var streams: [Int32: StreamState] = [:]
@@ -75,16 +71,10 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     /// Plain-TCP use (tests, h2c): start at channelActive instead of waiting for TLS.
     private let startWithoutTLS: Bool
 
-    /// With `commits`, every answer waits until the commit of what was recorded before it (its
-    /// own record among it); a failed commit turns it into 500 `InternalServerError`.
-    public init(
-        settings: Settings, service: any APNsConnectionFactory, registry: ConnectionRegistry? = nil, commits: (any RecordCommits)? = nil,
-        startWithoutTLS: Bool = false
-    ) {
+    public init(settings: Settings, service: any APNsConnectionFactory, registry: ConnectionRegistry? = nil, startWithoutTLS: Bool = false) {
         self.settings = settings
         self.service = service
         self.registry = registry
-        self.commits = commits
         self.startWithoutTLS = startWithoutTLS
     }
 
@@ -143,7 +133,6 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         answerClock.removeAll()
         answeredSince.removeAll()
         heldAnswers.removeAll()
-        awaitingAdmission.removeAll()
         connectionHandler?.connectionDidClose()
         connectionHandler = nil
         registry?.remove(settings.connectionID)
@@ -256,6 +245,12 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         }
         let isHead = stream.request.method == "HEAD"
         if spareStreams.count < 64 { spareStreams.append(stream) }
+        if outcome.isHeld {
+            // Held in the order the handler decided, so that its verdicts match; a delay runs
+            // from now, and what is left of it once the verdict comes is waited then.
+            heldAnswers.hold(outcome, on: streamID, isHead: isHead, at: outcome.delayMilliseconds > 0 ? context?.eventLoop.now : nil)
+            return
+        }
         if outcome.delayMilliseconds > 0, let context {
             // Frames for other streams keep flowing; this answer (and its actions) waits.
             let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
@@ -273,21 +268,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         flushSession(context: context)
     }
 
-    /// Answers now, once the engine has decided (a cluster), or once the records are committed
-    /// (`--durable`).
     private func answer(_ outcome: APNsOutcome, on streamID: Int32, isHead: Bool, session: HTTP2Session) {
-        if outcome.awaitsAdmission {
-            awaitingAdmission.hold(outcome, on: streamID, isHead: isHead)
-            return
-        }
-        if commits != nil {
-            heldAnswers.hold(outcome, on: streamID, isHead: isHead)
-            return
-        }
-        answerNow(outcome, on: streamID, isHead: isHead, session: session)
-    }
-
-    private func answerNow(_ outcome: APNsOutcome, on streamID: Int32, isHead: Bool, session: HTTP2Session) {
         if !answerClock.isEmpty, let started = answerClock.removeValue(forKey: streamID) { answeredSince.append(started) }
         guard let response = outcome.response else {
             lifecycle.streamAnswered(streamID, goAways: [])
@@ -485,8 +466,7 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
         }
         // Before any answer goes out, its record is visible (published once per read, not per request).
         connectionHandler?.flushRecords()
-        if awaitingAdmission.hasUnticketed { requestAdmission(context: context) }
-        if let commits, heldAnswers.hasUnticketed { waitForCommit(commits, context: context) }
+        if heldAnswers.hasUnticketed { requestVerdicts(context: context) }
         guard let session else { return false }
         guard context.channel.isWritable else {
             lifecycle.outputBlocked()
@@ -509,63 +489,48 @@ public final class APNsHTTP2Handler: ChannelDuplexHandler, HTTP2SessionDelegate 
     }
 }
 
-// MARK: --durable
+// MARK: Held answers
 
 extension APNsHTTP2Handler {
-    /// The records of the answers held so far are published: asks for their commit, and answers
-    /// on this event loop once it is known.
-    private func waitForCommit(_ commits: any RecordCommits, context: ChannelHandlerContext) {
+    /// The answers held so far wait for their verdicts (their records are published); they go
+    /// out on this event loop once the verdicts are known.
+    private func requestVerdicts(context: ChannelHandlerContext) {
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
-        let ticket = commits.afterCommit { ticket, committed in
-            eventLoop.execute { loopBound.value.commitFinished(ticket, committed: committed) }
+        guard let ticket = connectionHandler?.requestVerdicts({ ticket, verdicts in
+            eventLoop.execute { loopBound.value.verdictsArrived(ticket, verdicts: verdicts) }
+        }) else {
+            // A handler that holds an answer and asks for nothing: not one to hang for ever.
+            settings.logger.error("Held answers without a verdict to wait for: their streams are reset", metadata: ["connection": "\(settings.connectionID)"])
+            heldAnswers.stamp(AnswerTicket(0))
+            verdictsArrived(AnswerTicket(0), verdicts: [])
+            return
         }
         heldAnswers.stamp(ticket)
     }
 
-    /// Sends the answers that waited for `ticket`; a failed commit makes each a 500
-    /// `InternalServerError` (a reset stays a reset): nothing claims what was not committed.
-    private func commitFinished(_ ticket: CommitTicket, committed: Bool) {
+    /// Sends the answers that waited for `ticket`, as the handler finishes them with their
+    /// verdicts: the final answer replaces the provisional one, its actions follow the
+    /// provisional's, and the provisional's delay is what is left of it.
+    private func verdictsArrived(_ ticket: AnswerTicket, verdicts: [AdmissionVerdict]) {
         let released = heldAnswers.release(ticket)
-        guard let session, let context, !released.isEmpty else { return }
-        if !committed {
-            settings.logger.warning(
-                "The store could not commit the records of \(released.count) answers: they are sent as 500 InternalServerError",
-                metadata: ["connection": "\(settings.connectionID)"]
-            )
-        }
-        for held in released {
-            answerNow(committed ? held.outcome : held.outcome.failedToCommit, on: held.streamID, isHead: held.isHead, session: session)
-        }
-        flushSession(context: context)
-    }
-}
-
-// MARK: A cluster's admission
-
-extension APNsHTTP2Handler {
-    /// The pushes of the answers held so far go to the engine; their answers go out on this
-    /// event loop once its verdicts are known.
-    private func requestAdmission(context: ChannelHandlerContext) {
-        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let eventLoop = context.eventLoop
-        let ticket = connectionHandler?.requestAdmission { ticket, verdicts in
-            eventLoop.execute { loopBound.value.admissionFinished(ticket, verdicts: verdicts) }
-        }
-        if let ticket { awaitingAdmission.stamp(ticket) }
-    }
-
-    /// Sends the answers that waited for `ticket`, as the rules finish them with the verdicts;
-    /// what the provisional answers were to do to the connection is done too.
-    private func admissionFinished(_ ticket: AdmissionTicket, verdicts: [AdmissionVerdict]) {
-        let released = awaitingAdmission.release(ticket)
         guard let session, let context, let connectionHandler, !released.isEmpty else { return }
-        let outcomes = connectionHandler.finishAdmission(ticket, verdicts: verdicts)
-        for (held, final) in zip(released, outcomes) {
-            var outcome = final
-            outcome.actions = held.outcome.actions + final.actions
+        let outcomes = ticket.number == 0 ? [] : connectionHandler.finishHeldAnswers(ticket, verdicts: verdicts)
+        let now = context.eventLoop.now
+        for (index, held) in released.enumerated() {
+            var outcome = index < outcomes.count ? outcomes[index] : APNsOutcome(nil)
+            outcome.actions = held.outcome.actions + outcome.actions
+            if let heldAt = held.heldAt {
+                let waited = (now - heldAt).nanoseconds / 1_000_000
+                outcome.delayMilliseconds += max(0, held.outcome.delayMilliseconds - waited)
+            }
+            if outcome.isHeld {
+                // A verdict that leads to another (a counted fault rule passed, and the push now
+                // waits for its admission): held again, asked for at the flush below.
+                heldAnswers.hold(outcome, on: held.streamID, isHead: held.isHead, at: outcome.delayMilliseconds > 0 ? now : nil)
+                continue
+            }
             if outcome.delayMilliseconds > 0 {
-                // A delay fault decided once the engine counted its rule: it waits as it would have.
                 let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
                 context.eventLoop.scheduleTask(in: .milliseconds(outcome.delayMilliseconds)) {
                     loopBound.value.deliver(outcome, on: held.streamID, isHead: held.isHead)
@@ -575,17 +540,6 @@ extension APNsHTTP2Handler {
             answer(outcome, on: held.streamID, isHead: held.isHead, session: session)
         }
         flushSession(context: context)
-    }
-}
-
-extension APNsOutcome {
-    /// The answer when its record could not be committed: 500 `InternalServerError` with the
-    /// same id, as APNs answers when it fails on its side; connection actions stay.
-    var failedToCommit: APNsOutcome {
-        guard let response else { return self }
-        var failed = APNsResponse.failure(.internalServerError, apnsID: response.apnsIDValue)
-        failed.idHeader = response.idHeader
-        return APNsOutcome(failed, actions: actions)
     }
 }
 

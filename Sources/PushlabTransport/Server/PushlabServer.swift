@@ -13,25 +13,22 @@ public final class PushlabServer: Sendable {
     public let configuration: ServerConfiguration
     public let connections = ConnectionRegistry()
     private let service: any APNsConnectionFactory
-    /// `--durable`: what the answers wait for.
-    private let commits: (any RecordCommits)?
     private let tlsContext: TLSContext
     private let group: MultiThreadedEventLoopGroup
     private let ownsGroup: Bool
     private let logger: Logger
     private let state = NIOLockedValueBox<(channels: [Channel], bound: [BoundListener])>(([], []))
 
-    /// With `commits`, every answer waits until its record is committed (`pushlab serve --durable`).
+    /// `service` decides what each answer waits for (`CommittingConnectionFactory` for
+    /// `--durable`).
     public init(
         configuration: ServerConfiguration,
         service: any APNsConnectionFactory,
-        commits: (any RecordCommits)? = nil,
         eventLoopGroup: MultiThreadedEventLoopGroup? = nil,
         logger: Logger = Logger(label: "pushlab.server")
     ) throws {
         self.configuration = configuration
         self.service = service
-        self.commits = commits
         self.logger = logger
         self.tlsContext = try TLSContext(
             serverCertificateChainFile: configuration.certificateChainFile,
@@ -98,7 +95,6 @@ public final class PushlabServer: Sendable {
     private func bootstrap(for listener: ServerConfiguration.Listener) -> ServerBootstrap {
         let tlsContext = self.tlsContext
         let service = self.service
-        let commits = self.commits
         let registry = self.connections
         let limits = configuration.limits
         let logger = self.logger
@@ -119,7 +115,7 @@ public final class PushlabServer: Sendable {
                     )
                     try channel.pipeline.syncOperations.addHandlers([
                         TLSHandler(context: tlsContext, handshakeTimeout: handshakeTimeout, logger: logger),
-                        APNsHTTP2Handler(settings: settings, service: service, registry: registry, commits: commits),
+                        APNsHTTP2Handler(settings: settings, service: service, registry: registry),
                     ])
                 }
             }
