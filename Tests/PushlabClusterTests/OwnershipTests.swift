@@ -52,6 +52,31 @@ struct OwnershipTests {
         await client.close()
     }
 
+    /// A node's share renewed together, one pipeline per master: each lease as `hold` alone
+    /// would answer, across every master of the cluster.
+    @Test func aShareIsHeldAndRenewedTogether() async throws {
+        let servers = try await RedisServers.sharedCluster()
+        let client = try await EngineTests.connect(to: servers)
+        let keys = EngineKeys(prefix: "shares-\(UInt32.random(in: 0...UInt32.max))", partitions: DevicePartitions(count: 32))
+        let leases = PartitionLeases(client: client, keys: keys, duration: .seconds(5))
+        let masters = Set((0..<32).compactMap { client.slotMap?.master(ofSlot: keys.slot($0)) })
+        #expect(masters.count == 3, "the partitions are spread over the three masters")
+        #expect(try await leases.hold(7, for: "node-b"))
+
+        let first = await leases.hold(Array(0..<32), for: "node-a")
+        #expect(first.count == 32)
+        for partition in 0..<32 {
+            let held = try first[partition]?.get()
+            #expect(held == (partition != 7), "partition \(partition): node-b holds 7")
+        }
+        let renewed = await leases.hold(Array(0..<32), for: "node-a")
+        #expect(try renewed.values.map { try $0.get() }.filter { $0 }.count == 31, "renewed by their holder")
+        for partition in [0, 13, 31] { #expect(try await leases.holder(of: partition) == "node-a") }
+        #expect(try await leases.holder(of: 7) == "node-b")
+        #expect(await leases.hold([], for: "node-a").isEmpty)
+        await client.close()
+    }
+
     /// node-a reads pushes, loses its lease to node-b unawares, and tries to take them: nothing
     /// is taken, so node-b claims them and takes each once.
     @Test func aNodeThatLostItsLeaseTakesNothing() async throws {

@@ -77,8 +77,8 @@ public final class ClusterEngine: Sendable {
         let lease = Duration.seconds(3)
         let delivery = PartitionDelivery(node: id, log: EnginePushLog(client: client, keys: keys), simulator: simulator, lease: lease, logger: logger)
         // A dead node's phones move within about three seconds: its leases run out 3 s after its
-        // last renewal, and the others beat (and take what is free) twice a second. A busy node
-        // that renews late by less than 2.5 s keeps its phones.
+        // last renewal, and the others beat (and take what is free) twice a second. Leases are
+        // renewed every second: a busy node that renews late by less than 2 s keeps its phones.
         return ClusterNode(
             id: id, delivery: delivery, heartbeats: NodeHeartbeats(client: client, keys: keys, timeout: .seconds(3)),
             leases: PartitionLeases(client: client, keys: keys, duration: lease), beatInterval: .milliseconds(500),

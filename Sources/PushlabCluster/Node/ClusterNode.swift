@@ -42,6 +42,8 @@ public final class ClusterNode: Sendable {
     private let doorbells: PartitionDoorbells
     /// Which partitions' abandoned pushes are claimed at a beat.
     private let reclaims: Mutex<ReclaimSchedule>
+    /// When the leases of the share were last renewed.
+    private let lastRenewal = Mutex(ContinuousClock.Instant.now - .seconds(3600))
 
     /// Successful beats in a row that must miss a node, during a grace, before it counts as
     /// dead: the heartbeats' timeout, in beats (at least 2).
@@ -324,24 +326,23 @@ public final class ClusterNode: Sendable {
         // Until the nodes started with it are live, its share would be theirs too.
         let wanted = isWaitingForNodes ? [] : Set(PartitionShare(partitions: delivery.keys.partitions, nodes: live).partitions(of: id))
         let owned = Set(delivery.owned)
-        // Renewed before anything waits for a round (`flush`), all at once: the leases must not
-        // run out while one master fails over.
-        let renewed = await withTaskGroup(of: (Int, Bool?).self) { group in
-            for partition in owned.intersection(wanted) {
-                group.addTask { [leases, id, logger] in
-                    do {
-                        return (partition, try await leases.hold(partition, for: id))
-                    } catch {
-                        logger.warning("Renewing partition \(partition) failed", metadata: ["error": "\(error)"])
-                        return (partition, nil)
-                    }
-                }
-            }
-            var renewed: [(Int, Bool?)] = []
-            for await outcome in group { renewed.append(outcome) }
-            return renewed
+        // Renewed at a third of the lease, not at every beat: a node that renews late by less
+        // than two thirds keeps its phones. Before anything waits for a round (`flush`), all at
+        // once: the leases must not run out while one master fails over.
+        let now = ContinuousClock.now
+        let renewing = lastRenewal.withLock { last in
+            guard now - last >= leases.duration / 3 else { return false }
+            last = now
+            return true
         }
-        for (partition, held) in renewed.sorted(by: { $0.0 < $1.0 }) where held == false { delivery.lose(partition) }
+        let renewed = renewing ? await leases.hold(owned.intersection(wanted).sorted(), for: id) : [:]
+        for (partition, outcome) in renewed.sorted(by: { $0.key < $1.key }) {
+            switch outcome {
+            case .success(true): break
+            case .success(false): delivery.lose(partition)
+            case .failure(let error): logger.warning("Renewing partition \(partition) failed", metadata: ["error": "\(error)"])
+            }
+        }
         let given = owned.subtracting(wanted)
         if !given.isEmpty {
             // What their phones observed is written before they go.

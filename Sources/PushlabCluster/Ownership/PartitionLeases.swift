@@ -21,9 +21,50 @@ public struct PartitionLeases: Sendable {
     public func hold(_ partition: Int, for node: String) async throws(RedisError) -> Bool {
         let (answer, _) = try await Script.holdLease.run(
             on: client, slot: keys.slot(partition), keys: [keys.owner(partition)],
-            arguments: [RESPArgument(node), RESPArgument(Int64(duration / .milliseconds(1)))]
+            arguments: arguments(for: node)
         )
         return answer.integer == 1
+    }
+
+    /// Takes or renews each of `partitions` for `node`, in one pipeline per master (a node's
+    /// share renewed each second cost one round trip a partition): whether `node` holds each for
+    /// `duration` from now, or the error of one the engine did not answer (its master failing
+    /// over). A call the pipeline could not make (a slot that moved) is made again alone.
+    public func hold(_ partitions: [Int], for node: String) async -> [Int: Result<Bool, RedisError>] {
+        let map = client.slotMap
+        var byMaster: [RedisEndpoint?: [Int]] = [:]
+        for partition in partitions { byMaster[map?.master(ofSlot: keys.slot(partition)), default: []].append(partition) }
+        return await withTaskGroup(of: [Int: Result<Bool, RedisError>].self) { group in
+            for (master, partitions) in byMaster {
+                group.addTask { [self] in
+                    var held: [Int: Result<Bool, RedisError>] = [:]
+                    var alone = partitions
+                    if master != nil, let answers = try? await Script.holdLease.runAll(
+                        on: client, slot: keys.slot(partitions[0]), calls: partitions.map { ([keys.owner($0)], arguments(for: node)) }
+                    ) {
+                        alone = []
+                        for (partition, answer) in zip(partitions, answers) {
+                            if let integer = answer.integer { held[partition] = .success(integer == 1) } else { alone.append(partition) }
+                        }
+                    }
+                    for partition in alone {
+                        do throws(RedisError) {
+                            held[partition] = .success(try await hold(partition, for: node))
+                        } catch {
+                            held[partition] = .failure(error)
+                        }
+                    }
+                    return held
+                }
+            }
+            var held: [Int: Result<Bool, RedisError>] = [:]
+            for await part in group { held.merge(part) { first, _ in first } }
+            return held
+        }
+    }
+
+    private func arguments(for node: String) -> [RESPArgument] {
+        [RESPArgument(node), RESPArgument(Int64(duration / .milliseconds(1)))]
     }
 
     /// Gives `partition` up, if `node` holds it.
@@ -38,14 +79,17 @@ public struct PartitionLeases: Sendable {
 }
 
 extension Script {
-    /// KEYS: the lease. ARGV: node, duration (ms). 1 when the node holds it now.
+    /// KEYS: the lease. ARGV: node, duration (ms). 1 when the node holds it now. A renewal (the
+    /// common case) reads and extends, two calls; only a free lease is set.
     static let holdLease = Script(source: """
-        if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
-        if redis.call('GET', KEYS[1]) == ARGV[1] then
+        local holder = redis.call('GET', KEYS[1])
+        if holder == ARGV[1] then
           redis.call('PEXPIRE', KEYS[1], ARGV[2])
           return 1
         end
-        return 0
+        if holder then return 0 end
+        redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+        return 1
         """)
 
     /// KEYS: the lease. ARGV: node.
