@@ -287,8 +287,9 @@ public final class ClusterNode: Sendable {
 
     /// How long an idle node's rounds wait for a doorbell before they read every partition again.
     /// A partition gained and a new world ring at once, and a doorbell that failed (a failover)
-    /// wakes the rounds after a pause, so this is only a safety net.
-    static let idleWait = Duration.seconds(5)
+    /// wakes the rounds after a pause, so this is only a safety net (a connection that hangs
+    /// without failing).
+    static let idleWait = Duration.seconds(30)
 
     /// Tells the engine this node is alive, and learns which nodes are (`nodes`).
     private func beat() async {
