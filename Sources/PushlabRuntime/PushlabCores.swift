@@ -35,12 +35,13 @@ public final class PushlabCores: Sendable {
 
     /// The cores of `scenario`, installed; `progress` hears how far registering its devices has come.
     /// `tokenSeed`: the phones' generated tokens follow it (a cluster's nodes agree on them).
-    /// `admission`: a cluster's engine, which has the last word on every push.
+    /// `sink`: where what the rules accept goes, nil for the delivery pipeline of one process
+    /// (a cluster node's is the engine's, which has the last word on every push).
     /// `simulatedHere`: a cluster node's share of the phones, the only ones it makes
     /// (`DeviceSimulator.setSimulatedHere`).
     public convenience init(
         scenario: Scenario, manualStart: EpochMilliseconds?, progress: LoadProgress? = nil, tokenSeed: UInt64? = nil,
-        admission: (any PushAdmission)? = nil, simulatedHere: (@Sendable (String) -> Bool)? = nil,
+        sink: (any PushSink)? = nil, simulatedHere: (@Sendable (String) -> Bool)? = nil,
         adjust: @escaping @Sendable (inout Scenario) -> Void = { _ in }
     ) throws {
         let world = APNsWorld()
@@ -54,7 +55,7 @@ public final class PushlabCores: Sendable {
         } catch {
             throw Scenario.LoadError(description: "Scenario \(scenario.source): \(error.description)")
         }
-        self.init(world: world, clock: clock, simulator: simulator, policy: scenario.policy, scenario: scenario, admission: admission, adjust: adjust)
+        self.init(world: world, clock: clock, simulator: simulator, policy: scenario.policy, scenario: scenario, sink: sink, adjust: adjust)
         if scenario.recordsReport { service.report?.start(at: clock.now()) }
     }
 
@@ -62,7 +63,7 @@ public final class PushlabCores: Sendable {
     /// nothing to reset to.
     public init(
         world: APNsWorld, clock: ControlledClock, simulator: DeviceSimulator, policy: APNsPolicy, requestLog: RequestLog = RequestLog(),
-        scenario: Scenario? = nil, admission: (any PushAdmission)? = nil, adjust: @escaping @Sendable (inout Scenario) -> Void = { _ in }
+        scenario: Scenario? = nil, sink: (any PushSink)? = nil, adjust: @escaping @Sendable (inout Scenario) -> Void = { _ in }
     ) {
         self.world = world
         self.clock = clock
@@ -72,7 +73,7 @@ public final class PushlabCores: Sendable {
         self.adjust = adjust
         current = Mutex(scenario)
         service = APNsProviderService(
-            world: world, policy: policy, clock: clock, log: requestLog, sink: delivery, faults: faults, admission: admission,
+            world: world, policy: policy, clock: clock, log: requestLog, sink: sink ?? delivery, faults: faults,
             report: ProviderReportRecorder()
         )
         standIn.replaceRules(scenario?.standInRules ?? [])

@@ -26,7 +26,7 @@ struct ClusterNodeTests {
         let observed = InMemoryObservationLog()
         let client: RedisClusterClient
         let node: ClusterNode
-        let admission: EngineAdmission
+        let sink: EnginePushSink
         private let ids = Mutex(APNsIDGenerator())
 
         init(_ id: String, servers: RedisServers, keys: EngineKeys, expecting: Int = 1) async throws {
@@ -40,7 +40,7 @@ struct ClusterNodeTests {
                 leases: PartitionLeases(client: client, keys: keys, duration: .milliseconds(600)), beatInterval: .milliseconds(150),
                 expectedNodes: expecting
             )
-            admission = EngineAdmission(intake: EngineIntake(client: client, keys: keys))
+            sink = EnginePushSink(intake: EngineIntake(client: client, keys: keys))
             made.node.withLock { $0 = node }
             let phones = ClusterNodeTests.phones.map { phone in
                 SimulatedDevice(id: phone, apps: [AppInstall(bundleID: ClusterNodeTests.app, deviceToken: ClusterNodeTests.token(phone), state: .background)])
@@ -60,7 +60,7 @@ struct ClusterNodeTests {
 
         func admit(_ pushes: [AcceptedPush]) async -> [AdmissionVerdict] {
             await withCheckedContinuation { continuation in
-                admission.admit(pushes, limit: nil) { continuation.resume(returning: $0) }
+                sink.decide(pushes.map(SinkItem.push), limit: nil) { continuation.resume(returning: $0) }
             }
         }
 

@@ -60,7 +60,7 @@ struct NodeRouting: ClusterRouting {
     }
 
     func faultCounts(_ rules: [String]) async throws -> [String: (matched: Int, fired: Int)] {
-        try await engine.admission.faultCounts.counts(rules)
+        try await engine.faultCounts.counts(rules)
     }
 
     func newDeviceID() async throws -> String {

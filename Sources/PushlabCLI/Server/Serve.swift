@@ -201,7 +201,7 @@ struct Serve: AsyncParsableCommand {
             // A cluster's nodes make the scenario's phones with the same tokens.
             cores = try PushlabCores(
                 scenario: scenario, manualStart: manualStart, progress: progress.reporter,
-                tokenSeed: engine == nil ? nil : UInt64(bitPattern: FNV1a(scenario.fingerprint).value), admission: engine?.admission,
+                tokenSeed: engine == nil ? nil : UInt64(bitPattern: FNV1a(scenario.fingerprint).value), sink: engine?.sink,
                 simulatedHere: engine == nil ? nil : joined.simulates
             ) { loaded in
                 if let streams { loaded.policy.maxConcurrentStreams = streams }
@@ -215,8 +215,8 @@ struct Serve: AsyncParsableCommand {
             cores.joinCluster(as: node.id, routing: NodeRouting(node: node, engine: engine))
             joined.set(node)
             cores.simulator.countNotificationCenterChanges()
-            engine.admission.publishChannels { await node.publish(channel: $0) }
-            cores.faults.countInEngine()
+            engine.sink.publishChannels { await node.publish(channel: $0) }
+            cores.faults.count(in: engine.faultCounts)
         }
         if report || file?.report == true { cores.service.report?.start(at: cores.clock.now()) }
         let requestedControlPort = controlPort ?? file?.controlPort

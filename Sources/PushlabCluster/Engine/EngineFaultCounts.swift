@@ -1,16 +1,32 @@
+import Logging
 import PushlabCore
 import PushlabRedis
 
 /// The counts of the fault rules with `count` or `everyNth`, kept in the engine so that a rule
 /// counts every node's requests as one process counts its own: `count: 1` fires once in the
 /// whole cluster, `everyNth: 3` on every third request whichever node took it.
-public struct EngineFaultCounts: Sendable {
+/// It is the node's `FaultCounter`: an engine that cannot be asked leaves the requests
+/// unanswered there, and they are answered 500.
+public struct EngineFaultCounts: FaultCounter {
     public let client: RedisClusterClient
     public let keys: EngineKeys
+    let logger: Logger
 
-    public init(client: RedisClusterClient, keys: EngineKeys) {
+    public init(client: RedisClusterClient, keys: EngineKeys, logger: Logger = Logger(label: "pushlab.cluster")) {
         self.client = client
         self.keys = keys
+        self.logger = logger
+    }
+
+    public func check(_ checks: [FaultCheck], done: @escaping @Sendable ([FaultCheckResult]) -> Void) {
+        Task {
+            do {
+                done(try await check(checks))
+            } catch {
+                logger.warning("The engine did not count \(checks.count) request(s) for fault rules: answered 500", metadata: ["error": "\(error)"])
+                done([])
+            }
+        }
     }
 
     /// Each check in turn, in one script: the rule's `matched` goes up; it fires on its Nth

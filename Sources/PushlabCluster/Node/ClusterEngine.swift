@@ -5,20 +5,23 @@ import PushlabSimulator
 
 /// A node's connection to the engine a cluster shares (`pushlab serve --cluster`): the Redis
 /// Cluster client, the cluster's keys (its partition count agreed in the engine by the first
-/// node), and the admission the APNs rules ask. `makeNode` then puts the node's phones in.
+/// node), the sink the APNs rules hand what they accept to, and the counter of fault rules.
+/// `makeNode` then puts the node's phones in.
 public final class ClusterEngine: Sendable {
     public let seeds: [RedisEndpoint]
     public let client: RedisClusterClient
     public let keys: EngineKeys
-    public let admission: EngineAdmission
+    public let sink: EnginePushSink
+    public let faultCounts: EngineFaultCounts
     /// `--durable`: a push is acknowledged once its log entry is also on a replica.
     public let isDurable: Bool
 
-    private init(seeds: [RedisEndpoint], client: RedisClusterClient, keys: EngineKeys, admission: EngineAdmission, isDurable: Bool) {
+    private init(seeds: [RedisEndpoint], client: RedisClusterClient, keys: EngineKeys, sink: EnginePushSink, logger: Logger, isDurable: Bool) {
         self.seeds = seeds
         self.client = client
         self.keys = keys
-        self.admission = admission
+        self.sink = sink
+        faultCounts = EngineFaultCounts(client: client, keys: keys, logger: logger)
         self.isDurable = isDurable
         changesReader = RedisBlockingReader(client: client)
     }
@@ -64,7 +67,9 @@ public final class ClusterEngine: Sendable {
             let world = try await WorldChanges(client: client, keys: EngineKeys(prefix: prefix, partitions: DevicePartitions(count: agreed))).currentWorld()
             let keys = EngineKeys(prefix: prefix, partitions: DevicePartitions(count: agreed), world: WorldGeneration(world))
             let intake = EngineIntake(client: client, keys: keys, replicas: durable ? 1 : 0)
-            return ClusterEngine(seeds: seeds, client: client, keys: keys, admission: EngineAdmission(intake: intake, logger: logger), isDurable: durable)
+            return ClusterEngine(
+                seeds: seeds, client: client, keys: keys, sink: EnginePushSink(intake: intake, logger: logger), logger: logger, isDurable: durable
+            )
         } catch {
             await client.close()
             throw ClusterEngineError("The cluster at \(seeds.map(\.description).joined(separator: ",")) cannot be joined: \(error.description)")

@@ -14,10 +14,16 @@ struct ChannelAPIAttempt {
     var channelID: String?
     /// The answer of a request that passed every rule.
     var success: APNsResponse?
-    /// The broadcast an accepted request makes, for the sink (or a cluster's engine).
+    /// The broadcast an accepted request makes, for the sink.
     var broadcast: AcceptedBroadcast?
-    /// The channel an accepted create or delete made or removed.
+    /// The channel an accepted create or delete made or removed, for the sink.
     var channelChange: ChannelChange?
+
+    /// What the sink decides of an accepted request: its broadcast or its channel change.
+    var sinkItem: SinkItem? {
+        if let broadcast { return .broadcast(broadcast) }
+        return channelChange.map(SinkItem.channel)
+    }
 
     /// The id the answer carries in `apns-request-id`.
     var requestID: APNsID { push.apnsID }

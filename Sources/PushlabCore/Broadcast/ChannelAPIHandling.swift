@@ -90,6 +90,21 @@ extension APNsProviderConnection {
     }
 
     private func finishChannelAPI(_ attempt: inout ChannelAPIAttempt, rejection: Rejection?, delay: Int64) -> APNsOutcome {
+        var rejection = rejection
+        // The sink's verdict: at once in a single process; a cluster's engine takes a broadcast
+        // for every node's phones, and every node learns a channel, before the answer goes.
+        var awaited: SinkItem?
+        if rejection == nil, let item = attempt.sinkItem {
+            switch sink.verdictNow(on: item) {
+            case nil:
+                awaited = item
+            case .accepted?:
+                if case .broadcast(let broadcast) = item { unsentBroadcasts.append(broadcast) }
+            case let verdict?:
+                if case .channel(let change) = item { undo(change) }
+                rejection = Rejection(verdict: verdict)
+            }
+        }
         var actions: [ConnectionAction] = []
         let response: APNsResponse
         if let rejection {
@@ -105,15 +120,7 @@ extension APNsProviderConnection {
             topic: attempt.endpoint?.bundleID, pushType: attempt.pushType, status: response.status, reason: response.reason,
             apnsID: response.apnsIDValue, channelID: attempt.channelID
         )
-        if rejection == nil, let broadcast = attempt.broadcast {
-            // A cluster's engine takes it for every node's phones; the answer waits for it.
-            if admission != nil { return awaitAdmission(.broadcast(broadcast), response: response, record: record, delay: delay, actions: actions) }
-            unsentBroadcasts.append(broadcast)
-        }
-        // A cluster's other nodes learn the channel before the answer goes.
-        if rejection == nil, let change = attempt.channelChange, admission != nil {
-            return awaitAdmission(.channel(change), response: response, record: record, delay: delay, actions: actions)
-        }
+        if let awaited { return awaitVerdict(on: awaited, response: response, record: record, delay: delay, actions: actions) }
         unpublishedRecords.append(record)
         return APNsOutcome(response, delayMilliseconds: delay, actions: actions)
     }

@@ -129,38 +129,6 @@ private final class ParsedPayload: Sendable {
     }
 }
 
-/// Where accepted pushes go (the delivery pipeline in front of the device simulator, or the
-/// simulator itself). Called on the event loop: return quickly.
-/// Class-bound: every connection asks it about every push, and borrows it from the service
-/// instead of retaining it each time (Benchmarks/results/history.md, shared reference counts).
-public protocol PushSink: AnyObject, Sendable {
-    /// Whether `accept` reads `payload`; when false the payload is only parsed if a rule needs it.
-    var needsPayload: Bool { get }
-    /// Whether `accept` does anything with a push to a token of this simulated device (nil: a
-    /// token with no device behind it, or one APNs does not know). When false the push is not
-    /// even assembled: a load test's bare tokens cost the sink nothing.
-    func takesPushes(toDevice deviceID: String?) -> Bool
-    func accept(_ push: AcceptedPush)
-    /// Pushes accepted together (the answers of one read of a connection), in order.
-    func accept(_ pushes: [AcceptedPush])
-    /// A broadcast accepted on a channel: every subscribed Live Activity receives it.
-    func accept(broadcast: AcceptedBroadcast)
-    /// More waits for this sink than it will take in soon: a transport reads its connections
-    /// more slowly while this holds (TCP pushes back on the providers; nothing is refused).
-    /// Read on every read of every connection, so it must be a few plain loads.
-    var isBackedUp: Bool { get }
-}
-
-extension PushSink {
-    public var needsPayload: Bool { true }
-    public func takesPushes(toDevice deviceID: String?) -> Bool { true }
-    public func accept(_ pushes: [AcceptedPush]) {
-        for push in pushes { accept(push) }
-    }
-    public func accept(broadcast: AcceptedBroadcast) {}
-    public var isBackedUp: Bool { false }
-}
-
 /// Drops everything: APNs answers, nothing is simulated.
 public final class DiscardingPushSink: PushSink {
     public init() {}

@@ -12,10 +12,23 @@ public protocol FaultInjector: AnyObject, Sendable {
     func decision(for request: APNsRequest, connection: ConnectionInfo, now: EpochMilliseconds, after rule: String?) -> FaultDecision?
     /// The engine says a counted rule has fired its `count` times on the nodes: it is gone.
     func ruleSpent(_ rule: String)
+    /// Counts the requests `decision` left to a counter (`FaultDecision.check`), in their order,
+    /// and calls `done` once, on any thread, with what each rule did: nothing when the counter
+    /// could not be asked (those requests are answered 500, as APNs answers when it fails).
+    func check(_ checks: [FaultCheck], done: @escaping @Sendable ([FaultCheckResult]) -> Void)
+}
+
+/// Counts the requests of counted fault rules (`count`, `everyNth`) with every node's: a
+/// cluster's engine (`EngineFaultCounts`).
+public protocol FaultCounter: Sendable {
+    func check(_ checks: [FaultCheck], done: @escaping @Sendable ([FaultCheckResult]) -> Void)
 }
 
 extension FaultInjector {
     public var mayFault: Bool { true }
+
+    /// An injector that leaves no decision to a counter is never asked.
+    public func check(_ checks: [FaultCheck], done: @escaping @Sendable ([FaultCheckResult]) -> Void) { done([]) }
 
     public func decision(for request: APNsRequest, connection: ConnectionInfo, now: EpochMilliseconds, after rule: String?) -> FaultDecision? {
         rule == nil ? fault(for: request, connection: connection, now: now).map(FaultDecision.fault) : nil

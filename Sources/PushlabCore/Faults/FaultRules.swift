@@ -23,12 +23,20 @@ public final class FaultRules: FaultInjector {
     private let state: Mutex<State>
     private let hasRules = Atomic<Bool>(false)
     /// A cluster node's: a rule with `count` or `everyNth` is counted in the engine, with every
-    /// node's requests (`decision`).
+    /// node's requests (`decision`). The flag spares the lock on every request.
     private let countsInEngine = Atomic<Bool>(false)
+    private let counter = Mutex<(any FaultCounter)?>(nil)
 
-    /// Leaves the counting of `count` and `everyNth` to a cluster's engine (device API requests).
-    public func countInEngine() {
+    /// Leaves the counting of `count` and `everyNth` to `counter`, a cluster's engine (device
+    /// API requests).
+    public func count(in counter: any FaultCounter) {
+        self.counter.withLock { $0 = counter }
         countsInEngine.store(true, ordering: .releasing)
+    }
+
+    public func check(_ checks: [FaultCheck], done: @escaping @Sendable ([FaultCheckResult]) -> Void) {
+        guard let counter = counter.withLock({ $0 }) else { return done([]) }
+        counter.check(checks, done: done)
     }
 
     public var mayFault: Bool { hasRules.load(ordering: .acquiring) }

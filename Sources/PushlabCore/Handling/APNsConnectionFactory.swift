@@ -29,8 +29,8 @@ public protocol APNsConnectionHandler: AnyObject {
     /// Whoever takes the accepted pushes is behind (`PushSink.isBackedUp`): the transport
     /// waits a little before it reads this connection again.
     var intakeIsBackedUp: Bool { get }
-    /// Asks for the verdicts of the answers held (`APNsOutcome.isHeld`) since the last call: a
-    /// cluster's engine on their pushes (`PushAdmission`), the store's commit of their records
+    /// Asks for the verdicts of the answers held (`APNsOutcome.isHeld`) since the last call: the
+    /// sink's that decides later (`PushSink.verdictNow`: a cluster's engine), the store's commit of their records
     /// (`--durable`, `CommittingConnectionFactory`). Called after `flushRecords`; `done` comes
     /// once, on any thread, with verdicts the transport hands back to `finishHeldAnswers`
     /// unread. Nil when none is held.
@@ -40,7 +40,7 @@ public protocol APNsConnectionHandler: AnyObject {
     /// final outcome's response replaces the provisional one; its actions come after the
     /// provisional's, and its delay after what is left of the provisional's. A final outcome
     /// can be held again (`isHeld`: a counted fault rule passed, and the push now waits for its
-    /// admission): the transport holds it and asks for its verdict at the next flush.
+    /// sink's verdict): the transport holds it and asks for its verdict at the next flush.
     func finishHeldAnswers(_ ticket: AnswerTicket, verdicts: [AdmissionVerdict]) -> [APNsOutcome]
     /// Whether the transport should time each answer (`answerWasSent`): asked as each request
     /// completes; false costs nothing more.

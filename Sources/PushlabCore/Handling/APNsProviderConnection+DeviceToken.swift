@@ -33,9 +33,17 @@ extension APNsProviderConnection {
         }
     }
 
-    func checkRateLimit(_ attempt: PushAttempt) throws(Rejection) {
-        guard let token = attempt.deviceToken else { return }
-        if admitByRateLimit(attempt, token: token) == false { throw Rejection(.tooManyRequests) }
+    /// The sink's last word on a push every rule accepted: its verdict now (a single process
+    /// counts the token's window here, in Swift), or none yet, and the answer waits for it (a
+    /// cluster's engine counts every node's pushes).
+    func askSinkForVerdict(_ attempt: inout PushAttempt) throws(Rejection) {
+        let token = attempt.deviceToken
+        let verdict = sink.verdictNow { token.flatMap { admitByRateLimit(attempt, token: $0) } }
+        guard let verdict else {
+            attempt.awaitsVerdict = true
+            return
+        }
+        if let rejection = Rejection(verdict: verdict) { throw rejection }
     }
 
     static func isWellFormed(_ token: DeviceTokenKey, format: APNsPolicy.DeviceTokenFormat) -> Bool {

@@ -55,7 +55,7 @@ extension APNsProviderConnection {
         reportExchange(exchange(attempt, response))
     }
 
-    /// A request answered after waiting for admission, its exchange made when it arrived.
+    /// A request answered after waiting for its verdict, its exchange made when it arrived.
     func reportExchange(_ exchange: ProviderExchange) {
         guard reporting != nil, let recorder = service.report else { return }
         recorder.count(exchange, into: &reporting!.batch)

@@ -17,11 +17,11 @@ final class APNsProviderConnection: APNsConnectionHandler {
     let world: APNsWorld
     let sink: any PushSink
     let faults: (any FaultInjector)?
-    /// A cluster's engine, which decides the last checks of every push the rules accept.
-    let admission: (any PushAdmission)?
-    @exclusivity(unchecked) var awaiting: [AwaitingAdmission] = []
-    @exclusivity(unchecked) var admitted: [AnswerTicket: [AwaitingAdmission]] = [:]
-    @exclusivity(unchecked) var admissionNumber: UInt64 = 0
+    /// Answers held for the sink's verdicts or a fault counter's, since the last
+    /// `requestVerdicts`, and those asked for, by ticket.
+    @exclusivity(unchecked) var awaiting: [AwaitingVerdict] = []
+    @exclusivity(unchecked) var asked: [AnswerTicket: [AwaitingVerdict]] = [:]
+    @exclusivity(unchecked) var lastTicket: UInt64 = 0
     @exclusivity(unchecked) private var announcedStreams: UInt32
     @exclusivity(unchecked) private var errorWeight = 0
     @exclusivity(unchecked) private var lastActivity: EpochMilliseconds
@@ -53,7 +53,6 @@ final class APNsProviderConnection: APNsConnectionHandler {
         self.world = service.world
         self.sink = service.sink
         self.faults = service.faults
-        self.admission = service.admission
         self.announcedStreams = certificate == nil ? policy.streamsBeforeFirstValidToken : policy.maxConcurrentStreams
         self.lastActivity = service.clock.now()
         self.openedAt = lastActivity
@@ -172,8 +171,7 @@ final class APNsProviderConnection: APNsConnectionHandler {
         case .reference: try evaluateInReferenceOrder(&attempt)
         case .pushy: try evaluateInPushyOrder(&attempt)
         }
-        // A cluster counts the token's pushes in the engine, across its nodes.
-        if admission == nil { try checkRateLimit(attempt) }
+        try askSinkForVerdict(&attempt)
     }
 
     /// Reference 7.3, "suggested mock order": connection, method, path, duplicate headers, header
@@ -243,9 +241,9 @@ final class APNsProviderConnection: APNsConnectionHandler {
         } else {
             let uniqueID = attempt.environment == .development && policy.sendUniqueIDInDevelopment ? APNsID(ids.nextUUID(lowercase: true)) : nil
             response = .success(apnsID: attempt.apnsID, uniqueID: uniqueID)
-            if admission != nil {
+            if attempt.awaitsVerdict {
                 if let limit = streamLimitChange(after: nil) { actions.insert(.setMaxConcurrentStreams(limit), at: 0) }
-                return awaitAdmission(attempt, response: response, delay: delay, actions: actions)
+                return awaitVerdict(attempt, response: response, delay: delay, actions: actions)
             }
             if sink.takesPushes(toDevice: attempt.registered?.record.deviceID) { unsentPushes.append(acceptedPush(attempt)) }
         }

@@ -1,15 +1,14 @@
 import Synchronization
 
 /// The APNs provider API, rule for rule: one `APNsProviderConnection` per connection, sharing
-/// the world, the clock, the request log, the rate limiter and the sink.
+/// the world, the clock, the request log, the rate limiter and the sink (which has the last
+/// word on what the rules accept: at once in a single process, in a cluster's engine).
 public final class APNsProviderService: APNsConnectionFactory {
     public let world: APNsWorld
     public let clock: any PushlabClock
     public let log: RequestLog
     public let sink: any PushSink
     public let faults: (any FaultInjector)?
-    /// A cluster's engine (`pushlab serve --cluster`); nil in a single process.
-    public let admission: (any PushAdmission)?
     /// The provider report, which connections tell while it records.
     public let report: ProviderReportRecorder?
     private let currentPolicy: Mutex<APNsPolicy>
@@ -21,9 +20,8 @@ public final class APNsProviderService: APNsConnectionFactory {
     public init(
         world: APNsWorld, policy: APNsPolicy = APNsPolicy(), clock: any PushlabClock = SystemClock(),
         log: RequestLog = RequestLog(), sink: any PushSink = DiscardingPushSink(), faults: (any FaultInjector)? = nil,
-        admission: (any PushAdmission)? = nil, report: ProviderReportRecorder? = nil
+        report: ProviderReportRecorder? = nil
     ) {
-        self.admission = admission
         self.report = report
         self.world = world
         self.clock = clock

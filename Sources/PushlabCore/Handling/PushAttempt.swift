@@ -19,6 +19,8 @@ struct PushAttempt {
     var registered: APNsWorld.Registration?
     var payload: JSONValue?
     var isDeliverable = true
+    /// Every rule accepted it, and the sink gives its verdict later (`PushSink.verdictNow`).
+    var awaitsVerdict = false
 
     /// The value of an APNs header the request carries.
     func field(_ field: APNsHeaderFields.Field) -> String? { fields.value(field, in: request) }
@@ -74,5 +76,17 @@ struct Rejection: Error {
         self.reason = reason
         self.timestamp = timestamp
         self.goAway = goAway
+    }
+
+    /// What a sink's verdict refuses; nil for `.accepted`. A sink that could not decide (or a
+    /// verdict that answers nothing about the push) makes a 500.
+    init?(verdict: AdmissionVerdict) {
+        switch verdict {
+        case .accepted: return nil
+        case .unregistered(let since): self.init(.unregistered, timestamp: since)
+        case .expired(let since): self.init(.expiredToken, timestamp: since)
+        case .tooManyRequests: self.init(.tooManyRequests)
+        case .failed, .checked: self.init(.internalServerError)
+        }
     }
 }

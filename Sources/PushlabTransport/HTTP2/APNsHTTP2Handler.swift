@@ -526,7 +526,7 @@ extension APNsHTTP2Handler {
             }
             if outcome.isHeld {
                 // A verdict that leads to another (a counted fault rule passed, and the push now
-                // waits for its admission): held again, asked for at the flush below.
+                // waits for its sink's verdict): held again, asked for at the flush below.
                 heldAnswers.hold(outcome, on: held.streamID, isHead: held.isHead, at: outcome.delayMilliseconds > 0 ? now : nil)
                 continue
             }

@@ -36,12 +36,12 @@ final class Harness {
     init(
         _ mode: AuthMode = .token, policy: APNsPolicy = APNsPolicy(), environment: APNsEnvironment = .development,
         certificate: ClientCertificate? = nil, faults: (any FaultInjector)? = nil, world: TestWorld? = nil,
-        admission: (any PushAdmission)? = nil, report: ProviderReportRecorder? = nil
+        decidingSink: (any PushSink)? = nil, report: ProviderReportRecorder? = nil
     ) throws {
         self.world = try world ?? TestWorld()
         self.mode = mode
         service = APNsProviderService(
-            world: self.world.world, policy: policy, clock: clock, log: log, sink: sink, faults: faults, admission: admission, report: report
+            world: self.world.world, policy: policy, clock: clock, log: log, sink: decidingSink ?? sink, faults: faults, report: report
         )
         providerToken = try self.world.token(issuedAt: Harness.start / 1000)
         let info = ConnectionInfo(

@@ -4,12 +4,13 @@ import PushlabNGHTTP2
 import Synchronization
 import Testing
 
-/// A cluster: a 200 of the rules is held until the engine's verdict, which the rules turn into
-/// the final answer; other answers go at once, and the connection goes on meanwhile.
-@Suite("Answers wait for a cluster's admission")
-struct AdmissionAnswerTests {
-    /// Answers 200-awaiting-admission to every request (400 `BadDeviceToken` to a path with
-    /// "bad" in it), and finishes admissions as the test says.
+/// A sink that decides later (a cluster's engine): a 200 of the rules is held until its verdict,
+/// which the rules turn into the final answer; other answers go at once, and the connection goes
+/// on meanwhile.
+@Suite("Held answers wait for their verdicts")
+struct HeldAnswerTests {
+    /// Answers a held 200 to every request (400 `BadDeviceToken` to a path with "bad" in it),
+    /// and finishes each request for verdicts as the test says.
     final class AdmittingService: APNsConnectionFactory {
         private let state = Mutex<(awaiting: Int, requested: [(AnswerTicket, Int, @Sendable (AnswerTicket, [AdmissionVerdict]) -> Void)], journal: [String])>((0, [], []))
 
@@ -18,7 +19,7 @@ struct AdmissionAnswerTests {
         var journal: [String] { state.withLock { $0.journal } }
         var requestedCounts: [Int] { state.withLock { $0.requested.map(\.1) } }
 
-        /// The engine answers admission `index` with `verdicts`.
+        /// The sink answers request for verdicts `index` with `verdicts`.
         func decide(_ index: Int, _ verdicts: [AdmissionVerdict]) {
             let (ticket, _, done) = state.withLock { $0.requested[index] }
             done(ticket, verdicts)
@@ -56,7 +57,7 @@ struct AdmissionAnswerTests {
                 verdicts.map { verdict in
                     switch verdict {
                     case .accepted: APNsOutcome(.success(apnsID: "0F2B6A4D-1C55-4E0B-B2B6-92B5A8C33A19"))
-                    // A counted fault rule that passed: the push now waits for its admission.
+                    // A counted fault rule that passed: the push now waits for its verdict.
                     case .checked:
                         {
                             service.state.withLock { $0.awaiting += 1 }
@@ -80,7 +81,7 @@ struct AdmissionAnswerTests {
 
         #expect(connection.events.status(refused) == "400", "what the rules refuse is answered at once")
         #expect(streams.allSatisfy { connection.events.status($0) == nil }, "no 200 before the engine's verdict")
-        #expect(service.requestedCounts == [3], "one admission for the read's three pushes")
+        #expect(service.requestedCounts == [3], "one request for the read's three pushes")
         let admitted = try #require(service.journal.firstIndex(of: "admit 1"))
         #expect(admitted > 0 && service.journal[admitted - 1] == "flush", "asked for once the read's records are published")
 
@@ -91,7 +92,7 @@ struct AdmissionAnswerTests {
         #expect(connection.events.settings.contains { $0.contains(HTTP2Setting(.maxConcurrentStreams, 1)) }, "the verdict's actions are carried out")
     }
 
-    @Test func eachReadWaitsForItsOwnAdmission() throws {
+    @Test func eachReadWaitsForItsOwnVerdicts() throws {
         let service = AdmittingService()
         let connection = try EmbeddedConnection(service: service)
         let first = try connection.request()
@@ -134,7 +135,7 @@ struct AdmissionAnswerTests {
         try connection.exchange()
         service.decide(0, [.checked(.passes)])
         try connection.runEventLoopAndExchange()
-        #expect(connection.events.status(stream) == nil, "held for its admission now")
+        #expect(connection.events.status(stream) == nil, "held for its verdict now")
         #expect(service.requestedCounts == [1, 1], "the second verdict is asked for at once")
         service.decide(1, [.accepted])
         try connection.runEventLoopAndExchange()

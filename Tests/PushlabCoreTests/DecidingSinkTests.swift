@@ -2,26 +2,18 @@
 import Synchronization
 import Testing
 
-/// A cluster's admission (`PushAdmission`): a push the rules accept waits for the engine, whose
-/// verdict makes the answer, its record, the error charge and the stream limit.
-@Suite("Admission by a cluster's engine")
-struct AdmissionTests {
+/// A sink that decides later (a cluster's engine, `PushSink.verdictNow` nil): a push the rules
+/// accept waits for it, and its verdict makes the answer, its record, the error charge and the
+/// stream limit. The same sink counts fault rules, as the engine does.
+@Suite("A sink that decides later")
+struct DecidingSinkTests {
     /// Hands out verdicts chosen by the test, keeping what it was asked.
-    final class ScriptedAdmission: PushAdmission {
-        private let state = Mutex<(asked: [[AcceptedPush]], limits: [APNsPolicy.RateLimit?], done: [@Sendable ([AdmissionVerdict]) -> Void])>(([], [], []))
+    final class ScriptedSink: PushSink, FaultCounter {
+        private let state = Mutex<(asked: [[SinkItem]], limits: [APNsPolicy.RateLimit?], done: [@Sendable ([AdmissionVerdict]) -> Void])>(([], [], []))
 
-        func admit(_ pushes: [AcceptedPush], limit: APNsPolicy.RateLimit?, done: @escaping @Sendable ([AdmissionVerdict]) -> Void) {
-            state.withLock {
-                $0.asked.append(pushes)
-                $0.limits.append(limit)
-                $0.done.append(done)
-            }
-        }
-
-        /// Broadcasts and channels are answered at once with these.
+        /// Broadcasts and channels get these when their `decide` is answered.
         let broadcastVerdict: AdmissionVerdict
         let channelVerdict: AdmissionVerdict
-        private let broadcasts = Mutex<[AcceptedBroadcast]>([])
 
         init(broadcastVerdict: AdmissionVerdict = .accepted, channelVerdict: AdmissionVerdict = .accepted, checkResults: [FaultCheckResult]? = []) {
             self.broadcastVerdict = broadcastVerdict
@@ -29,13 +21,28 @@ struct AdmissionTests {
             self.checkResults = Mutex(checkResults)
         }
 
-        /// Fault checks are answered at once, each with the next of these; nil: the engine
+        func accept(_ push: AcceptedPush) {
+            Issue.record("a sink that decides later is never handed a decided push")
+        }
+
+        func verdictNow(tokenAdmitted: () -> Bool?) -> AdmissionVerdict? { nil }
+        func verdictNow(on item: SinkItem) -> AdmissionVerdict? { nil }
+
+        func decide(_ items: [SinkItem], limit: APNsPolicy.RateLimit?, done: @escaping @Sendable ([AdmissionVerdict]) -> Void) {
+            state.withLock {
+                $0.asked.append(items)
+                $0.limits.append(limit)
+                $0.done.append(done)
+            }
+        }
+
+        /// Fault checks are answered at once, each with the next of these; nil: the counter
         /// cannot be asked.
         private let checkResults: Mutex<[FaultCheckResult]?>
         private let checks = Mutex<[FaultCheck]>([])
         var askedChecks: [FaultCheck] { checks.withLock { $0 } }
 
-        func check(faults: [FaultCheck], done: @escaping @Sendable ([FaultCheckResult]) -> Void) {
+        func check(_ faults: [FaultCheck], done: @escaping @Sendable ([FaultCheckResult]) -> Void) {
             checks.withLock { $0 += faults }
             let results = checkResults.withLock { results -> [FaultCheckResult] in
                 guard let all = results else { return [] }
@@ -45,44 +52,48 @@ struct AdmissionTests {
             done(results)
         }
 
-        func admit(broadcast: AcceptedBroadcast, done: @escaping @Sendable (AdmissionVerdict) -> Void) {
-            broadcasts.withLock { $0.append(broadcast) }
-            done(broadcastVerdict)
+        private var items: [SinkItem] { state.withLock { $0.asked.flatMap { $0 } } }
+        /// The pushes of each `decide`, in order.
+        var asked: [[AcceptedPush]] {
+            state.withLock { $0.asked }.map { $0.compactMap { if case .push(let push) = $0 { push } else { nil } } }
         }
-
-        var askedBroadcasts: [AcceptedBroadcast] { broadcasts.withLock { $0 } }
-
-        func admit(channel change: ChannelChange, done: @escaping @Sendable (AdmissionVerdict) -> Void) {
-            channels.withLock { $0.append(change) }
-            done(channelVerdict)
-        }
-
-        private let channels = Mutex<[ChannelChange]>([])
-        var askedChannels: [ChannelChange] { channels.withLock { $0 } }
-
-        var asked: [[AcceptedPush]] { state.withLock { $0.asked } }
+        var askedBroadcasts: [AcceptedBroadcast] { items.compactMap { if case .broadcast(let broadcast) = $0 { broadcast } else { nil } } }
+        var askedChannels: [ChannelChange] { items.compactMap { if case .channel(let change) = $0 { change } else { nil } } }
         var limits: [APNsPolicy.RateLimit?] { state.withLock { $0.limits } }
 
-        /// Answers the oldest request that has not been answered.
+        /// Answers the oldest `decide` not answered, if any: its pushes get `verdicts` in order,
+        /// its broadcasts and channels the preset ones. The answer stops at the first push
+        /// `verdicts` leaves out, as a short answer would.
         func answer(_ verdicts: [AdmissionVerdict]) {
-            let done = state.withLock { $0.done.removeFirst() }
-            done(verdicts)
+            guard let (items, done) = state.withLock({ state in state.done.isEmpty ? nil : (state.asked[state.asked.count - state.done.count], state.done.removeFirst()) }) else { return }
+            var next = verdicts.makeIterator()
+            var answered: [AdmissionVerdict] = []
+            for item in items {
+                switch item {
+                case .push:
+                    guard let verdict = next.next() else { return done(answered) }
+                    answered.append(verdict)
+                case .broadcast: answered.append(broadcastVerdict)
+                case .channel: answered.append(channelVerdict)
+                }
+            }
+            done(answered)
         }
     }
 
-    /// Requests the admission of what awaits and returns the ticket and the verdicts it got.
-    private func admit(_ harness: Harness, _ admission: ScriptedAdmission, verdicts: [AdmissionVerdict]) throws -> [APNsOutcome] {
+    /// Requests the verdicts on what is held, has the sink answer, and returns the outcomes.
+    private func admit(_ harness: Harness, _ sink: ScriptedSink, verdicts: [AdmissionVerdict]) throws -> [APNsOutcome] {
         let answered = Mutex<(AnswerTicket, [AdmissionVerdict])?>(nil)
         let ticket = try #require(harness.connection.requestVerdicts { ticket, verdicts in answered.withLock { $0 = (ticket, verdicts) } })
-        admission.answer(verdicts)
+        sink.answer(verdicts)
         let (got, given) = try #require(answered.withLock { $0 })
         #expect(got == ticket)
         return harness.connection.finishHeldAnswers(ticket, verdicts: given)
     }
 
     @Test func aPushTheRulesAcceptWaitsForTheEngineAndIsRecordedAsItDecides() throws {
-        let admission = ScriptedAdmission()
-        let harness = try Harness(.token, admission: admission)
+        let engine = ScriptedSink()
+        let harness = try Harness(.token, decidingSink: engine)
         let first = harness.send(body: #"{"aps":{"alert":"one"}}"#)
         let second = harness.send(body: #"{"aps":{"alert":"two"}}"#)
         let refused = harness.send(topic: TestWorld.rivalApp)
@@ -91,9 +102,9 @@ struct AdmissionTests {
         #expect(harness.log.entries().map(\.status) == [400], "nothing recorded before the verdict")
         #expect(harness.sink.accepted.isEmpty, "the engine's log, not the local sink, takes the pushes")
 
-        let outcomes = try admit(harness, admission, verdicts: [.accepted, .unregistered(since: 1_767_000_000_000)])
-        #expect(admission.asked.first?.map(\.deviceToken) == [TestWorld.devToken, TestWorld.devToken])
-        #expect(admission.limits.first == APNsPolicy().deviceTokenRateLimit, "the policy's limit goes to the engine")
+        let outcomes = try admit(harness, engine, verdicts: [.accepted, .unregistered(since: 1_767_000_000_000)])
+        #expect(engine.asked.first?.map(\.deviceToken) == [TestWorld.devToken, TestWorld.devToken])
+        #expect(engine.limits.first == APNsPolicy().deviceTokenRateLimit, "the policy's limit goes to the engine")
         #expect(outcomes.map(\.response?.status) == [200, 410])
         #expect(outcomes[0].response?.apnsIDValue == first.response?.apnsIDValue)
         #expect(outcomes[1].response?.reason == .unregistered && outcomes[1].response?.timestamp == 1_767_000_000_000)
@@ -105,12 +116,12 @@ struct AdmissionTests {
     /// 429 counts against the connection's error budget and throttles its streams, as a 429 of
     /// the rules does; a failed engine answers 500, which a provider retries.
     @Test func aRefusalByTheEngineIsAnErrorConditionLikeTheRules() throws {
-        let admission = ScriptedAdmission()
+        let engine = ScriptedSink()
         var policy = APNsPolicy()
         policy.errorBudgetPerConnection = 2
-        let harness = try Harness(.token, policy: policy, admission: admission)
+        let harness = try Harness(.token, policy: policy, decidingSink: engine)
         for _ in 0..<3 { harness.send() }
-        let outcomes = try admit(harness, admission, verdicts: [.tooManyRequests, .failed, .expired(since: 5)])
+        let outcomes = try admit(harness, engine, verdicts: [.tooManyRequests, .failed, .expired(since: 5)])
         #expect(outcomes.map(\.response?.reason) == [.tooManyRequests, .internalServerError, .expiredToken])
         #expect(outcomes[0].actions.contains(.setMaxConcurrentStreams(1)), "a rejection throttles the streams")
         #expect(outcomes[1].actions.contains(.goAway(.internalServerError)), "the second error spends the budget")
@@ -119,20 +130,20 @@ struct AdmissionTests {
 
     /// Verdicts missing from an engine's answer never make a 200: those pushes are 500s.
     @Test func aShortAnswerFailsThePushesItLeftOut() throws {
-        let admission = ScriptedAdmission()
-        let harness = try Harness(.token, admission: admission)
+        let engine = ScriptedSink()
+        let harness = try Harness(.token, decidingSink: engine)
         harness.send()
         harness.send()
-        let outcomes = try admit(harness, admission, verdicts: [.accepted])
+        let outcomes = try admit(harness, engine, verdicts: [.accepted])
         #expect(outcomes.map(\.response?.status) == [200, 500])
     }
 
     /// The per-token limit is the engine's, across nodes: this node does not count it.
     @Test func theLocalRateLimiterStepsAside() throws {
-        let admission = ScriptedAdmission()
+        let engine = ScriptedSink()
         var policy = APNsPolicy()
         policy.deviceTokenRateLimit = APNsPolicy.RateLimit(requests: 1, perSeconds: 60)
-        let harness = try Harness(.token, policy: policy, admission: admission)
+        let harness = try Harness(.token, policy: policy, decidingSink: engine)
         #expect(harness.send().isHeld && harness.send().isHeld)
     }
 
@@ -140,16 +151,16 @@ struct AdmissionTests {
     /// like a push's, in its place among the pushes, and the local sink never sees it.
     @Test(arguments: [AdmissionVerdict.accepted, .failed])
     func aBroadcastWaitsForTheEngineInItsPlace(verdict: AdmissionVerdict) throws {
-        let admission = ScriptedAdmission(broadcastVerdict: verdict)
-        let harness = try Harness(.token, admission: admission)
+        let engine = ScriptedSink(broadcastVerdict: verdict)
+        let harness = try Harness(.token, decidingSink: engine)
         let channel = try harness.newChannel()
         harness.send()
         let broadcast = harness.broadcast(channel: channel)
         harness.send()
         #expect(broadcast.isHeld && broadcast.response?.status == 200)
-        let outcomes = try admit(harness, admission, verdicts: [.accepted, .tooManyRequests])
-        #expect(admission.askedBroadcasts.map(\.channelID) == [channel])
-        #expect(admission.asked.first?.count == 2, "the pushes go to the engine together")
+        let outcomes = try admit(harness, engine, verdicts: [.accepted, .tooManyRequests])
+        #expect(engine.askedBroadcasts.map(\.channelID) == [channel])
+        #expect(engine.asked.first?.count == 2, "the pushes go to the engine together")
         // The channel's creation waited for the engine too (201).
         #expect(outcomes.map(\.response?.status) == [201, 200, verdict == .accepted ? 200 : 500, 429])
         #expect(outcomes[2].response?.apnsID == broadcast.response?.apnsID, "the broadcast keeps its request id")
@@ -163,8 +174,8 @@ struct AdmissionTests {
     /// take is undone here and answered 500.
     @Test(arguments: [AdmissionVerdict.accepted, .failed])
     func aChannelIsEveryNodesBeforeItsAnswer(verdict: AdmissionVerdict) throws {
-        let admission = ScriptedAdmission(channelVerdict: verdict)
-        let harness = try Harness(.token, admission: admission)
+        let engine = ScriptedSink(channelVerdict: verdict)
+        let harness = try Harness(.token, decidingSink: engine)
         let created = harness.connection.handle(APNsRequest(
             method: "POST", path: "/1/apps/\(TestWorld.app)/channels",
             headers: [("authorization", "bearer \(harness.providerToken)")],
@@ -172,8 +183,8 @@ struct AdmissionTests {
         ))
         #expect(created.isHeld && created.response?.status == 201)
         let channelID = try #require(created.response?.channelID)
-        let outcomes = try admit(harness, admission, verdicts: [])
-        #expect(admission.askedChannels.map { if case .created(let channel) = $0 { channel.id } else { "" } } == [channelID])
+        let outcomes = try admit(harness, engine, verdicts: [])
+        #expect(engine.askedChannels.map { if case .created(let channel) = $0 { channel.id } else { "" } } == [channelID])
         #expect(outcomes.map(\.response?.status) == [verdict == .accepted ? 201 : 500])
         #expect((harness.world.world.channels.channel(channelID, environment: .development) != nil) == (verdict == .accepted))
     }
@@ -182,22 +193,22 @@ struct AdmissionTests {
     /// whether it fires, and the request waits for it; the rules after it, and APNs's, see the
     /// request only when it does not fire.
     @Test func aCountedFaultRuleIsTheEnginesToCount() throws {
-        let admission = ScriptedAdmission(checkResults: [.firesLast, .passes])
+        let engine = ScriptedSink(checkResults: [.firesLast, .passes])
         let faults = FaultRules()
-        faults.countInEngine()
+        faults.count(in: engine)
         try faults.add(FaultRule(count: 1, fault: .respond(.serviceUnavailable)))
         try faults.add(FaultRule(fault: .delay(milliseconds: 5)))
-        let harness = try Harness(.token, faults: faults, admission: admission)
+        let harness = try Harness(.token, faults: faults, decidingSink: engine)
         let first = harness.send()
         let second = harness.send()
         #expect(first.isHeld && first.response == nil && second.isHeld, "both wait for the engine's count")
-        let checked = try admit(harness, admission, verdicts: [])
-        #expect(admission.askedChecks == Array(repeating: FaultCheck(rule: "fault-1", everyNth: nil, count: 1, lucky: true, fault: .respond(.serviceUnavailable)), count: 2))
+        let checked = try admit(harness, engine, verdicts: [])
+        #expect(engine.askedChecks == Array(repeating: FaultCheck(rule: "fault-1", everyNth: nil, count: 1, lucky: true, fault: .respond(.serviceUnavailable)), count: 2))
         #expect(checked[0].response?.reason == .serviceUnavailable && !checked[0].isHeld, "it fired: its answer")
         #expect(faults.rules.map(\.id) == ["fault-2"], "fired its count on the nodes: gone here too")
-        // It passed: the next rule (a delay) and APNs's rules; the 200 waits for the push's admission.
+        // It passed: the next rule (a delay) and APNs's rules; the 200 waits for the push's verdict.
         #expect(checked[1].isHeld && checked[1].response?.status == 200 && checked[1].delayMilliseconds == 5)
-        #expect(try admit(harness, admission, verdicts: [.accepted]).map(\.response?.status) == [200])
+        #expect(try admit(harness, engine, verdicts: [.accepted]).map(\.response?.status) == [200])
         harness.connection.flushRecords()
         #expect(harness.log.entries().map(\.status).sorted() == [200, 503])
     }
@@ -205,15 +216,15 @@ struct AdmissionTests {
     /// An engine that cannot count makes the request a 500, which a provider retries; a rule
     /// without a count or everyNth is decided on the node, before a counted one.
     @Test func anEngineThatCannotCountFailsTheRequest() throws {
-        let admission = ScriptedAdmission(checkResults: nil)
+        let engine = ScriptedSink(checkResults: nil)
         let faults = FaultRules()
-        faults.countInEngine()
+        faults.count(in: engine)
         try faults.add(FaultRule(topic: "com.example.nothing", fault: .respond(.badTopic)))
         try faults.add(FaultRule(everyNth: 2, fault: .resetStream))
-        let harness = try Harness(.token, faults: faults, admission: admission)
+        let harness = try Harness(.token, faults: faults, decidingSink: engine)
         harness.send()
-        let outcomes = try admit(harness, admission, verdicts: [])
-        #expect(admission.askedChecks.map(\.rule) == ["fault-2"] && admission.askedChecks.first?.everyNth == 2)
+        let outcomes = try admit(harness, engine, verdicts: [])
+        #expect(engine.askedChecks.map(\.rule) == ["fault-2"] && engine.askedChecks.first?.everyNth == 2)
         #expect(outcomes.map(\.response?.reason) == [.internalServerError])
         #expect(faults.rules.count == 2)
     }
