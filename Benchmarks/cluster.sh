@@ -8,10 +8,15 @@
 #     cluster of three nodes (scripts/cluster.sh: three Redis masters with a replica each,
 #     HAProxy), and each node's share;
 #   - Redis commands and bytes (in and out, every server) per push;
+#   - CPU a push (user + system, from /proc) of the single process, and of the nodes, the Redis
+#     servers and HAProxy of the cluster, over the load and until every push lived;
 #   - the failover times: kill -9 of a node until a push to one of its phones is observed on
 #     another; kill -9 of a Redis master until a push to its slots is accepted again.
 #
-#   Benchmarks/cluster.sh [--pushes N] [--phones N] [--no-build]
+#   Benchmarks/cluster.sh [--pushes N] [--phones N] [--durable] [--no-build]
+#
+# --durable: both the single process and the cluster answer a push once it is committed
+# (`pushlab serve --durable`).
 #
 # PUSHLAB_BIN: the pushlab to run (default: a release build). Needs h2load (nghttp2-client),
 # redis-server, redis-cli and haproxy. Work files in Benchmarks/.work-cluster/.
@@ -23,12 +28,14 @@ WORK=$SCRIPT_DIR/.work-cluster
 PUSHES=200000
 PHONES=20000
 BUILD=1
+DURABLE=()
 while [ $# -gt 0 ]; do
     case $1 in
         --pushes) PUSHES=$2; shift 2 ;;
         --phones) PHONES=$2; shift 2 ;;
+        --durable) DURABLE=(--durable); shift ;;
         --no-build) BUILD=0; shift ;;
-        *) echo "usage: $0 [--pushes N] [--phones N] [--no-build]" >&2; exit 2 ;;
+        *) echo "usage: $0 [--pushes N] [--phones N] [--durable] [--no-build]" >&2; exit 2 ;;
     esac
 done
 for tool in h2load redis-server redis-cli haproxy curl python3; do
@@ -43,6 +50,8 @@ export PUSHLAB_BIN
 rm -rf "$WORK"
 mkdir -p "$WORK"
 log() { echo "cluster bench: $*" >&2; }
+# set -e stops quietly inside `read < <(…)` and `$(…)`: say where.
+trap 'log "stopped at line $LINENO: $BASH_COMMAND (status $?)"' ERR
 
 cat >"$WORK/scenario.yaml" <<EOF
 name: cluster-bench
@@ -90,24 +99,38 @@ EOF
 }
 
 now() { date +%s.%N; }
+# CPU seconds (user + system) the given processes have used so far, together.
+cpu_seconds() {
+    python3 - "$@" <<'EOF'
+import os, sys
+ticks = os.sysconf("SC_CLK_TCK")
+total = 0
+for pid in sys.argv[1:]:
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    total += int(fields[11]) + int(fields[12])
+print(total / ticks)
+EOF
+}
 
 # --- one process ---------------------------------------------------------------------------
 log "one process: $PHONES phones, $PUSHES pushes"
 "$PUSHLAB_BIN" serve --scenario "$WORK/scenario.yaml" --db :memory: --development-port 29197 --production-port 29196 \
-    --control-port 29198 --channel-management-port off >"$WORK/single.log" 2>&1 &
+    --control-port 29198 --channel-management-port off ${DURABLE[@]+"${DURABLE[@]}"} >"$WORK/single.log" 2>&1 &
 single=$!
 for _ in $(seq 1 600); do grep -q '^Ready' "$WORK/single.log" && break; sleep 0.1; done
+single_cpu_before=$(cpu_seconds $single)
 start=$(now)
 read -r single_seconds single_ok < <(load 29197 "$WORK/single-h2load.txt")
 # Lived: every phone observed its pushes (no queued delivery left).
 while [ "$(curl -s localhost:29198/v1/health | python3 -c 'import json,sys; print(json.load(sys.stdin)["queuedDeliveries"])')" != 0 ]; do sleep 0.1; done
 single_lived=$(python3 -c "print($(now) - $start)")
+single_cpu=$(python3 -c "print($(cpu_seconds $single) - $single_cpu_before)")
 kill -TERM $single; wait $single || true
 
 # --- a cluster of three nodes ----------------------------------------------------------------
 export PUSHLAB_CLUSTER_DIR=$WORK/cluster PUSHLAB_CLUSTER_REDIS=27100 PUSHLAB_CLUSTER_NODES=28000 PUSHLAB_CLUSTER_FRONT=29297
 trap '"$REPO/scripts/cluster.sh" down >/dev/null 2>&1 || true' EXIT
-"$REPO/scripts/cluster.sh" up -- --scenario "$WORK/scenario.yaml" >"$WORK/cluster-up.txt"
+"$REPO/scripts/cluster.sh" up ${DURABLE[@]+"${DURABLE[@]}"} -- --scenario "$WORK/scenario.yaml" >"$WORK/cluster-up.txt"
 redis_ports=(27100 27101 27102 27103 27104 27105)
 redis_totals() { # commands, bytes in+out, over every server
     local commands=0 bytes=0
@@ -130,11 +153,20 @@ print(total)
 EOF
 }
 sleep 3   # shares settle
+node_pids=$(cat "$WORK"/cluster/node-*.pid)
+redis_pids=$(for port in "${redis_ports[@]}"; do redis-cli -p "$port" info server | tr -d '\r' | awk -F: '/^process_id/ {print $2}'; done)
+haproxy_pids=$(cat "$WORK/cluster/haproxy.pid")
 read -r commands_before bytes_before < <(redis_totals)
+nodes_cpu_before=$(cpu_seconds $node_pids)
+redis_cpu_before=$(cpu_seconds $redis_pids)
+haproxy_cpu_before=$(cpu_seconds $haproxy_pids)
 start=$(now)
 read -r cluster_seconds cluster_ok < <(load 29297 "$WORK/cluster-h2load.txt")
 while [ "$(untaken)" != 0 ]; do sleep 0.2; done
 cluster_lived=$(python3 -c "print($(now) - $start)")
+nodes_cpu=$(python3 -c "print($(cpu_seconds $node_pids) - $nodes_cpu_before)")
+redis_cpu=$(python3 -c "print($(cpu_seconds $redis_pids) - $redis_cpu_before)")
+haproxy_cpu=$(python3 -c "print($(cpu_seconds $haproxy_pids) - $haproxy_cpu_before)")
 read -r commands_after bytes_after < <(redis_totals)
 shares=$(for n in 1 2 3; do curl -s "localhost:$((28000 + 10 * n + 2))/v1/health" | python3 -c 'import json,sys; c=json.load(sys.stdin)["cluster"]; print(c["node"], len(c["ownedPartitions"]))'; done | paste -sd, -)
 
@@ -149,8 +181,11 @@ done
 n=${phone_owner#node-}
 kill -9 "$(cat "$WORK/cluster/node-$n.pid")"
 killed=$(now)
-curl -s --http2 --cacert "$REPO/certs/ca.pem" -o /dev/null -H "authorization: bearer $JWT" -H "apns-topic: com.pushlab.demo" \
-    -H "apns-push-type: alert" --data '{"aps":{"alert":"after the kill"}}' "https://localhost:29297/3/device/$(head -1 "$WORK/tokens.txt")"
+# Until HAProxy has seen the node die (about 0.6 s), a connection may land on it and fail: a
+# provider retries, and so does this.
+until [ "$(curl -s --http2 --cacert "$REPO/certs/ca.pem" -o /dev/null -w '%{http_code}' -H "authorization: bearer $JWT" \
+    -H "apns-topic: com.pushlab.demo" -H "apns-push-type: alert" --data '{"aps":{"alert":"after the kill"}}' \
+    "https://localhost:29297/3/device/$(head -1 "$WORK/tokens.txt")")" = 200 ]; do sleep 0.05; done
 until curl -s localhost:29299/v1/devices/bench-0/observations?kind=banner | grep -q "after the kill"; do sleep 0.05; done
 node_failover=$(python3 -c "print($(now) - $killed)")
 
@@ -186,6 +221,11 @@ print(f"| answered (req/s) | {single_answered:,.0f} | {cluster_answered:,.0f} | 
 print(f"| lived end to end (pushes/s) | {single_lived:,.0f} | {cluster_lived:,.0f} | {cluster_lived / single_lived:.2f} |")
 print(f"| per node, lived (pushes/s) | {single_lived:,.0f} | {cluster_lived / 3:,.0f} | {cluster_lived / 3 / single_lived:.2f} |")
 print()
+micro = 1e6 / pushes
+print(f"| CPU a push: the process, or the nodes (µs) | {$single_cpu * micro:.1f} | {$nodes_cpu * micro:.1f} | {$nodes_cpu / $single_cpu:.2f} |")
+print(f"| CPU a push: Redis, HAProxy (µs) | | {$redis_cpu * micro:.1f}, {$haproxy_cpu * micro:.1f} | |")
+print()
+print("- mode: ${DURABLE[*]:+--durable on both}${DURABLE[*]:-default (crash window)}")
 print(f"- Redis per push: {commands:.1f} commands, {bytes:,.0f} bytes in and out (every server, replicas included)")
 print(f"- shares (partitions of 64): $shares")
 print(f"- failover, kill -9 of a node: a push to one of its phones observed {$node_failover:.1f} s after the kill")
