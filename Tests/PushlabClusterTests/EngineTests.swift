@@ -69,6 +69,114 @@ import Testing
         await otherClient.close()
     }
 
+    /// One call for pushes of several partitions of one master: each push has its verdict, in
+    /// order, a token's window counts the pushes before it in the same call, and each
+    /// partition's accepted pushes are one entry of its log.
+    @Test func oneCallDecidesPushesOfSeveralPartitionsAndLogsAnEntryAPartition() async throws {
+        let servers = try await RedisServers.sharedCluster()
+        let client = try await Self.connect(to: servers)
+        defer { Task { await client.close() } }
+        let keys = EngineKeys(prefix: "batch-\(UInt32.random(in: 0...UInt32.max))", partitions: DevicePartitions(count: 64))
+        let intake = EngineIntake(client: client, keys: keys)
+        let map = try #require(client.slotMap)
+        let master = try #require(map.master(ofSlot: keys.slot(keys.partitions.partition(of: "phone-0"))))
+        let phones = (0..<200).map { "phone-\($0)" }.filter { map.master(ofSlot: keys.slot(keys.partitions.partition(of: $0))) == master }
+        let two = Array(Set(phones.map(keys.partitions.partition(of:))).sorted().prefix(2))
+        let first = try #require(phones.first { keys.partitions.partition(of: $0) == two[0] })
+        let second = try #require(phones.first { keys.partitions.partition(of: $0) == two[1] })
+        try await intake.unregister(token: "gone", deviceID: second, since: 500)
+
+        let submissions = (0..<5).map { EngineIntake.Submission(push: [UInt8($0)], token: "aa", deviceID: first, now: 1_000 + Int64($0), limit: Self.minute) }
+            + [EngineIntake.Submission(push: [50], token: "bb", deviceID: second, now: 1_000, limit: Self.minute),
+               EngineIntake.Submission(push: [51], token: "gone", deviceID: second, now: 1_000, limit: Self.minute),
+               EngineIntake.Submission(push: [52], token: "bb", deviceID: second, now: 1_001, limit: nil)]
+        let verdicts = try await intake.acceptTogether(submissions)
+        guard case .accepted(let firstID?) = verdicts[0], case .accepted(let secondID?) = verdicts[5] else {
+            Issue.record("not accepted: \(verdicts)")
+            return
+        }
+        #expect(verdicts == [.accepted(firstID), .accepted(firstID), .accepted(firstID), .tooManyRequests, .tooManyRequests,
+                             .accepted(secondID), .unregistered(since: 500), .accepted(secondID)])
+        let log = EnginePushLog(client: client, keys: keys)
+        try await log.prepare(partitions: two)
+        let read = try await log.readOwnPending(partition: two[0], consumer: "n", count: 10)
+        #expect(read.isEmpty, "nothing read yet")
+        // The group was made after the appends: read from the log's start.
+        let firstEntries = try await client.send(RESPCommand("XRANGE", RESPArgument(keys.log(two[0])), "-", "+"), slot: keys.slot(two[0]))
+        #expect(firstEntries.elements?.count == 1, "one entry for the partition's three pushes")
+        _ = try await client.send(RESPCommand("XGROUP", "SETID", RESPArgument(keys.log(two[0])), RESPArgument(keys.group), "0"), slot: keys.slot(two[0]))
+        _ = try await client.send(RESPCommand("XGROUP", "SETID", RESPArgument(keys.log(two[1])), RESPArgument(keys.group), "0"), slot: keys.slot(two[1]))
+        #expect(try await log.readNew(partition: two[0], consumer: "n", count: 10).map(\.pushes) == [[[0], [1], [2]]])
+        #expect(try await log.readNew(partition: two[1], consumer: "n", count: 10).map(\.pushes) == [[[50], [52]]])
+    }
+
+    /// A call whose pushes' partitions are not all on the master it reaches fails there, and
+    /// writes nothing: no push of it may be logged and answered 500.
+    @Test func aCallSpanningTwoMastersFailsWithNothingWritten() async throws {
+        let servers = try await RedisServers.sharedCluster()
+        let client = try await Self.connect(to: servers)
+        defer { Task { await client.close() } }
+        let keys = EngineKeys(prefix: "span-\(UInt32.random(in: 0...UInt32.max))", partitions: DevicePartitions(count: 64))
+        let intake = EngineIntake(client: client, keys: keys)
+        let map = try #require(client.slotMap)
+        func master(_ phone: String) -> RedisEndpoint? { map.master(ofSlot: keys.slot(keys.partitions.partition(of: phone))) }
+        let here = "phone-0"
+        let there = try #require((1..<200).map { "phone-\($0)" }.first { master($0) != master(here) })
+        await #expect(throws: RedisError.self) {
+            try await intake.acceptTogether([
+                EngineIntake.Submission(push: [1], token: "aa", deviceID: here, now: 1, limit: Self.minute),
+                EngineIntake.Submission(push: [2], token: "bb", deviceID: there, now: 1, limit: Self.minute),
+            ])
+        }
+        let log = EnginePushLog(client: client, keys: keys)
+        #expect(try await log.untakenCount(partition: keys.partitions.partition(of: here)) == 0)
+        #expect(try await log.untakenCount(partition: keys.partitions.partition(of: there)) == 0)
+        // Nor was the first push counted in its window.
+        #expect(try await intake.accept([3], token: "aa", deviceID: here, now: 2, limit: APNsPolicy.RateLimit(requests: 1, perSeconds: 60)) != .tooManyRequests)
+    }
+
+    /// Many reads' pushes to one phone, handed over at once from many tasks: each answered, and
+    /// logged in the order each reached the lane, with fewer calls than pushes.
+    @Test func theLanesKeepEachPhonesPushesInOrderAndAnswerEveryOne() async throws {
+        let servers = try await RedisServers.sharedCluster()
+        let client = try await Self.connect(to: servers)
+        defer { Task { await client.close() } }
+        let keys = EngineKeys(prefix: "lanes-\(UInt32.random(in: 0...UInt32.max))", partitions: DevicePartitions(count: 64))
+        let lanes = IntakeLanes(intake: EngineIntake(client: client, keys: keys))
+        let log = EnginePushLog(client: client, keys: keys)
+        let phones = (0..<8).map { "phone-\($0)" }
+        try await log.prepare(partitions: Set(phones.map(keys.partitions.partition(of:))))
+        // Eight readers, each with a read of ten pushes, one a phone; each reader's pushes
+        // numbered in its order.
+        let answers = await withTaskGroup(of: [IntakeLanes.Answer].self) { group in
+            for reader in 0..<8 {
+                group.addTask {
+                    var answers: [IntakeLanes.Answer] = []
+                    for read in 0..<5 {
+                        let pushes = phones.map { EngineIntake.Submission(push: [UInt8(reader), UInt8(read)], token: "t-\($0)", deviceID: $0, now: 1, limit: nil) }
+                        answers += await lanes.accept(pushes)
+                    }
+                    return answers
+                }
+            }
+            var all: [IntakeLanes.Answer] = []
+            for await answers in group { all += answers }
+            return all
+        }
+        #expect(answers.count == 8 * 5 * 8)
+        #expect(answers.allSatisfy { if case .success(.accepted(_?)) = $0 { true } else { false } })
+        for phone in phones {
+            let partition = keys.partitions.partition(of: phone)
+            let entries = try await log.readNew(partition: partition, consumer: "n", count: 1_000)
+            let pushes = entries.flatMap(\.pushes)
+            #expect(pushes.count >= 40)
+            for reader in 0..<8 {
+                let reads = pushes.filter { $0.first == UInt8(reader) }.map { $0[1] }
+                #expect(reads == reads.sorted(), "reader \(reader)'s pushes in its order")
+            }
+        }
+    }
+
     /// Two nodes consume one partition: each push is read by one of them; what a dead node read
     /// and never took is claimed by the other once it has been idle long enough, and taking
     /// deletes it, with what was written alongside, in one transaction.
@@ -88,9 +196,8 @@ import Testing
 
         let readByA = try await log.readNew(partition: partition, consumer: "node-a", count: 4)
         let readByB = try await log.readNew(partition: partition, consumer: "node-b", count: 100)
-        #expect(readByA.map(\.push) == (0..<4).map { [UInt8($0)] })
-        #expect(readByB.map(\.push) == (4..<10).map { [UInt8($0)] }, "in the order accepted, each read once")
-        #expect(readByB.allSatisfy { $0.deviceID == "phone-7" })
+        #expect(readByA.map(\.pushes) == (0..<4).map { [[UInt8($0)]] })
+        #expect(readByB.map(\.pushes) == (4..<10).map { [[UInt8($0)]] }, "in the order accepted, each read once")
 
         // Node b takes its pushes with what the phones observed, atomically.
         let observations = "\(prefix):\(keys.tag(partition)):observations"
@@ -170,7 +277,7 @@ import Testing
         #expect(acknowledged.count >= 100, "the new master took pushes within 20 s (\(refused) refused meanwhile)")
         #expect(client.slotMap?.master(ofSlot: keys.slot(partition)) != oldMaster, "the client follows the new map")
 
-        let logged = try await log.readNew(partition: partition, consumer: "node-a", count: 10_000).map(\.push)
+        let logged = try await log.readNew(partition: partition, consumer: "node-a", count: 10_000).flatMap(\.pushes)
         #expect(Set(acknowledged).isSubset(of: Set(logged)), "\(Set(acknowledged).subtracting(logged).count) acknowledged pushes lost")
         #expect(logged.count == Set(logged).count, "none twice")
         await client.close()

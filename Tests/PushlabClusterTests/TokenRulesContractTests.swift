@@ -184,6 +184,57 @@ import Testing
         #expect(try await Self.run(contract.steps, on: swift) == Self.expected(contract.steps))
     }
 
+    /// The engine's rules with each run of pushes between state changes in one intake call, as
+    /// `IntakeLanes` sends a busy master's pushes.
+    struct BatchedEngineRules {
+        let engine: EngineRules
+
+        func run(_ steps: [Step]) async throws -> [Verdict] {
+            var verdicts: [Verdict] = []
+            var run: [EngineIntake.Submission] = []
+            func flush() async throws {
+                guard !run.isEmpty else { return }
+                for verdict in try await engine.intake.acceptTogether(run) {
+                    switch verdict {
+                    case .accepted: verdicts.append(.accepted)
+                    case .unregistered(let since): verdicts.append(.unregistered(since: since))
+                    case .expired(let since): verdicts.append(.expired(since: since))
+                    case .tooManyRequests: verdicts.append(.tooManyRequests)
+                    }
+                }
+                run.removeAll()
+            }
+            for step in steps {
+                switch step {
+                case .push(let token, let at, _):
+                    run.append(EngineIntake.Submission(push: [1], token: token, deviceID: EngineRules.device(token), now: at, limit: engine.limit))
+                    continue
+                default:
+                    try await flush()
+                }
+                switch step {
+                case .push: break
+                case .unregister(let token, let at): try await engine.unregister(token: token, at: at)
+                case .expire(let token, let at): try await engine.expire(token: token, at: at)
+                case .reactivate(let token): try await engine.reactivate(token: token)
+                }
+            }
+            try await flush()
+            return verdicts
+        }
+    }
+
+    @Test("The engine answers each case alike when a run of pushes goes in one call", arguments: cases)
+    func batchedEngineRules(_ contract: Case) async throws {
+        let servers = try await RedisServers.sharedCluster()
+        let client = try await EngineTests.connect(to: servers)
+        defer { Task { await client.close() } }
+        let prefix = "contract-batch-\(UInt32.random(in: 0...UInt32.max))"
+        // One partition, so that both tokens' pushes are on one master.
+        let engine = EngineRules(intake: EngineIntake(client: client, keys: EngineKeys(prefix: prefix, partitions: DevicePartitions(count: 1))), limit: contract.limit)
+        #expect(try await BatchedEngineRules(engine: engine).run(contract.steps) == Self.expected(contract.steps))
+    }
+
     @Test("The engine's intake script answers each case as the Swift rules do", arguments: cases)
     func engineRules(_ contract: Case) async throws {
         let servers = try await RedisServers.sharedCluster()

@@ -35,44 +35,132 @@ public struct EngineIntake: Sendable {
         case tooManyRequests
     }
 
-    /// `push`: the push as its log entry holds it (opaque to the engine). `deviceID`: the phone
-    /// that takes it; nil for none (then the token's own partition counts it, and nothing logs
-    /// it). `now`: the cluster's clock. `limit`: the per-token rate limit, nil for none.
+    /// A push the node's rules accepted, for the engine's verdict.
+    public struct Submission: Sendable {
+        /// As its log entry holds it (opaque to the engine).
+        public var push: [UInt8]
+        public var token: String
+        /// The phone that takes it; nil for none (then the token's own partition counts it,
+        /// and nothing logs it).
+        public var deviceID: String?
+        /// The cluster's clock.
+        public var now: EpochMilliseconds
+        /// The per-token rate limit, nil for none.
+        public var limit: APNsPolicy.RateLimit?
+
+        public init(push: [UInt8], token: String, deviceID: String?, now: EpochMilliseconds, limit: APNsPolicy.RateLimit?) {
+            self.push = push
+            self.token = token
+            self.deviceID = deviceID
+            self.now = now
+            self.limit = limit
+        }
+    }
+
+    /// The partition whose master decides `submission`.
+    public func partition(of submission: Submission) -> Int {
+        keys.partitions.partition(of: submission.deviceID ?? submission.token)
+    }
+
+    /// One push's verdict (`acceptTogether` of one).
     public func accept(
         _ push: [UInt8], token: String, deviceID: String?, now: EpochMilliseconds, limit: APNsPolicy.RateLimit?
     ) async throws(RedisError) -> Verdict {
-        let partition = keys.partitions.partition(of: deviceID ?? token)
-        let window = Int64((limit?.perSeconds ?? 0) * 1000)
+        try await acceptTogether([Submission(push: push, token: token, deviceID: deviceID, now: now, limit: limit)])[0]
+    }
+
+    /// The verdicts on `submissions`, in their order, from one script on one master: every
+    /// submission's partition must be on the master of the first's (`RedisClusterClient.slotMap`).
+    /// The script reads every partition's token states before it writes anything, so a
+    /// partition that turns out not to be on that master (a failover moved it) fails the whole
+    /// call with nothing written, and the slot map is read again. Each partition's accepted
+    /// pushes go into its log as one entry, in order.
+    public func acceptTogether(_ submissions: [Submission]) async throws(RedisError) -> [Verdict] {
+        guard !submissions.isEmpty else { return [] }
+        let partitions = submissions.map(partition(of:))
+        var order: [Int] = []
+        var members: [Int: [Int]] = [:]
+        for (index, partition) in partitions.enumerated() {
+            if members[partition] == nil { order.append(partition) }
+            members[partition, default: []].append(index)
+        }
+        var arguments = [RESPArgument(order.count)]
+        arguments.reserveCapacity(1 + 3 * order.count + 7 * submissions.count)
+        for partition in order {
+            let indices = members[partition]!
+            arguments += [RESPArgument(keys.log(partition)), RESPArgument(keys.tokenStates(partition)), RESPArgument(indices.count)]
+            for index in indices {
+                let submission = submissions[index]
+                arguments += [
+                    RESPArgument(submission.token), RESPArgument(submission.deviceID ?? ""), RESPArgument(submission.now),
+                    RESPArgument(Int64((submission.limit?.perSeconds ?? 0) * 1000)), RESPArgument(submission.limit?.requests ?? 0),
+                    RESPArgument(keys.rateWindow(submission.token, partition: partition)), RESPArgument(bytes: Self.framed(submission.push)),
+                ]
+            }
+        }
         let wait = replicas > 0 ? [RESPCommand("WAIT", RESPArgument(replicas), RESPArgument(Int64(replicaTimeout / .milliseconds(1))))] : []
-        let (answer, waited) = try await Script.accept.run(
-            on: client, slot: keys.slot(partition),
-            keys: [keys.tokenState(token, partition: partition), keys.rateWindow(token, partition: partition), keys.log(partition)],
-            arguments: [RESPArgument(now), RESPArgument(window), RESPArgument(limit?.requests ?? 0), RESPArgument(bytes: push), RESPArgument(deviceID ?? "")],
-            then: wait
-        )
+        let answer: RESPValue
+        let waited: [RESPValue]
+        do {
+            (answer, waited) = try await Script.accept.run(
+                on: client, slot: keys.slot(partitions[0]), keys: [keys.log(partitions[0])], arguments: arguments, then: wait
+            )
+        } catch {
+            if error.description.contains("non local key") { _ = try? await client.refreshMap() }
+            throw error
+        }
         if let reached = waited.first?.integer, reached < replicas {
             throw RedisError(.cluster, "the push reached \(reached) of \(replicas) replicas in \(replicaTimeout)")
         }
-        guard let fields = answer.elements, let verdict = fields.first?.text else {
+        guard let groups = answer.elements, groups.count == order.count else {
             throw RedisError(.protocolError, "the intake script answered \(answer)")
         }
-        switch verdict {
-        case "accepted":
-            if fields.count == 1 { return .accepted(nil) }
-            guard fields.count == 2, let id = fields[1].text.flatMap(StreamID.init) else { break }
-            return .accepted(id)
-        case "unregistered":
-            guard fields.count == 2, let since = fields[1].integer else { break }
-            return .unregistered(since: since)
-        case "expired":
-            guard fields.count == 2, let since = fields[1].integer else { break }
-            return .expired(since: since)
-        case "limited":
-            return .tooManyRequests
-        default:
-            break
+        var verdicts = [Verdict](repeating: .tooManyRequests, count: submissions.count)
+        for (partition, group) in zip(order, groups) {
+            let indices = members[partition]!
+            guard let fields = group.elements, fields.count == indices.count + 1 else {
+                throw RedisError(.protocolError, "the intake script answered \(group) for partition \(partition)")
+            }
+            let id = fields[0].text.flatMap(StreamID.init)
+            for (index, field) in zip(indices, fields.dropFirst()) {
+                verdicts[index] = try Self.verdict(field, logged: submissions[index].deviceID == nil ? nil : id)
+            }
         }
-        throw RedisError(.protocolError, "the intake script answered \(answer)")
+        return verdicts
+    }
+
+    /// One push's answer from the script: `a` accepted, `u`/`e` with a time, `l` limited.
+    private static func verdict(_ value: RESPValue, logged id: StreamID?) throws(RedisError) -> Verdict {
+        guard let text = value.text, let kind = text.first else { throw RedisError(.protocolError, "the intake script answered \(value)") }
+        let since = EpochMilliseconds(text.dropFirst(2))
+        switch (kind, since) {
+        case ("a", _): return .accepted(id)
+        case ("u", let since?): return .unregistered(since: since)
+        case ("e", let since?): return .expired(since: since)
+        case ("l", _): return .tooManyRequests
+        default: throw RedisError(.protocolError, "the intake script answered \(text)")
+        }
+    }
+
+    /// A push as a log entry holds it among others: its length (4 bytes, big-endian), then it.
+    static func framed(_ push: [UInt8]) -> [UInt8] {
+        let count = UInt32(push.count)
+        return [UInt8(count >> 24), UInt8((count >> 16) & 0xFF), UInt8((count >> 8) & 0xFF), UInt8(count & 0xFF)] + push
+    }
+
+    /// The pushes of an entry's `pushes` field; nil when it is not a sequence of frames.
+    static func unframed(_ bytes: [UInt8]) -> [[UInt8]]? {
+        var pushes: [[UInt8]] = []
+        var at = 0
+        while at < bytes.count {
+            guard at + 4 <= bytes.count else { return nil }
+            let count = Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+            at += 4
+            guard at + count <= bytes.count else { return nil }
+            pushes.append(Array(bytes[at..<at + count]))
+            at += count
+        }
+        return pushes
     }
 
     /// A broadcast the node's rules accepted, into every partition's log: the node of each
@@ -103,53 +191,91 @@ public struct EngineIntake: Sendable {
 
     /// Marks `token` unregistered at `since`: from now on every node answers 410 with that time.
     public func unregister(token: String, deviceID: String, since: EpochMilliseconds) async throws(RedisError) {
-        try await setState(token: token, deviceID: deviceID, field: "unregisteredAt", since: since)
+        try await setState(token: token, deviceID: deviceID, state: "u:\(since)")
     }
 
     /// Marks `token` expired at `since` (410 `ExpiredToken`).
     public func expire(token: String, deviceID: String, since: EpochMilliseconds) async throws(RedisError) {
-        try await setState(token: token, deviceID: deviceID, field: "expiredAt", since: since)
+        try await setState(token: token, deviceID: deviceID, state: "e:\(since)")
     }
 
     /// The token works again (a reinstall brought it back, a scenario reset).
     public func reactivate(token: String, deviceID: String) async throws(RedisError) {
         let partition = keys.partitions.partition(of: deviceID)
-        _ = try await client.send(RESPCommand("DEL", RESPArgument(keys.tokenState(token, partition: partition))), slot: keys.slot(partition))
+        _ = try await client.send(RESPCommand("HDEL", RESPArgument(keys.tokenStates(partition)), RESPArgument(token)), slot: keys.slot(partition))
     }
 
-    private func setState(token: String, deviceID: String, field: String, since: EpochMilliseconds) async throws(RedisError) {
+    private func setState(token: String, deviceID: String, state: String) async throws(RedisError) {
         let partition = keys.partitions.partition(of: deviceID)
         _ = try await client.send(
-            RESPCommand("HSET", RESPArgument(keys.tokenState(token, partition: partition)), RESPArgument(field), RESPArgument(since)),
+            RESPCommand("HSET", RESPArgument(keys.tokenStates(partition)), RESPArgument(token), RESPArgument(state)),
             slot: keys.slot(partition)
         )
     }
 }
 
 extension Script {
-    /// KEYS: token state, rate window, log. ARGV: now, window (ms), limit (0: none), push,
-    /// device id ('' for none: counted, not logged). A rejected push is not counted, as
-    /// `DeviceTokenRateLimiter` does not count it.
+    /// One call a master for a batch of pushes of several partitions on it (hence
+    /// `allow-cross-slot-keys`; KEYS holds only the first partition's log, for routing).
+    /// ARGV: the number of partitions, then per partition its log, its token states' hash, its
+    /// number of pushes, and per push: token, device id ('' for none: counted, not logged), now,
+    /// window (ms), limit (0: none), the token's window key, the push framed.
+    ///
+    /// Every partition's token states are read before anything is written: a key that is not on
+    /// this master fails the call there, with nothing written. A rejected push is not counted,
+    /// as `DeviceTokenRateLimiter` does not count it. Answers per partition the entry id of its
+    /// accepted pushes (or false), then a verdict a push: `a`, `u:<ms>`, `e:<ms>` or `l`.
     static let accept = Script(source: """
-        local state = redis.call('HMGET', KEYS[1], 'unregisteredAt', 'expiredAt')
-        if state[1] then return {'unregistered', tonumber(state[1])} end
-        if state[2] then return {'expired', tonumber(state[2])} end
-        local limit = tonumber(ARGV[3])
-        if limit > 0 then
-          local now = tonumber(ARGV[1])
-          local window = tonumber(ARGV[2])
-          local start = tonumber(redis.call('HGET', KEYS[2], 'start') or '-1')
-          local count = tonumber(redis.call('HGET', KEYS[2], 'count') or '0')
-          if start < 0 or now - start >= window then
-            start = now
-            count = 0
-          end
-          if count >= limit then return {'limited'} end
-          redis.call('HSET', KEYS[2], 'start', start, 'count', count + 1)
-          redis.call('PEXPIRE', KEYS[2], window * 2)
+        #!lua flags=allow-cross-slot-keys
+        local partitions = tonumber(ARGV[1])
+        local plan = {}
+        local at = 2
+        for p = 1, partitions do
+          local count = tonumber(ARGV[at + 2])
+          local tokens = {}
+          for i = 1, count do tokens[i] = ARGV[at + 3 + (i - 1) * 7] end
+          plan[p] = {log = ARGV[at], first = at + 3, count = count, states = redis.call('HMGET', ARGV[at + 1], unpack(tokens))}
+          at = at + 3 + count * 7
         end
-        if ARGV[5] == '' then return {'accepted'} end
-        local id = redis.call('XADD', KEYS[3], '*', 'push', ARGV[4], 'device', ARGV[5])
-        return {'accepted', id}
+        local answer = {}
+        for p = 1, partitions do
+          local part = plan[p]
+          local verdicts = {}
+          local accepted = {}
+          for i = 1, part.count do
+            local a = part.first + (i - 1) * 7
+            local verdict = part.states[i]
+            if not verdict then
+              verdict = 'a'
+              local limit = tonumber(ARGV[a + 4])
+              if limit > 0 then
+                local now = tonumber(ARGV[a + 2])
+                local window = tonumber(ARGV[a + 3])
+                local start, count = -1, 0
+                local kept = redis.call('GET', ARGV[a + 5])
+                if kept then
+                  local s, c = string.match(kept, '^(-?%d+):(%d+)$')
+                  start, count = tonumber(s), tonumber(c)
+                end
+                if start < 0 or now - start >= window then
+                  start = now
+                  count = 0
+                end
+                if count >= limit then
+                  verdict = 'l'
+                else
+                  redis.call('SET', ARGV[a + 5], start .. ':' .. (count + 1), 'PX', window * 2)
+                end
+              end
+              if verdict == 'a' and ARGV[a + 1] ~= '' then accepted[#accepted + 1] = ARGV[a + 6] end
+            end
+            verdicts[i] = verdict
+          end
+          local id = false
+          if #accepted > 0 then id = redis.call('XADD', part.log, '*', 'pushes', table.concat(accepted)) end
+          table.insert(verdicts, 1, id)
+          answer[p] = verdicts
+        end
+        return answer
         """)
 }

@@ -42,11 +42,13 @@ public struct EngineKeys: Sendable {
     /// a phone that was removed.
     public func devices(_ partition: Int) -> String { "\(data(partition)):devices" }
 
-    /// A token's state: unregistered, and since when.
-    public func tokenState(_ token: String, partition: Int) -> String { "\(data(partition)):token:\(token)" }
+    /// The states of the partition's tokens that have one: token → `u:<ms>` (unregistered since)
+    /// or `e:<ms>` (expired since). One hash a partition, so that one read answers for every
+    /// token of a batch (`EngineIntake.accept`).
+    public func tokenStates(_ partition: Int) -> String { "\(data(partition)):tokens" }
 
-    /// A token's rate-limit window: its start and count.
-    public func rateWindow(_ token: String, partition: Int) -> String { "\(data(partition)):rate:\(token)" }
+    /// A token's rate-limit window, `<start ms>:<count>`, expiring after two windows.
+    public func rateWindow(_ token: String, partition: Int) -> String { "\(data(partition)):window:\(token)" }
 
     /// Who simulates the partition's phones now: a node's id, with a lease's expiry
     /// (`PartitionLeases`).

@@ -13,13 +13,13 @@ public struct EnginePushLog: Sendable {
         self.keys = keys
     }
 
-    /// One push in a partition's log.
+    /// One entry of a partition's log: the pushes one intake call accepted for the partition,
+    /// in order, or a broadcast.
     public struct Entry: Sendable, Equatable {
         public var id: StreamID
-        /// As `EngineIntake.accept` was given it.
-        public var push: [UInt8]
-        public var deviceID: String
-        /// A broadcast instead (`EngineIntake.appendBroadcast`): no push, no device.
+        /// Each as `EngineIntake.accept` was given it.
+        public var pushes: [[UInt8]]
+        /// A broadcast instead (`EngineIntake.appendBroadcast`): no push.
         public var broadcast: [UInt8]? = nil
     }
 
@@ -81,8 +81,9 @@ public struct EnginePushLog: Sendable {
             case .append(_, let fields, let keep):
                 arguments += [RESPArgument("append"), RESPArgument(keep ?? 0), RESPArgument(fields.count)]
                 for (name, value) in fields { arguments += [RESPArgument(name), RESPArgument(bytes: value)] }
-            case .setField(_, let field, let value):
-                arguments += [RESPArgument("set"), RESPArgument(field), RESPArgument(bytes: value)]
+            case .setFields(_, let fields):
+                arguments += [RESPArgument("set"), RESPArgument(fields.count)]
+                for (field, value) in fields { arguments += [RESPArgument(field), RESPArgument(bytes: value)] }
             }
         }
         arguments.append(RESPArgument(Int64(lease / .milliseconds(1))))
@@ -120,7 +121,7 @@ public struct EnginePushLog: Sendable {
     }
 
     /// Stream entries `[[id, [field, value, …]], …]`; an entry whose fields are gone (deleted
-    /// while pending) is left out.
+    /// while pending) is left out, one it cannot read has no pushes.
     private static func entries(_ values: [RESPValue]) throws(RedisError) -> [Entry] {
         var entries: [Entry] = []
         for value in values {
@@ -129,14 +130,12 @@ public struct EnginePushLog: Sendable {
             }
             guard let fields = parts[1].pairs else { continue }
             if let broadcast = fields.first(where: { $0.key.text == "broadcast" })?.value.bytes {
-                entries.append(Entry(id: id, push: [], deviceID: "", broadcast: broadcast))
+                entries.append(Entry(id: id, pushes: [], broadcast: broadcast))
                 continue
             }
-            guard let push = fields.first(where: { $0.key.text == "push" })?.value.bytes,
-                  let device = fields.first(where: { $0.key.text == "device" })?.value.text else {
-                throw RedisError(.protocolError, "the log entry \(id) has no push or device")
-            }
-            entries.append(Entry(id: id, push: push, deviceID: device))
+            // Unreadable (another version's entry): no pushes, for the reader to take and say so.
+            let framed = fields.first(where: { $0.key.text == "pushes" })?.value.bytes
+            entries.append(Entry(id: id, pushes: framed.flatMap(EngineIntake.unframed) ?? []))
         }
         return entries
     }
@@ -147,13 +146,13 @@ public enum EngineWrite: Sendable {
     /// An entry added to a stream (`XADD … *`), its fields in order; with `keep`, the stream is
     /// trimmed to about that many entries (`MAXLEN ~`).
     case append(stream: String, fields: [(String, [UInt8])], keep: Int? = nil)
-    /// A field of a hash set (`HSET`).
-    case setField(hash: String, field: String, value: [UInt8])
+    /// Fields of a hash set, in one `HSET`.
+    case setFields(hash: String, fields: [(String, [UInt8])])
 
     var key: String {
         switch self {
         case .append(let stream, _, _): stream
-        case .setField(let hash, _, _): hash
+        case .setFields(let hash, _): hash
         }
     }
 }
@@ -186,8 +185,9 @@ extension Script {
             end
             at = at + 3 + 2 * fields
           else
-            redis.call('HSET', KEYS[key], ARGV[at + 1], ARGV[at + 2])
-            at = at + 3
+            local fields = tonumber(ARGV[at + 1])
+            redis.call('HSET', KEYS[key], unpack(ARGV, at + 2, at + 1 + 2 * fields))
+            at = at + 2 + 2 * fields
           end
         end
         return 1

@@ -7,12 +7,14 @@ import Synchronization
 /// A cluster node's `PushSink`: it decides nothing at once (`verdictNow` is nil), and the
 /// answers wait for `decide`. Each push the rules accepted goes through the engine's intake
 /// script on the master of its device's partition (410, the token's 429 window across nodes,
-/// the append to the partition's log), all of a read's pushes at once on the pipelined
-/// connections; a broadcast is appended for every node's phones; a channel change reaches every
+/// the append to the partition's log); a broadcast is appended for every node's phones; a channel change reaches every
 /// node's world. An engine that cannot be reached makes the item a 500, accepted nowhere. The
 /// phones get what was accepted from the engine's log (`PartitionDelivery`), not from here.
+///
+/// The pushes go through `IntakeLanes`: a read's pushes, and every other read's that arrive
+/// while a master is busy, in one script call a master.
 public final class EnginePushSink: PushSink {
-    private let intake: EngineIntake
+    private let lanes: IntakeLanes
     private let logger: Logger
     /// Behind a reference: a `Mutex` holding the closure itself would wrap it in another
     /// reabstraction thunk at every access.
@@ -24,7 +26,7 @@ public final class EnginePushSink: PushSink {
     private let channelPublisher = Mutex<ChannelPublisher?>(nil)
 
     public init(intake: EngineIntake, logger: Logger = Logger(label: "pushlab.cluster")) {
-        self.intake = intake
+        lanes = IntakeLanes(intake: intake)
         self.logger = logger
     }
 
@@ -42,26 +44,47 @@ public final class EnginePushSink: PushSink {
     public func verdictNow(on item: SinkItem) -> AdmissionVerdict? { nil }
 
     public func decide(_ items: [SinkItem], limit: APNsPolicy.RateLimit?, done: @escaping @Sendable ([AdmissionVerdict]) -> Void) {
-        let intake = intake
+        let lanes = lanes
         let logger = logger
         let publisher = channelPublisher.withLock { $0 }
         Task {
-            let verdicts = await withTaskGroup(of: (Int, AdmissionVerdict).self) { group in
-                for index in items.indices {
+            var verdicts = [AdmissionVerdict](repeating: .failed, count: items.count)
+            var pushes: [Int] = []
+            var submissions: [EngineIntake.Submission] = []
+            var others: [Int] = []
+            for (index, item) in items.enumerated() {
+                guard case .push(let push) = item else {
+                    others.append(index)
+                    continue
+                }
+                pushes.append(index)
+                submissions.append(EngineIntake.Submission(
+                    push: AcceptedPushEncoding.encode([push]), token: push.deviceToken, deviceID: push.deviceID, now: push.receivedAt, limit: limit
+                ))
+            }
+            let pushIndices = pushes, pushSubmissions = submissions
+            await withTaskGroup(of: [(Int, AdmissionVerdict)].self) { group in
+                if !pushSubmissions.isEmpty {
+                    group.addTask {
+                        let answers = await lanes.accept(pushSubmissions)
+                        return zip(pushIndices, answers).map { index, answer in (index, Self.verdict(answer, logger: logger)) }
+                    }
+                }
+                for index in others {
                     let item = items[index]
                     group.addTask {
                         switch item {
-                        case .push(let push): return (index, await Self.decide(push, limit: limit, intake: intake, logger: logger))
-                        case .broadcast(let broadcast): return (index, await Self.append(broadcast, intake: intake, logger: logger))
+                        case .push: return []
+                        case .broadcast(let broadcast): return [(index, await Self.append(broadcast, intake: lanes.intake, logger: logger))]
                         case .channel(let change):
-                            guard let publisher else { return (index, .accepted) }
-                            return (index, await publisher.publish(change) ? .accepted : .failed)
+                            guard let publisher else { return [(index, .accepted)] }
+                            return [(index, await publisher.publish(change) ? .accepted : .failed)]
                         }
                     }
                 }
-                var verdicts = [AdmissionVerdict](repeating: .failed, count: items.count)
-                for await (index, verdict) in group { verdicts[index] = verdict }
-                return verdicts
+                for await decided in group {
+                    for (index, verdict) in decided { verdicts[index] = verdict }
+                }
             }
             done(verdicts)
         }
@@ -74,13 +97,11 @@ public final class EnginePushSink: PushSink {
         channelPublisher.withLock { $0 = ChannelPublisher(publisher) }
     }
 
-    private static func decide(_ push: AcceptedPush, limit: APNsPolicy.RateLimit?, intake: EngineIntake, logger: Logger) async -> AdmissionVerdict {
-        do {
-            let verdict = try await intake.accept(
-                AcceptedPushEncoding.encode([push]), token: push.deviceToken, deviceID: push.deviceID, now: push.receivedAt, limit: limit
-            )
+    private static func verdict(_ answer: IntakeLanes.Answer, logger: Logger) -> AdmissionVerdict {
+        switch answer {
+        case .success(let verdict):
             return AdmissionVerdict(verdict)
-        } catch {
+        case .failure(let error):
             logger.warning("The engine did not take a push: answered 500", metadata: ["error": "\(error)"])
             return .failed
         }

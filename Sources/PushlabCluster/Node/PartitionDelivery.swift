@@ -43,6 +43,7 @@ public final class PartitionDelivery: ObservationSink {
     }
 
     struct Reading {
+        /// Each entry read and not yet taken, with the offset of its last push.
         var entries: [(offset: Int64, id: StreamID)] = []
         var nextOffset: Int64 = 1
         /// The pushes this node's phones took lately. A Redis master that fails over can lose
@@ -327,17 +328,26 @@ public final class PartitionDelivery: ObservationSink {
                     state.unwritten[partition, default: Unwritten()].taking.append(entry.id)
                     continue
                 }
-                guard let push = try? AcceptedPushEncoding.decode(entry.push).first else {
-                    // Unreadable (another version's entry): taken with no phone, said in the log.
-                    logger.error("A log entry of partition \(partition) cannot be read; taken without delivery", metadata: ["id": "\(entry.id)"])
+                let decoded = entry.pushes.compactMap { try? AcceptedPushEncoding.decode($0).first }
+                if decoded.count < entry.pushes.count || entry.pushes.isEmpty {
+                    // Unreadable (another version's entry): what cannot be read is taken with no
+                    // phone, said in the log.
+                    logger.error(
+                        "A log entry of partition \(partition) cannot be read whole; \(max(1, entry.pushes.count - decoded.count)) push(es) taken without delivery",
+                        metadata: ["id": "\(entry.id)"]
+                    )
+                }
+                reading.delivered.insert(entry.id)
+                guard !decoded.isEmpty else {
                     state.unwritten[partition, default: Unwritten()].taking.append(entry.id)
                     continue
                 }
-                let offset = reading.nextOffset
-                reading.nextOffset += 1
-                reading.entries.append((offset, entry.id))
-                reading.delivered.insert(entry.id)
-                pushes.append((push, LoggedPushPosition(partition: partition, offset: offset)))
+                // The entry is taken once its last push is.
+                for push in decoded {
+                    pushes.append((push, LoggedPushPosition(partition: partition, offset: reading.nextOffset)))
+                    reading.nextOffset += 1
+                }
+                reading.entries.append((reading.nextOffset - 1, entry.id))
             }
             state.owned[partition] = reading
         }
@@ -401,15 +411,20 @@ public final class PartitionDelivery: ObservationSink {
         }
         let owned = Set(self.owned)
         let encoder = JSONEncoder()
+        var phones: [Int: [(String, [UInt8])]] = [:]
         for device in changes.changed {
             let partition = keys.partitions.partition(of: device.id)
             guard owned.contains(partition), let json = try? encoder.encode(device) else { continue }
-            writes[partition, default: []].append(.setField(hash: keys.devices(partition), field: device.id, value: Array(json)))
+            phones[partition, default: []].append((device.id, Array(json)))
         }
         for id in changes.removed {
             let partition = keys.partitions.partition(of: id)
             guard owned.contains(partition) else { continue }
-            writes[partition, default: []].append(.setField(hash: keys.devices(partition), field: id, value: []))
+            phones[partition, default: []].append((id, []))
+        }
+        // One HSET a partition: a replica hears each command of the script (MULTI … EXEC).
+        for (partition, fields) in phones {
+            writes[partition, default: []].append(.setFields(hash: keys.devices(partition), fields: fields))
         }
         var lost: [Int] = []
         var failed: [Int: Unwritten] = [:]
