@@ -114,10 +114,14 @@ EOF
 
 # --- one process ---------------------------------------------------------------------------
 log "one process: $PHONES phones, $PUSHES pushes"
-"$PUSHLAB_BIN" serve --scenario "$WORK/scenario.yaml" --db :memory: --development-port 29197 --production-port 29196 \
+# --durable waits for the store's file, which :memory: has not.
+single_db=:memory:
+[ ${#DURABLE[@]} -eq 0 ] || single_db=$WORK/single.db
+"$PUSHLAB_BIN" serve --scenario "$WORK/scenario.yaml" --db "$single_db" --development-port 29197 --production-port 29196 \
     --control-port 29198 --channel-management-port off ${DURABLE[@]+"${DURABLE[@]}"} >"$WORK/single.log" 2>&1 &
 single=$!
 for _ in $(seq 1 600); do grep -q '^Ready' "$WORK/single.log" && break; sleep 0.1; done
+kill -0 $single 2>/dev/null || { log "the single process stopped: $(tail -3 "$WORK/single.log")"; exit 1; }
 single_cpu_before=$(cpu_seconds $single)
 start=$(now)
 read -r single_seconds single_ok < <(load 29197 "$WORK/single-h2load.txt")
@@ -143,12 +147,18 @@ redis_totals() { # commands, bytes in+out, over every server
     echo "$commands $bytes"
 }
 untaken() {
-    python3 - <<'EOF'
-import subprocess
+    # Every partition's log, whatever the world's id in its name (pushlab:w<id>:{p17}:log), on
+    # the masters that hold them.
+    python3 - "${redis_ports[@]}" <<'EOF'
+import subprocess, sys
+def cli(port, *args):
+    return subprocess.run(["redis-cli", "-p", port, *args], capture_output=True, text=True, check=True).stdout.split()
 total = 0
-for partition in range(64):
-    out = subprocess.run(["redis-cli", "-c", "-p", "27100", "XLEN", f"pushlab:{{p{partition}}}:log"], capture_output=True, text=True).stdout.strip()
-    total += int(out or 0)
+for port in sys.argv[1:]:
+    if cli(port, "role")[0] != "master":
+        continue
+    for key in cli(port, "--scan", "--pattern", "pushlab:*:log"):
+        total += int(cli(port, "XLEN", key)[0])
 print(total)
 EOF
 }
@@ -190,6 +200,12 @@ until curl -s localhost:29299/v1/devices/bench-0/observations?kind=banner | grep
 node_failover=$(python3 -c "print($(now) - $killed)")
 
 # --- failover: a Redis master ----------------------------------------------------------------------
+redis_failover=
+if [ ${#DURABLE[@]} -gt 0 ]; then
+    # A promoted replica has no replica of its own until the killed master is back, and a
+    # durable push to its slots is answered 500 until then (docs/CLUSTER.md).
+    log "durable: the master failover is not measured"
+else
 master=$(redis-cli -c -p 27100 cluster nodes | awk '/master/ && !/fail/ {split($2, a, "[:@]"); print a[2]; exit}')
 pid=$(redis-cli -p "$master" info server | tr -d '\r' | awk -F: '/^process_id/ {print $2}')
 # Pushes to 63 phones, spread over the partitions (and so over every master), until all are 200.
@@ -206,6 +222,7 @@ until [ "$accepted" = 1 ]; do
     sleep 0.05
 done
 redis_failover=$(python3 -c "print($(now) - $killed)")
+fi
 
 python3 - <<EOF
 pushes = $PUSHES
@@ -229,5 +246,7 @@ print("- mode: ${DURABLE[*]:+--durable on both}${DURABLE[*]:-default (crash wind
 print(f"- Redis per push: {commands:.1f} commands, {bytes:,.0f} bytes in and out (every server, replicas included)")
 print(f"- shares (partitions of 64): $shares")
 print(f"- failover, kill -9 of a node: a push to one of its phones observed {$node_failover:.1f} s after the kill")
-print(f"- failover, kill -9 of a Redis master: pushes to 63 phones over every master all accepted again {$redis_failover:.1f} s after the kill")
+redis_failover = "${redis_failover}"
+if redis_failover:
+    print(f"- failover, kill -9 of a Redis master: pushes to 63 phones over every master all accepted again {float(redis_failover):.1f} s after the kill")
 EOF
