@@ -242,7 +242,7 @@ micro = 1e6 / pushes
 print(f"| CPU a push: the process, or the nodes (µs) | {$single_cpu * micro:.1f} | {$nodes_cpu * micro:.1f} | {$nodes_cpu / $single_cpu:.2f} |")
 print(f"| CPU a push: Redis, HAProxy (µs) | | {$redis_cpu * micro:.1f}, {$haproxy_cpu * micro:.1f} | |")
 print()
-print("- mode: ${DURABLE[*]:+--durable on both}${DURABLE[*]:-default (crash window)}")
+print("- mode: " + ("--durable on both" if "${DURABLE[*]:-}" else "default (crash window)"))
 print(f"- Redis per push: {commands:.1f} commands, {bytes:,.0f} bytes in and out (every server, replicas included)")
 print(f"- shares (partitions of 64): $shares")
 print(f"- failover, kill -9 of a node: a push to one of its phones observed {$node_failover:.1f} s after the kill")
