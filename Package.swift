@@ -74,7 +74,7 @@ let package = Package(
         ),
         .target(
             name: "PushlabCluster",
-            dependencies: ["PushlabCore", "PushlabRedis", "PushlabSimulator", "PushlabStore", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["PushlabCore", "PushlabRedis", "PushlabSimulator", "PushlabDelivery", "PushlabStore", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "PushlabStore",
@@ -196,7 +196,7 @@ let package = Package(
         .testTarget(name: "PushlabTestingTests", dependencies: ["PushlabTesting", "PushlabClient"]),
         .testTarget(name: "PushlabNGHTTP2Tests", dependencies: ["PushlabNGHTTP2"]),
         .testTarget(name: "PushlabRedisTests", dependencies: ["PushlabRedis", "RedisTestServers"]),
-        .testTarget(name: "PushlabClusterTests", dependencies: ["PushlabCluster", "PushlabRedis", "PushlabCore", "PushlabSimulator", "PushlabStore", "RedisTestServers"]),
+        .testTarget(name: "PushlabClusterTests", dependencies: ["PushlabCluster", "PushlabRedis", "PushlabCore", "PushlabSimulator", "PushlabDelivery", "PushlabStore", "RedisTestServers"]),
         // Real redis-server processes, shared by the two suites above (one cluster for both).
         .target(name: "RedisTestServers", dependencies: ["PushlabRedis"], path: "Tests/RedisTestServers"),
         .testTarget(name: "PushlabDeliveryTests", dependencies: ["PushlabDelivery", "PushlabSimulator", "PushlabCore", "PushlabStore"]),

@@ -125,11 +125,14 @@ public final class PushlabRuntime: Sendable {
                 simulator.setProviderRequestSender(nil)
                 Task { await providerCalls.shutdown() }
             }
-            // The store's file keeps the log across a crash; anything else keeps it in memory.
+            // The store's file keeps the log across a crash; anything else keeps it in memory. A
+            // cluster node's pipeline is handed pushes the engine's log holds already.
             var log: (any AcceptedPushLog)?
             var resumed: [LoggedPush] = []
             if case .queued(let capacity) = configuration.delivery, capacity > 0 {
-                if let store = parts.store, store.durability != .process {
+                if cores.isClusterNode {
+                    log = nil
+                } else if let store = parts.store, store.durability != .process {
                     log = store
                     resumed = try Self.untaken(in: store)
                 } else {

@@ -1,5 +1,6 @@
 @testable import PushlabCluster
 import PushlabCore
+import PushlabDelivery
 import PushlabRedis
 import PushlabSimulator
 import Synchronization
@@ -23,6 +24,9 @@ struct ClusterNodeTests {
     final class Node: Sendable {
         let world = APNsWorld()
         let simulator: DeviceSimulator
+        /// Queued, as `pushlab serve` runs a node: the worker delivers what the rounds read.
+        let pipeline: DeliveryPipeline
+        let worker: DeliveryWorker
         let observed = InMemoryObservationLog()
         let client: RedisClusterClient
         let node: ClusterNode
@@ -33,8 +37,10 @@ struct ClusterNodeTests {
             simulator = DeviceSimulator(world: world, tokenSeed: 47)
             let made = MadeNode()
             simulator.setSimulatedHere { id in made.node.withLock { $0 }?.simulates(device: id) ?? false }
+            pipeline = DeliveryPipeline(simulator: simulator)
+            worker = DeliveryWorker(pipeline: pipeline, capacity: 10_000)
             client = try await EngineTests.connect(to: servers)
-            let delivery = PartitionDelivery(node: id, log: EnginePushLog(client: client, keys: keys), simulator: simulator, lease: .milliseconds(600))
+            let delivery = PartitionDelivery(node: id, log: EnginePushLog(client: client, keys: keys), pipeline: pipeline, lease: .milliseconds(600))
             node = ClusterNode(
                 id: id, delivery: delivery, heartbeats: NodeHeartbeats(client: client, keys: keys, timeout: .milliseconds(600)),
                 leases: PartitionLeases(client: client, keys: keys, duration: .milliseconds(600)), beatInterval: .milliseconds(150),
@@ -65,6 +71,8 @@ struct ClusterNodeTests {
         }
 
         func banners(on phone: String) -> [Observation] { observed.observations(device: phone, kind: .banner) }
+
+        deinit { worker.stop() }
     }
 
     /// The node a simulator is made for, once it is made.

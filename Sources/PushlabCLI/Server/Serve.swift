@@ -210,7 +210,7 @@ struct Serve: AsyncParsableCommand {
         } catch let error as Scenario.LoadError {
             throw ValidationError(error.description)
         }
-        let node = engine?.makeNode(id: nodeID ?? Self.defaultNodeID, simulator: cores.simulator, expectedNodes: clusterExpect ?? 1, logger: logger)
+        let node = engine?.makeNode(id: nodeID ?? Self.defaultNodeID, pipeline: cores.delivery, expectedNodes: clusterExpect ?? 1, logger: logger)
         if let engine, let node {
             cores.joinCluster(as: node.id, routing: NodeRouting(node: node, engine: engine))
             joined.set(node)

@@ -1,5 +1,6 @@
 import Logging
 import PushlabCore
+import PushlabDelivery
 import PushlabRedis
 import PushlabSimulator
 
@@ -78,9 +79,10 @@ public final class ClusterEngine: Sendable {
 
     /// This node, simulating its share of `simulator`'s phones; started by the caller.
     /// `expectedNodes`: how many nodes it waits for before it takes any phones (at most a minute).
-    public func makeNode(id: String, simulator: DeviceSimulator, expectedNodes: Int = 1, logger: Logger = Logger(label: "pushlab.cluster")) -> ClusterNode {
+    /// Its phones are `pipeline`'s simulator's, and get their pushes through it.
+    public func makeNode(id: String, pipeline: DeliveryPipeline, expectedNodes: Int = 1, logger: Logger = Logger(label: "pushlab.cluster")) -> ClusterNode {
         let lease = Duration.seconds(3)
-        let delivery = PartitionDelivery(node: id, log: EnginePushLog(client: client, keys: keys), simulator: simulator, lease: lease, logger: logger)
+        let delivery = PartitionDelivery(node: id, log: EnginePushLog(client: client, keys: keys), pipeline: pipeline, lease: lease, logger: logger)
         // A dead node's phones move within about three seconds: its leases run out 3 s after its
         // last renewal, and the others beat (and take what is free) twice a second. Leases are
         // renewed every second: a busy node that renews late by less than 2 s keeps its phones.

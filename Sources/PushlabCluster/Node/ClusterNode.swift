@@ -277,10 +277,12 @@ public final class ClusterNode: Sendable {
             }
             // Nothing came: a pause that grows to 20 ms over empty rounds (a log that stays
             // non-empty rings its doorbell at once, and is then read at that pace), then the
-            // doorbells, which the next push to a partition of this node rings.
+            // doorbells, which the next push to a partition of this node rings. While the
+            // pipeline still delivers what was read, the rounds go on at that pace to take it.
             try? await Task.sleep(for: idle)
             idle = min(idle * 2, .milliseconds(20))
             guard !Task.isCancelled else { return }
+            if delivery.isTaking { continue }
             await doorbells.wait(for: delivery.owned, upTo: Self.idleWait)
         }
     }

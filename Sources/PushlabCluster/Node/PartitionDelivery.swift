@@ -1,16 +1,19 @@
 import Foundation
 import Logging
 import PushlabCore
+import PushlabDelivery
 import PushlabRedis
 import PushlabSimulator
 import PushlabStore
 import Synchronization
 
 /// A node's side of the partitions it simulates: it reads their pushes from the engine in the
-/// order they were accepted, hands them to its phones, and takes them together with what the
-/// phones observed, in one script that first checks that the node still holds the partition
-/// (`EnginePushLog.take`). So a push is taken once, by the node whose phones took it, and the
-/// engine never has a taking without its observations.
+/// order they were accepted, hands them to its phones through the delivery pipeline a single
+/// process uses (`DeliveryPipeline.deliver(logged:resumed:)`: the same queue, worker, pacing and
+/// hand-off to the simulator), and takes them together with what the phones observed, in one
+/// script that first checks that the node still holds the partition (`EnginePushLog.take`). So
+/// a push is taken once, by the node whose phones took it, and the engine never has a taking
+/// without its observations.
 ///
 /// It is also one of the simulator's sinks: every observation of a phone it simulates (a push's,
 /// a tap's, a timer's) goes to the partition's stream of observations (`EngineKeys.observations`)
@@ -18,7 +21,9 @@ import Synchronization
 public final class PartitionDelivery: ObservationSink {
     public let node: String
     private let log: EnginePushLog
-    let simulator: DeviceSimulator
+    /// Where the pushes read go to their phones.
+    let pipeline: DeliveryPipeline
+    var simulator: DeviceSimulator { pipeline.simulator }
     private let logger: Logger
     private let state = Mutex(State())
     private let sinkID = Mutex<Int?>(nil)
@@ -40,12 +45,20 @@ public final class PartitionDelivery: ObservationSink {
         var owned: [Int: Reading] = [:]
         /// Observations recorded and not yet written, by partition, and what they take.
         var unwritten: [Int: Unwritten] = [:]
+        /// The next local offset of each partition ever simulated here. It never goes back (a
+        /// partition lost and gained again, a new world): a push of an earlier reading that the
+        /// pipeline delivers late takes nothing of the new one.
+        var nextOffsets: [Int: Int64] = [:]
+
+        mutating func nextOffset(of partition: Int) -> Int64 {
+            defer { nextOffsets[partition, default: 1] += 1 }
+            return nextOffsets[partition, default: 1]
+        }
     }
 
     struct Reading {
         /// Each entry read and not yet taken, with the offset of its last push.
         var entries: [(offset: Int64, id: StreamID)] = []
-        var nextOffset: Int64 = 1
         /// The pushes this node's phones took lately. A Redis master that fails over can lose
         /// a taking its replica had not received yet, and hand the push out again: it is then
         /// taken again, and not delivered twice.
@@ -61,12 +74,12 @@ public final class PartitionDelivery: ObservationSink {
     public let lease: Duration
 
     public init(
-        node: String, log: EnginePushLog, simulator: DeviceSimulator, lease: Duration = .seconds(3), logger: Logger = Logger(label: "pushlab.cluster")
+        node: String, log: EnginePushLog, pipeline: DeliveryPipeline, lease: Duration = .seconds(3), logger: Logger = Logger(label: "pushlab.cluster")
     ) {
         self.node = node
         self.lease = lease
         self.log = log
-        self.simulator = simulator
+        self.pipeline = pipeline
         self.logger = logger
     }
 
@@ -174,6 +187,7 @@ public final class PartitionDelivery: ObservationSink {
     /// or delivered meanwhile. What was read of the old world and not taken stays there.
     public func startWorld(_ id: String, applying: @Sendable () async -> Void) async {
         await turns.withLock {
+            pipeline.settle()
             _ = await write()
             keys.world.set(id)
             let partitions = state.withLock { state in
@@ -206,9 +220,9 @@ public final class PartitionDelivery: ObservationSink {
         logger.info("Gave partition \(partition) up, and its \(phones) phone(s)")
     }
 
-    /// Reads each owned partition's new pushes, delivers them, and writes what was observed with
-    /// the takings. Returns how many pushes it delivered; partitions whose lease was lost are
-    /// dropped and returned.
+    /// Reads each owned partition's new pushes, hands them to the pipeline, and writes what was
+    /// observed with the takings so far. Returns how many entries it read; partitions whose
+    /// lease was lost are dropped and returned.
     @discardableResult
     public func round() async -> (delivered: Int, lost: [Int]) {
         await turns.withLock {
@@ -248,6 +262,7 @@ public final class PartitionDelivery: ObservationSink {
         await turns.withLock {
             while await readAndDeliver(partition) == Self.readCount {}
         }
+        pipeline.settle()
         return true
     }
 
@@ -258,6 +273,15 @@ public final class PartitionDelivery: ObservationSink {
             for partition in owned {
                 while await readAndDeliver(partition) == Self.readCount {}
             }
+        }
+        pipeline.settle()
+    }
+
+    /// Pushes were read and not yet taken, or observations wait to be written: a round should
+    /// come soon even if no push comes (the pipeline delivers after the round that read them).
+    public var isTaking: Bool {
+        state.withLock { state in
+            state.owned.values.contains { !$0.entries.isEmpty } || state.unwritten.values.contains { !$0.taking.isEmpty || !$0.observations.isEmpty }
         }
     }
 
@@ -294,32 +318,33 @@ public final class PartitionDelivery: ObservationSink {
         deliverPushes(run, of: partition, resumed: resumed)
     }
 
-    /// A broadcast to the partition's subscribed phones, taken with what they observed.
+    /// A broadcast to the partition's subscribed phones, taken with what they observed once the
+    /// pipeline ran it.
     private func deliver(broadcast bytes: [UInt8], id: StreamID, of partition: Int) {
-        let fresh = state.withLock { state -> Bool in
-            guard var reading = state.owned[partition] else { return false }
-            let fresh = !reading.delivered.contains(id)
-            reading.delivered.insert(id)
-            state.owned[partition] = reading
-            return fresh
-        }
-        if fresh {
-            if let broadcast = BroadcastJSON.decode(bytes) {
-                let partitions = keys.partitions
-                simulator.accept(broadcast: broadcast) { partitions.partition(of: $0) == partition }
-            } else {
-                logger.error("A broadcast in partition \(partition)'s log cannot be read; taken without delivery", metadata: ["id": "\(id)"])
+        let broadcast = BroadcastJSON.decode(bytes)
+        let position = state.withLock { state -> LoggedPushPosition? in
+            guard var reading = state.owned[partition] else { return nil }
+            defer { state.owned[partition] = reading }
+            guard !reading.delivered.contains(id), broadcast != nil else {
+                state.unwritten[partition, default: Unwritten()].taking.append(id)
+                return nil
             }
+            reading.delivered.insert(id)
+            let offset = state.nextOffset(of: partition)
+            reading.entries.append((offset, id))
+            return LoggedPushPosition(partition: partition, offset: offset)
         }
-        // Its observations were recorded as it ran: they go with its taking.
-        state.withLock { state in
-            if state.owned[partition] != nil { state.unwritten[partition, default: Unwritten()].taking.append(id) }
+        guard let broadcast else {
+            return logger.error("A broadcast in partition \(partition)'s log cannot be read; taken without delivery", metadata: ["id": "\(id)"])
         }
+        guard let position else { return }
+        let partitions = keys.partitions
+        pipeline.accept(LoggedBroadcast(broadcast, devices: { partitions.partition(of: $0) == partition }, position: position))
     }
 
     private func deliverPushes(_ entries: [EnginePushLog.Entry], of partition: Int, resumed: Bool) {
         guard !entries.isEmpty else { return }
-        var pushes: [(AcceptedPush, LoggedPushPosition)] = []
+        var pushes: [LoggedPush] = []
         pushes.reserveCapacity(entries.count)
         state.withLock { state in
             guard var reading = state.owned[partition] else { return }
@@ -343,23 +368,16 @@ public final class PartitionDelivery: ObservationSink {
                     continue
                 }
                 // The entry is taken once its last push is.
+                var last: Int64 = 0
                 for push in decoded {
-                    pushes.append((push, LoggedPushPosition(partition: partition, offset: reading.nextOffset)))
-                    reading.nextOffset += 1
+                    last = state.nextOffset(of: partition)
+                    pushes.append(LoggedPush(position: LoggedPushPosition(partition: partition, offset: last), push: push))
                 }
-                reading.entries.append((reading.nextOffset - 1, entry.id))
+                reading.entries.append((last, entry.id))
             }
             state.owned[partition] = reading
         }
-        var run = ObservationRun(pushes: pushes.count)
-        pushes.withUnsafeBufferPointer { pushes in
-            for index in pushes.indices {
-                withUnsafePointer(to: pushes[index].0) { push in simulator.deliver(push, resumed: resumed, into: &run) }
-                run.took(pushes[index].1)
-                if run.isFull { simulator.publish(&run) }
-            }
-        }
-        simulator.publish(&run)
+        pipeline.deliver(logged: pushes, resumed: resumed)
     }
 
     public func record(_ observations: [Observation]) {
@@ -394,7 +412,10 @@ public final class PartitionDelivery: ObservationSink {
     /// Writes every partition's observations and takings; returns the partitions found lost.
     @discardableResult
     public func flush() async -> [Int] {
-        await turns.withLock { await write() }
+        await turns.withLock {
+            pipeline.settle()
+            return await write()
+        }
     }
 
     private func write() async -> [Int] {

@@ -39,7 +39,16 @@ public final class DeliveryPipeline: PushSink, Sendable {
 
     /// A broadcast waits its turn with the pushes around it.
     public func accept(broadcast: AcceptedBroadcast) {
-        guard let queue = queue.load() else { return simulator.accept(broadcast: broadcast) }
+        accept(LoggedBroadcast(broadcast))
+    }
+
+    /// A broadcast of a log (a cluster's engine) to the phones it names, taken at its position
+    /// once it ran.
+    public func accept(_ broadcast: LoggedBroadcast) {
+        guard let queue = queue.load() else {
+            var run = ObservationRun()
+            return deliverNow(broadcast, into: &run)
+        }
         deliver(owing: queue.append(broadcast: broadcast), to: queue, limit: 64)
     }
 
@@ -71,9 +80,28 @@ public final class DeliveryPipeline: PushSink, Sendable {
     /// says `afterRestart`; their positions are marked taken as usual. Without a queue they are
     /// delivered now.
     public func resume(_ logged: [LoggedPush]) {
+        deliver(logged: logged, resumed: true)
+    }
+
+    /// Hands pushes a log holds to their phones, in order after everything handed over before,
+    /// and takes each at its position once its phone has (a cluster node's reads of the engine;
+    /// `resumed`: kept from before a restart or from a node that died). Without a queue they
+    /// are delivered now.
+    public func deliver(logged: [LoggedPush], resumed: Bool) {
         guard !logged.isEmpty else { return }
-        guard let queue = queue.load() else { return simulator.accept(logged.map(\.push), resumed: true) }
-        deliver(owing: queue.append(resumed: logged), to: queue, limit: 64)
+        guard let queue = queue.load() else {
+            var run = ObservationRun(pushes: logged.count)
+            logged.withUnsafeBufferPointer { logged in
+                for index in logged.indices {
+                    withUnsafePointer(to: logged[index].push) { push in simulator.deliver(push, resumed: resumed, into: &run) }
+                    run.took(logged[index].position)
+                    if run.isFull { simulator.publish(&run) }
+                }
+            }
+            simulator.publish(&run)
+            return
+        }
+        deliver(owing: queue.append(logged: logged, resumed: resumed), to: queue, limit: max(64, logged.count))
     }
 
     /// Delivers up to `limit` queued pushes and ticks, oldest first; how many it delivered.
@@ -166,10 +194,23 @@ public final class DeliveryPipeline: PushSink, Sendable {
         case .push:
             break
         case .broadcast(let broadcast):
-            simulator.accept(broadcast: broadcast)
+            deliverNow(broadcast, into: &run)
         case .runDue(let time):
             simulator.runDue(until: time)
         }
+    }
+
+    /// The broadcast runs (its observations are published as it goes); its position joins `run`,
+    /// to be taken with whatever the run publishes next.
+    private func deliverNow(_ broadcast: LoggedBroadcast, into run: inout ObservationRun) {
+        if let devices = broadcast.devices {
+            simulator.accept(broadcast: broadcast.broadcast, toDevices: devices)
+        } else {
+            simulator.accept(broadcast: broadcast.broadcast)
+        }
+        guard let position = broadcast.position else { return }
+        run.took(position)
+        if queue.load() == nil { simulator.publish(&run) }
     }
 
     /// The run's observations go to the sinks with the positions its pushes took; a log that

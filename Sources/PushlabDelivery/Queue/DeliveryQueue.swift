@@ -17,7 +17,7 @@ final class DeliveryQueue: Sendable {
         /// With its place in the log (nil without one), and whether it was resumed from the log
         /// after a restart.
         case push(UnsafePointer<AcceptedPush>, LoggedPushPosition?, resumed: Bool)
-        case broadcast(AcceptedBroadcast)
+        case broadcast(LoggedBroadcast)
         /// Run everything due up to this time (a real-time tick while pushes were waiting).
         case runDue(until: EpochMilliseconds)
     }
@@ -26,7 +26,7 @@ final class DeliveryQueue: Sendable {
     /// so an event loop's append moves one reference instead of copying each push.
     private enum Entry {
         case pushes([AcceptedPush], LoggedPositions, resumed: Bool)
-        case broadcast(AcceptedBroadcast)
+        case broadcast(LoggedBroadcast)
         case runDue(until: EpochMilliseconds)
         /// Already handed to whoever delivers: what remains of it in `TakenBatch` until the batch ends.
         case done
@@ -139,14 +139,15 @@ final class DeliveryQueue: Sendable {
         return append(.pushes(pushes, .none, resumed: false))
     }
 
-    /// Appends pushes the log kept from before a restart, at the places they have in it.
-    func append(resumed logged: [LoggedPush]) -> SenderDuty {
+    /// Appends pushes already in a log, at the places they have in it: kept from before a
+    /// restart (`resumed`), or read from a cluster's engine. They are not logged again.
+    func append(logged: [LoggedPush], resumed: Bool) -> SenderDuty {
         guard !logged.isEmpty else { return .none }
-        return append(.pushes(logged.map(\.push), LoggedPositions(logged.map(\.position)), resumed: true))
+        return append(.pushes(logged.map(\.push), LoggedPositions(logged.map(\.position)), resumed: resumed))
     }
 
     /// Appends a broadcast, in order with the pushes around it.
-    func append(broadcast: AcceptedBroadcast) -> SenderDuty {
+    func append(broadcast: LoggedBroadcast) -> SenderDuty {
         append(.broadcast(broadcast))
     }
 
@@ -163,7 +164,7 @@ final class DeliveryQueue: Sendable {
             }
             let added = entry.itemCount
             if case .runDue = entry { outstandingTicks.add(1, ordering: .relaxed) }
-            if case .pushes(let pushes, _, false) = entry, let log {
+            if case .pushes(let pushes, let positions, false) = entry, positions.isEmpty, let log {
                 entries.append(.pushes(pushes, log.append(pushes), resumed: false))
             } else {
                 entries.append(entry)
