@@ -143,7 +143,7 @@ let package = Package(
             name: "PushlabRuntime",
             dependencies: [
                 "PushlabCore", "PushlabSimulator", "PushlabDelivery", "PushlabScenario", "PushlabStore", "PushlabTransport", "PushlabControl",
-                "PushlabProviderCalls",
+                "PushlabProviderCalls", "PushlabCluster", "PushlabRedis",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -182,8 +182,8 @@ let package = Package(
         .target(
             name: "PushlabTesting",
             dependencies: [
-                "PushlabCore", "PushlabSimulator", "PushlabTransport", "PushlabScenario", "PushlabOpenSSL", "PushlabRuntime",
-                .product(name: "Logging", package: "swift-log"),
+                "PushlabCore", "PushlabSimulator", "PushlabTransport", "PushlabScenario", "PushlabOpenSSL", "PushlabRuntime", "PushlabCluster",
+                "PushlabRedis", .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Resources/Certificates")]
         ),
@@ -193,7 +193,7 @@ let package = Package(
             dependencies: ["PushlabCore", "PushlabSimulator", "PushlabDelivery", "PushlabScenario", "PushlabStore", "CMallocTuning"],
             path: "Benchmarks/CorePath"
         ),
-        .testTarget(name: "PushlabTestingTests", dependencies: ["PushlabTesting", "PushlabClient"]),
+        .testTarget(name: "PushlabTestingTests", dependencies: ["PushlabTesting", "PushlabClient", "RedisTestServers"]),
         .testTarget(name: "PushlabNGHTTP2Tests", dependencies: ["PushlabNGHTTP2"]),
         .testTarget(name: "PushlabRedisTests", dependencies: ["PushlabRedis", "RedisTestServers"]),
         .testTarget(name: "PushlabClusterTests", dependencies: ["PushlabCluster", "PushlabRedis", "PushlabCore", "PushlabSimulator", "PushlabDelivery", "PushlabStore", "RedisTestServers"]),

@@ -55,7 +55,8 @@ public final class PushlabTestServer: Sendable {
 
     let waiters: ObservationWaiters
     private let apns: APNsProviderService
-    private let runtime: PushlabRuntime
+    let runtime: PushlabRuntime
+    let membership: ClusterMembership?
 
     /// The APNs rules new connections use; existing connections keep the one they started with.
     public var policy: APNsPolicy {
@@ -78,6 +79,10 @@ public final class PushlabTestServer: Sendable {
     ///     an environment, ...).
     ///   - delivery: `.queued()` as `pushlab serve` delivers (reads and waits see every push
     ///     answered before them), or `.inline`.
+    ///   - cluster: a node of a Pushlab cluster on this Redis Cluster instead of a Pushlab of its
+    ///     own (`ClusterNode`): the engine decides every 410 and 429 and holds the log of
+    ///     accepted pushes, and the node simulates its share of the scenario's phones. Start
+    ///     returns once the node has a share (or waits for the other nodes it expects).
     public static func start(
         scenario: String? = nil,
         policy: APNsPolicy = APNsPolicy(),
@@ -85,7 +90,8 @@ public final class PushlabTestServer: Sendable {
         clockStart: Date? = nil,
         certificates: TLSCertificates = .bundled,
         signingKey: ProviderSigningKey? = nil,
-        delivery: RuntimeConfiguration.Delivery = .queued()
+        delivery: RuntimeConfiguration.Delivery = .queued(),
+        cluster: ClusterNode? = nil
     ) async throws -> PushlabTestServer {
         let signingKey = try signingKey ?? ProviderSigningKey.bundled()
         var world = try scenario.map { try Scenario.load(path: $0, basePolicy: policy) }
@@ -99,9 +105,16 @@ public final class PushlabTestServer: Sendable {
         if !world.apps.contains(where: { $0.bundleID == defaultBundleID }) {
             world.apps.append(AppRecord(bundleID: defaultBundleID, teamID: signingKey.teamID))
         }
-        let start = clockStart.map { EpochMilliseconds(($0.timeIntervalSince1970 * 1000).rounded()) } ?? SystemClock().now()
+        var start = clockStart.map { EpochMilliseconds(($0.timeIntervalSince1970 * 1000).rounded()) } ?? SystemClock().now()
+        var membership: ClusterMembership?
+        if let cluster {
+            membership = try await cluster.join(manualStart: start, logger: logger)
+            if let agreed = membership?.manualStart { start = agreed }
+        }
         // The runtime's own cores, as `pushlab serve` makes them from a scenario.
-        let cores = try PushlabCores(scenario: world, manualStart: start)
+        let node = membership?.coresOptions(for: world)
+        let cores = try PushlabCores(scenario: world, manualStart: start, tokenSeed: node?.tokenSeed, sink: node?.sink, simulatedHere: node?.simulatedHere)
+        _ = membership?.makeNode(cores: cores)
 
         // The log first: a waiter woken by the same batch then finds it in `observations(device:)`.
         let log = InMemoryObservationLog()
@@ -109,16 +122,25 @@ public final class PushlabTestServer: Sendable {
         let runtime: PushlabRuntime
         do {
             runtime = try await PushlabRuntime.start(
-                cores, configuration: RuntimeConfiguration(server: configuration(certificates), delivery: delivery), sinks: [log, waiters],
-                logger: logger
+                cores, configuration: RuntimeConfiguration(
+                    server: configuration(certificates), delivery: delivery,
+                    // A node's control API is where the others send requests about its phones.
+                    control: membership == nil ? nil : .init(host: loopback, port: 0)
+                ),
+                sinks: [log, waiters], logger: logger
             )
         } catch {
+            await membership?.engine.close()
             throw PushlabTestingError("Pushlab cannot listen on \(loopback): \(error)")
         }
-        return PushlabTestServer(certificates: certificates, signingKey: signingKey, runtime: runtime, log: log, waiters: waiters)
+        if let membership { try await ClusterNode.start(membership, runtime: runtime) }
+        return PushlabTestServer(certificates: certificates, signingKey: signingKey, runtime: runtime, membership: membership, log: log, waiters: waiters)
     }
 
-    private init(certificates: TLSCertificates, signingKey: ProviderSigningKey, runtime: PushlabRuntime, log: InMemoryObservationLog, waiters: ObservationWaiters) {
+    private init(
+        certificates: TLSCertificates, signingKey: ProviderSigningKey, runtime: PushlabRuntime, membership: ClusterMembership?,
+        log: InMemoryObservationLog, waiters: ObservationWaiters
+    ) {
         let port = { (environment: APNsEnvironment) in runtime.listeners.first { $0.environment == environment }?.port ?? 0 }
         host = Self.loopback
         developmentPort = port(.development)
@@ -139,6 +161,7 @@ public final class PushlabTestServer: Sendable {
         observationLog = log
         self.waiters = waiters
         self.runtime = runtime
+        self.membership = membership
     }
 
     /// The URL of an environment's listener.
@@ -156,6 +179,8 @@ public final class PushlabTestServer: Sendable {
     /// Graceful shutdown, as APNs does it: GOAWAY `Shutdown`, in-flight streams finish, the
     /// connections close. Calling it again does nothing.
     public func stop() async {
+        // A node's phones go to the other nodes first.
+        await membership?.stop(runtime)
         // Nothing is stored: there is no last batch to fail.
         try? await runtime.shutdown()
     }
@@ -195,11 +220,12 @@ public func withPushlabTestServer<Value: Sendable>(
     certificates: TLSCertificates = .bundled,
     signingKey: ProviderSigningKey? = nil,
     delivery: RuntimeConfiguration.Delivery = .queued(),
+    cluster: PushlabTestServer.ClusterNode? = nil,
     _ body: (PushlabTestServer) async throws -> Value
 ) async throws -> Value {
     let server = try await PushlabTestServer.start(
         scenario: scenario, policy: policy, simulatorSettings: simulatorSettings, clockStart: clockStart,
-        certificates: certificates, signingKey: signingKey, delivery: delivery
+        certificates: certificates, signingKey: signingKey, delivery: delivery, cluster: cluster
     )
     do {
         let result = try await body(server)

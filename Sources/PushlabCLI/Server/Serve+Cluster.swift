@@ -2,18 +2,25 @@ import Foundation
 import Logging
 import PushlabCluster
 import PushlabControl
+import PushlabCore
+import PushlabRuntime
 import PushlabRedis
-import Synchronization
 
 /// `pushlab serve --cluster`: joining the engine, the node's name, and what the banner says.
 extension Serve {
-    /// Nil without `--cluster`; a readable failure when the engine cannot be joined.
-    func joinCluster(_ seeds: [RedisEndpoint]?, durable: Bool, logger: Logger) async throws -> ClusterEngine? {
+    /// Nil without `--cluster`; a readable failure when the engine cannot be joined or runs on
+    /// another clock.
+    func joinCluster(_ seeds: [RedisEndpoint]?, durable: Bool, manualStart: EpochMilliseconds?, logger: Logger) async throws -> ClusterMembership? {
         guard let seeds else { return nil }
+        let settings = ClusterMembership.Settings(
+            seeds: seeds, nodeID: nodeID ?? Self.defaultNodeID, partitions: clusterPartitions ?? 64, expectedNodes: clusterExpect ?? 1, durable: durable
+        )
         do {
-            return try await ClusterEngine.connect(seeds: seeds, partitions: clusterPartitions ?? 64, durable: durable, logger: logger)
-        } catch {
+            return try await ClusterMembership.join(settings, manualStart: manualStart, logger: logger)
+        } catch .engine(let error) {
             throw CLIFailure("\(error.description). Start the Redis Cluster first (make cluster starts one on this machine), or check the addresses.")
+        } catch {
+            throw CLIFailure(error.description)
         }
     }
 
@@ -33,14 +40,3 @@ extension Serve {
     }
 }
 
-/// The node a simulator is made for, before the node is made around it: until then, and until
-/// the node gains partitions, it simulates no phone.
-final class JoinedNode: Sendable {
-    private let node = Mutex<ClusterNode?>(nil)
-
-    func set(_ node: ClusterNode) { self.node.withLock { $0 = node } }
-
-    @Sendable func simulates(_ deviceID: String) -> Bool {
-        node.withLock { $0 }?.simulates(device: deviceID) ?? false
-    }
-}

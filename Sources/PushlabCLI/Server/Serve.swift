@@ -183,26 +183,18 @@ struct Serve: AsyncParsableCommand {
         // The line goes before the banner, or before whatever error ends the start.
         defer { progress.finish() }
         let scenario = try loadScenario(file: file)
-        let engine = try await joinCluster(seeds, durable: isDurable, logger: logger)
         var manualStart = try manualClockStart()
-        if let engine {
-            do {
-                manualStart = try await engine.agreeOnClock(manualStart: manualStart)
-            } catch {
-                throw CLIFailure(error.description)
-            }
-        }
+        let membership = try await joinCluster(seeds, durable: isDurable, manualStart: manualStart, logger: logger)
+        if let membership { manualStart = membership.manualStart }
         let streams = maxConcurrentStreams ?? file?.http2?.maxConcurrentStreams
         let latencyProfile = try (latency ?? file?.latency).map(LatencySetting.profile(from:))
         let cores: PushlabCores
         // The node is made around the cores' simulator; until it has a share, no phone is its.
-        let joined = JoinedNode()
+        let nodeCores = membership?.coresOptions(for: scenario)
         do {
-            // A cluster's nodes make the scenario's phones with the same tokens.
             cores = try PushlabCores(
                 scenario: scenario, manualStart: manualStart, progress: progress.reporter,
-                tokenSeed: engine == nil ? nil : UInt64(bitPattern: FNV1a(scenario.fingerprint).value), sink: engine?.sink,
-                simulatedHere: engine == nil ? nil : joined.simulates
+                tokenSeed: nodeCores?.tokenSeed, sink: nodeCores?.sink, simulatedHere: nodeCores?.simulatedHere
             ) { loaded in
                 if let streams { loaded.policy.maxConcurrentStreams = streams }
                 if let latencyProfile { loaded.policy.latency = latencyProfile }
@@ -210,14 +202,7 @@ struct Serve: AsyncParsableCommand {
         } catch let error as Scenario.LoadError {
             throw ValidationError(error.description)
         }
-        let node = engine?.makeNode(id: nodeID ?? Self.defaultNodeID, pipeline: cores.delivery, expectedNodes: clusterExpect ?? 1, logger: logger)
-        if let engine, let node {
-            cores.joinCluster(as: node.id, routing: NodeRouting(node: node, engine: engine))
-            joined.set(node)
-            cores.simulator.countNotificationCenterChanges()
-            engine.sink.publishChannels { await node.publish(channel: $0) }
-            cores.faults.count(in: engine.faultCounts)
-        }
+        let node = membership?.makeNode(cores: cores)
         if report || file?.report == true { cores.service.report?.start(at: cores.clock.now()) }
         let requestedControlPort = controlPort ?? file?.controlPort
         let control = RuntimeConfiguration.ControlSettings(
@@ -242,7 +227,7 @@ struct Serve: AsyncParsableCommand {
             delivery: queueCapacity > 0 ? .queued(capacity: queueCapacity) : .inline,
             // A cluster node keeps no store: the engine has its phones, and the phones' state
             // and history must go there alone (a store would take the devices' changes first).
-            store: engine != nil ? nil : .init(
+            store: membership != nil ? nil : .init(
                 path: storePath, historyLimit: keptHistory > 0 ? keptHistory : nil, crashWindow: .milliseconds(crashWindow), durable: isDurable
             ),
             control: control,
@@ -256,19 +241,12 @@ struct Serve: AsyncParsableCommand {
             throw CLIFailure(Self.startFailure(error))
         }
         progress.finish()
-        let controlAPI = runtime.controlAPI
-        if let node {
-            // The world as the cluster has changed it, before this node takes any phones.
-            if let address = runtime.controlServer?.url { await controlAPI?.startApplyingClusterChanges(address: address, token: control.token) }
-        }
-        await node?.start(controlAddress: runtime.controlServer?.url) { history, devices in controlAPI?.adopt(history, replacing: devices) }
-        printBanner(runtime, scenario: scenario, cluster: engine.flatMap { engine in node.map { (engine, $0) } })
+        await membership?.start(runtime, controlToken: control.token)
+        printBanner(runtime, scenario: scenario, cluster: membership.flatMap { membership in node.map { (membership.engine, $0) } })
         await ShutdownSignal.wait()
         logger.info("Shutting down: GOAWAY Shutdown on every connection")
         // The node's phones go to the others first: its last takings written, its leases given up.
-        await controlAPI?.stopApplyingClusterChanges()
-        await node?.stop()
-        await engine?.close()
+        await membership?.stop(runtime)
         do {
             try await runtime.shutdown()
         } catch {
