@@ -66,7 +66,7 @@ let package = Package(
         .target(name: "PushlabSimulator", dependencies: ["PushlabCore"]),
         // JPush's and GeTui's rules (their server APIs, what they send APNs): pure, like the core.
         .target(name: "PushlabServices", dependencies: ["PushlabCore"]),
-        .target(name: "PushlabDelivery", dependencies: ["PushlabCore", "PushlabSimulator"]),
+        .target(name: "PushlabDelivery", dependencies: ["PushlabCore", "PushlabSimulator", .product(name: "Logging", package: "swift-log")]),
         // The one hand-written protocol client: no Swift Redis client is among this machine's packages.
         .target(
             name: "PushlabRedis",

@@ -42,19 +42,3 @@ struct PartitionShareTests {
         #expect(PartitionShare(partitions: DevicePartitions(count: 1), nodes: ["solo"]).partitions(of: "solo") == [0])
     }
 }
-
-/// What a node remembers of the pushes it delivered, to take a push Redis handed out again
-/// without delivering it twice.
-struct RecentStreamIDsTests {
-    @Test func theOldestGoFirst() {
-        var recent = RecentStreamIDs(capacity: 3)
-        let ids = (1...5).map { StreamID(milliseconds: UInt64($0), sequence: 0) }
-        for id in ids.prefix(3) { recent.insert(id) }
-        recent.insert(ids[0])  // again: nothing moves
-        #expect(ids.prefix(3).allSatisfy(recent.contains))
-        recent.insert(ids[3])
-        recent.insert(ids[4])
-        #expect(!recent.contains(ids[0]) && !recent.contains(ids[1]))
-        #expect(ids.suffix(3).allSatisfy(recent.contains))
-    }
-}

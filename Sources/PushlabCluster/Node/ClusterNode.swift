@@ -1,5 +1,6 @@
 import Logging
 import PushlabCore
+import PushlabDelivery
 import PushlabRedis
 import PushlabSimulator
 import Synchronization

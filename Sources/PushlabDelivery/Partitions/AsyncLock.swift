@@ -2,10 +2,12 @@ import Synchronization
 
 /// One holder at a time, the others served in the order they came, for code that awaits while
 /// it holds the lock (an actor would let another call in at each `await`).
-final class AsyncLock: Sendable {
+public final class AsyncLock: Sendable {
+    public init() {}
+
     private let state = Mutex<(held: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
 
-    func withLock<Result: Sendable>(_ body: () async throws -> Result) async rethrows -> Result {
+    public func withLock<Result: Sendable>(_ body: () async throws -> Result) async rethrows -> Result {
         await acquire()
         defer { release() }
         return try await body()

@@ -1,7 +1,7 @@
-/// The last `capacity` stream ids inserted, for membership: the oldest go first.
-struct RecentStreamIDs {
-    private var members: Set<StreamID> = []
-    private var order: [StreamID] = []
+/// The last `capacity` ids inserted, for a membership test (a set and a ring of the same ids).
+struct RecentIDs<ID: Hashable> {
+    private var members: Set<ID> = []
+    private var order: [ID] = []
     private var oldest = 0
     let capacity: Int
 
@@ -9,9 +9,9 @@ struct RecentStreamIDs {
         self.capacity = max(1, capacity)
     }
 
-    func contains(_ id: StreamID) -> Bool { members.contains(id) }
+    func contains(_ id: ID) -> Bool { members.contains(id) }
 
-    mutating func insert(_ id: StreamID) {
+    mutating func insert(_ id: ID) {
         guard members.insert(id).inserted else { return }
         if order.count < capacity {
             order.append(id)
