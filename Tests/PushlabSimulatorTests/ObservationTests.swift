@@ -175,3 +175,22 @@ struct ObservationTests {
         #expect(observation.json["afterRestart"] == .bool(true))
     }
 }
+
+extension ObservationTests {
+    /// The in-memory log keeps the newest `capacity` whatever the batches' sizes, though it drops
+    /// the oldest only now and then.
+    @Test func theInMemoryLogKeepsTheNewestItHasRoomFor() {
+        let log = InMemoryObservationLog(capacity: 10)
+        var next: Int64 = 0
+        for size in [3, 7, 1, 4, 9, 2, 6] {
+            log.record((0..<size).map { _ in
+                next += 1
+                return Observation(sequence: next, time: 0, deviceID: next.isMultiple(of: 2) ? "even" : "odd", bundleID: "b", notificationID: nil, event: .badge(Int(next)))
+            })
+            let kept = log.observations().map(\.sequence)
+            #expect(kept == Array(max(1, next - 9)...next), "after \(next) observations")
+        }
+        #expect(log.observations(device: "even").map(\.sequence) == [24, 26, 28, 30, 32])
+        #expect(log.observations(since: 30).map(\.sequence) == [31, 32])
+    }
+}
