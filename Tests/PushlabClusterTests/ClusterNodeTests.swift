@@ -1,4 +1,5 @@
 @testable import PushlabCluster
+import Foundation
 import PushlabCore
 import PushlabDelivery
 import PushlabRedis
@@ -214,5 +215,79 @@ extension ClusterNodeTests {
         #expect(!a.node.isWaitingForNodes && a.simulator.deviceCount + b.simulator.deviceCount == Self.phones.count)
         await a.node.stop()
         await b.node.stop()
+    }
+}
+
+extension ClusterNodeTests {
+    /// A phone's Notification Center lives in the engine an entry at a time: the node that takes
+    /// a dead node's phones finds each entry the phones still had, in order, and none that was
+    /// dismissed or whose phone was removed; and a phone whose only change was its
+    /// Notification Center has no state of its own written.
+    @Test func aDeadNodesPhonesKeepTheirNotificationCenters() async throws {
+        let (a, b, keys, share) = try await Self.twoNodes()
+        let phonesOfB = Self.phones.filter { share.owner(of: keys.partitions.partition(of: $0)) == "node-b" }
+        try #require(phonesOfB.count >= 2)
+        let (phone, removed) = (phonesOfB[0], phonesOfB[1])
+
+        let pushes = try ["one", "two", "three"].enumerated().map { n, body in
+            try a.push(to: phone, body: #"{"aps":{"alert":{"title":"\#(body)"}}}"#, at: 3_000 + Int64(n))
+        }
+        #expect(await a.admit(pushes + [try a.push(to: removed, body: #"{"aps":{"alert":"gone"}}"#, at: 3_010)]).allSatisfy { $0 == .accepted })
+        #expect(try await Self.eventually { b.banners(on: phone).count == 3 && b.banners(on: removed).count == 1 })
+        try b.simulator.interact(.dismiss(bundleID: Self.app, notificationID: pushes[1].apnsID), on: phone)
+        try b.simulator.removeDevice(removed)
+        let hash = keys.notificationCenters(keys.partitions.partition(of: phone))
+        let slot = keys.slot(keys.partitions.partition(of: phone))
+        let phonePrefix = EngineNotificationCenters.devicePrefix(phone)
+        #expect(try await Self.eventually {
+            let fields = try await a.client.send(RESPCommand("HKEYS", RESPArgument(hash)), slot: slot).elements?.compactMap(\.text) ?? []
+            return fields.filter { $0.hasPrefix(phonePrefix) }.count == 2
+        }, "the dismissal is written")
+        let removedFields = try await a.client.send(
+            RESPCommand("HKEYS", RESPArgument(keys.notificationCenters(keys.partitions.partition(of: removed)))), slot: keys.slot(keys.partitions.partition(of: removed))
+        )
+        #expect(!(removedFields.elements ?? []).contains { $0.text?.hasPrefix(EngineNotificationCenters.devicePrefix(removed)) == true })
+        let state = try await a.client.send(RESPCommand("HEXISTS", RESPArgument(keys.devices(keys.partitions.partition(of: phone))), RESPArgument(phone)), slot: slot)
+        #expect(state.integer == 0, "alerts to a phone in the background change nothing but its Notification Center")
+        await b.node.halt()
+
+        #expect(try await Self.eventually { a.node.owned.contains(keys.partitions.partition(of: phone)) && a.simulator.device(phone) != nil })
+        let entries = try #require(a.simulator.device(phone)?.app(Self.app)?.notificationCenter)
+        #expect(entries.map(\.content.title) == ["one", "three"])
+        #expect(entries.map(\.identifier) == [pushes[0].apnsID, pushes[2].apnsID])
+        #expect(entries == b.simulator.device(phone)?.app(Self.app)?.notificationCenter)
+        #expect(a.simulator.device(removed) == nil, "the removed phone stays removed")
+        await a.node.stop()
+    }
+}
+
+extension ClusterNodeTests {
+    /// An earlier version wrote a phone whole, its entries inside: the node that gains it keeps
+    /// them, and moves them to the entries of the partition, so that a later dismissal sticks.
+    @Test func phonesWrittenWithTheirEntriesInsideKeepThem() async throws {
+        let servers = try await RedisServers.sharedCluster()
+        let keys = Self.keys()
+        let a = try await Node("node-a", servers: servers, keys: keys)
+        let phone = Self.phones[0]
+        let partition = keys.partitions.partition(of: phone), slot = keys.slot(keys.partitions.partition(of: phone))
+        var written = SimulatedDevice(id: phone, apps: [AppInstall(bundleID: Self.app, deviceToken: Self.token(phone), state: .background, badge: 4)])
+        written.apps[0].notificationCenter = [DeliveredNotification(
+            identifier: "8d3c7a6e-0000-4000-8000-000000000001", isLocal: false, collapseID: nil, content: NotificationContent(title: "kept"),
+            deliveredAt: 1_000, trigger: "push"
+        )]
+        _ = try await a.client.send(
+            RESPCommand("HSET", RESPArgument(keys.devices(partition)), RESPArgument(phone), RESPArgument(bytes: Array(try JSONEncoder().encode(written)))), slot: slot
+        )
+        await a.node.start()
+        #expect(try await Self.eventually { a.node.owned.contains(partition) && a.simulator.device(phone) != nil })
+        let made = try #require(a.simulator.device(phone)?.app(Self.app))
+        #expect(made.badge == 4 && made.notificationCenter.map(\.content.title) == ["kept"])
+
+        let entries = try await a.client.send(RESPCommand("HLEN", RESPArgument(keys.notificationCenters(partition))), slot: slot)
+        #expect(entries.integer == 1, "the entry moved to the partition's entries")
+        let state = try await a.client.send(RESPCommand("HGET", RESPArgument(keys.devices(partition)), RESPArgument(phone)), slot: slot)
+        let rewritten = try JSONDecoder().decode(SimulatedDevice.self, from: Data(try #require(state.bytes)))
+        #expect(rewritten.app(Self.app)?.badge == 4 && rewritten.app(Self.app)?.notificationCenter.isEmpty == true)
+        await a.node.stop()
     }
 }

@@ -38,9 +38,14 @@ public struct EngineKeys: Sendable {
     /// order the phones observed it.
     public func observations(_ partition: Int) -> String { "\(data(partition)):observations" }
 
-    /// The partition's phones as their node last wrote them: device id → its JSON, or empty for
-    /// a phone that was removed.
+    /// The partition's phones as their node last wrote them, without their Notification Center
+    /// entries: device id → its JSON, or empty for a phone that was removed.
     public func devices(_ partition: Int) -> String { "\(data(partition)):devices" }
+
+    /// The Notification Center entries of the partition's phones, one field an entry
+    /// (`EngineNotificationCenters`): written as the phones observe entries come and go, so that
+    /// a phone's state (`devices`) is written only when something else of it changes.
+    public func notificationCenters(_ partition: Int) -> String { "\(data(partition)):notification-centers" }
 
     /// The states of the partition's tokens that have one: token → `u:<ms>` (unregistered since)
     /// or `e:<ms>` (expired since). One hash a partition, so that one read answers for every

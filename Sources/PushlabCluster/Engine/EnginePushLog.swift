@@ -84,6 +84,10 @@ public struct EnginePushLog: Sendable {
             case .setFields(_, let fields):
                 arguments += [RESPArgument("set"), RESPArgument(fields.count)]
                 for (field, value) in fields { arguments += [RESPArgument(field), RESPArgument(bytes: value)] }
+            case .removeFields(_, let fields):
+                arguments += [RESPArgument("del"), RESPArgument(fields.count)] + fields.map { RESPArgument($0) }
+            case .removeFieldsStarting(_, let prefixes):
+                arguments += [RESPArgument("delprefix"), RESPArgument(prefixes.count)] + prefixes.map { RESPArgument(Self.globEscaped($0) + "*") }
             }
         }
         arguments.append(RESPArgument(Int64(lease / .milliseconds(1))))
@@ -141,27 +145,45 @@ public struct EnginePushLog: Sendable {
     }
 }
 
-/// What a taking writes with it, to a key of the taken partition.
+/// What a taking writes with it, to a key of the taken partition, in the order given.
 public enum EngineWrite: Sendable {
     /// An entry added to a stream (`XADD … *`), its fields in order; with `keep`, the stream is
     /// trimmed to about that many entries (`MAXLEN ~`).
     case append(stream: String, fields: [(String, [UInt8])], keep: Int? = nil)
     /// Fields of a hash set, in one `HSET`.
     case setFields(hash: String, fields: [(String, [UInt8])])
+    /// Fields of a hash removed, in one `HDEL`.
+    case removeFields(hash: String, fields: [String])
+    /// Every field of a hash that starts with one of `prefixes` removed (found with `HSCAN`: for
+    /// what is rare, such as a phone removed with its Notification Center entries).
+    case removeFieldsStarting(hash: String, prefixes: [String])
 
     var key: String {
         switch self {
         case .append(let stream, _, _): stream
-        case .setFields(let hash, _): hash
+        case .setFields(let hash, _), .removeFields(let hash, _), .removeFieldsStarting(let hash, _): hash
         }
+    }
+}
+
+extension EnginePushLog {
+    /// `text` matched literally by a Redis glob pattern (`HSCAN … MATCH`).
+    static func globEscaped(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if "*?[]\\^".contains(character) { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
     }
 }
 
 extension Script {
     /// KEYS: the lease, the log, then one key per write. ARGV: node ('' for none), group, the
     /// number of ids, the ids, then per write "append", the entries to keep (0: all), its number
-    /// of fields and its name/value pairs, or "set", the field and the value; last, the lease's
-    /// duration (ms). 0 when another node holds the lease.
+    /// of fields and its name/value pairs; "set", the number of fields and the field/value
+    /// pairs; "del", the number of fields and the fields; or "delprefix", the number of patterns
+    /// and the patterns; last, the lease's duration (ms). 0 when another node holds the lease.
     static let take = Script(source: """
         if ARGV[1] ~= '' then
           local holder = redis.call('GET', KEYS[1])
@@ -184,10 +206,25 @@ extension Script {
               redis.call('XADD', KEYS[key], '*', unpack(ARGV, at + 3, at + 2 + 2 * fields))
             end
             at = at + 3 + 2 * fields
-          else
+          elseif ARGV[at] == 'set' then
             local fields = tonumber(ARGV[at + 1])
             redis.call('HSET', KEYS[key], unpack(ARGV, at + 2, at + 1 + 2 * fields))
             at = at + 2 + 2 * fields
+          elseif ARGV[at] == 'del' then
+            local fields = tonumber(ARGV[at + 1])
+            redis.call('HDEL', KEYS[key], unpack(ARGV, at + 2, at + 1 + fields))
+            at = at + 2 + fields
+          else
+            local patterns = tonumber(ARGV[at + 1])
+            for pattern = at + 2, at + 1 + patterns do
+              local cursor = '0'
+              repeat
+                local found = redis.call('HSCAN', KEYS[key], cursor, 'MATCH', ARGV[pattern], 'COUNT', 1000)
+                cursor = found[1]
+                for field = 1, #found[2], 2 do redis.call('HDEL', KEYS[key], found[2][field]) end
+              until cursor == '0'
+            end
+            at = at + 2 + patterns
           end
         end
         return 1

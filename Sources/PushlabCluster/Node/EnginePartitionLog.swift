@@ -8,8 +8,9 @@ import PushlabStore
 /// The engine's partition logs as one node reads them (`PartitionedPushLog`): it reads as its
 /// own consumer of each partition's group, takes only while it holds the partition's lease (or
 /// the lease is nobody's: then it becomes the node's), and writes what the phones observed in
-/// the store's chunk format (`ObservationBlob`) and the phones as the store writes them
-/// (`DeviceSnapshot`), to the partition's keys, in the taking's script.
+/// the store's chunk format (`ObservationBlob`), the Notification Center entries they added
+/// and removed (`EngineNotificationCenters`) and the phones changed otherwise as the store
+/// writes them (`DeviceSnapshot`), to the partition's keys, in the taking's script.
 public struct EnginePartitionLog: PartitionedPushLog {
     public let log: EnginePushLog
     public let node: String
@@ -50,6 +51,7 @@ public struct EnginePartitionLog: PartitionedPushLog {
             writes.append(.append(stream: keys.observations(partition), fields: [("batch", ObservationBlob.encode(observations))], keep: Self.keptBatches))
         }
         var fields: [(String, [UInt8])] = []
+        var removed: [String] = []
         for change in phones {
             switch change {
             case .changed(let device):
@@ -59,8 +61,10 @@ public struct EnginePartitionLog: PartitionedPushLog {
                 fields.append((device.id, snapshot))
             case .removed(let id):
                 fields.append((id, []))
+                removed.append(id)
             }
         }
+        writes += EngineNotificationCenters.writes(hash: keys.notificationCenters(partition), observations: observations, removedDevices: removed)
         // One HSET a partition: a replica hears each command of the script (MULTI … EXEC).
         if !fields.isEmpty { writes.append(.setFields(hash: keys.devices(partition), fields: fields)) }
         return try await log.take(partition: partition, ids: ids, by: node, lease: lease, writes: writes)

@@ -106,28 +106,61 @@ public final class PartitionDelivery: Sendable {
     }
 
     /// Makes the partitions' phones: the scenario's, each in place of which the engine has the
-    /// phone as its last node wrote it (`EngineKeys.devices`), with its apps' states and its
-    /// Notification Centers.
+    /// phone as its last node wrote it (`EngineKeys.devices`), with its apps' states, and each
+    /// with the Notification Center entries the engine holds for it
+    /// (`EngineKeys.notificationCenters`).
     private func restorePhones(of gained: [Int]) async throws -> Int {
         var saved: [SimulatedDevice] = []
         var removed: [String] = []
+        var entries: EngineNotificationCenters.ByPhone = [:]
         let decoder = JSONDecoder()
         for partition in gained {
             let answer = try await log.client.send(RESPCommand("HGETALL", RESPArgument(keys.devices(partition))), slot: keys.slot(partition))
+            var savedHere: [SimulatedDevice] = []
             for (id, value) in answer.pairs ?? [] {
                 guard let id = id.text, let bytes = value.bytes else { continue }
                 if bytes.isEmpty {
                     removed.append(id)
                 } else if let device = try? decoder.decode(SimulatedDevice.self, from: Data(bytes)) {
-                    saved.append(device)
+                    savedHere.append(device)
                 } else {
                     logger.error("Device \(id) of partition \(partition) cannot be read from the engine; the scenario's phone stands in for it")
                 }
             }
+            let found = try await notificationCenters(of: partition)
+            try await moveEntriesOut(of: savedHere.filter { found[$0.id] == nil }, partition: partition)
+            saved += savedHere
+            entries.merge(found) { $1 }
         }
         let partitions = keys.partitions
         let wanted = Set(gained)
-        return simulator.adopt(where: { wanted.contains(partitions.partition(of: $0)) }, saved: saved, removed: removed)
+        return simulator.adopt(where: { wanted.contains(partitions.partition(of: $0)) }, saved: saved, removed: removed, notificationCenters: entries)
+    }
+
+    private func notificationCenters(of partition: Int) async throws -> EngineNotificationCenters.ByPhone {
+        let answer = try await log.client.send(RESPCommand("HGETALL", RESPArgument(keys.notificationCenters(partition))), slot: keys.slot(partition))
+        let pairs = (answer.pairs ?? []).compactMap { field, value in field.text.flatMap { text in value.bytes.map { (text, $0) } } }
+        let (entries, unreadable) = EngineNotificationCenters.entries(pairs)
+        if unreadable > 0 { logger.error("\(unreadable) Notification Center entr(y/ies) of partition \(partition) cannot be read from the engine and are left out") }
+        return entries
+    }
+
+    /// Phones an earlier version wrote with their Notification Center entries inside: the
+    /// entries move to the partition's entries, and the phones are written without them (else a
+    /// removal of an entry, later, would leave it in the phone's state).
+    private func moveEntriesOut(of phones: [SimulatedDevice], partition: Int) async throws {
+        var entryFields: [(String, [UInt8])] = []
+        var phoneFields: [(String, [UInt8])] = []
+        for phone in phones where phone.apps.contains(where: { !$0.notificationCenter.isEmpty }) {
+            guard let snapshot = try? DeviceSnapshot.encode(phone) else { continue }
+            let byApp = Dictionary(phone.apps.map { ($0.bundleID, $0.notificationCenter) }, uniquingKeysWith: { first, _ in first })
+            entryFields += EngineNotificationCenters.fields(deviceID: phone.id, entries: byApp)
+            phoneFields.append((phone.id, snapshot))
+        }
+        guard !phoneFields.isEmpty else { return }
+        var writes: [EngineWrite] = [.setFields(hash: keys.devices(partition), fields: phoneFields)]
+        if !entryFields.isEmpty { writes.append(.setFields(hash: keys.notificationCenters(partition), fields: entryFields)) }
+        try await log.take(partition: partition, ids: [], by: node, lease: lease, writes: writes)
     }
 
     /// Whether this node simulates `deviceID`'s phone now.

@@ -95,7 +95,6 @@ public final class ClusterMembership: Sendable {
         let node = engine.makeNode(id: settings.nodeID, pipeline: cores.delivery, expectedNodes: settings.expectedNodes, logger: logger)
         cores.joinCluster(as: node.id, routing: NodeRouting(node: node, engine: engine))
         joined.set(node)
-        cores.simulator.countNotificationCenterChanges()
         engine.sink.publishChannels { await node.publish(channel: $0) }
         cores.faults.count(in: engine.faultCounts)
         return node

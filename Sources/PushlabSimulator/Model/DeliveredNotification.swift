@@ -47,9 +47,6 @@ public struct DeliveredNotification: Sendable, Equatable {
     public var deliveredAt: EpochMilliseconds
     private var shared: Shared
 
-    /// Tells one entry from another (its identifier, time and content).
-    var fingerprint: UInt64 { idHigh ^ (idLow &* 3) ^ UInt64(bitPattern: deliveredAt) ^ UInt64(UInt(bitPattern: ObjectIdentifier(shared).hashValue)) }
-
     public init(identifier: String, isLocal: Bool, collapseID: String?, content: NotificationContent, deliveredAt: EpochMilliseconds, trigger: String) {
         let uuid = isLocal ? nil : CanonicalUUID(identifier)
         idHigh = uuid?.high ?? 0

@@ -1,8 +1,8 @@
 extension SimulatedDevice {
     /// The stamps of the device and of each app, which move on with any change but a Notification
-    /// Center's: the store keeps the entries row by row from the observations, so a device whose
-    /// only change is its Notification Center (every device, in a load test of alerts) needs no
-    /// new snapshot. A session takes them before it runs and compares them after.
+    /// Center's: a store and a cluster's engine keep the entries one by one from the
+    /// observations, so a device whose only change is its Notification Center (every device, in
+    /// a load test of alerts) needs no new snapshot. A session takes them before it runs and compares them after.
     struct Revisions: Equatable {
         private let device: UInt64
         private let appCount: Int
@@ -12,15 +12,8 @@ extension SimulatedDevice {
         /// The held pushes' stamps of the device and its apps, combined: every stamp is new, so
         /// any change to one changes this.
         let held: UInt64
-        /// The Notification Centers' entries, mixed, when asked for: a store
-        /// keeps them apart, from the observations, but a cluster's engine has them only with
-        /// the device.
-        private let notificationCenters: UInt64
 
-        init(_ device: SimulatedDevice, includingNotificationCenters: Bool = false) {
-            notificationCenters = includingNotificationCenters ? device.apps.reduce(0) { mark, app in
-                app.notificationCenter.reduce(mark &* 0x9E37_79B9_7F4A_7C15 &+ 1) { ($0 &* 31) ^ $1.fingerprint }
-            } : 0
+        init(_ device: SimulatedDevice) {
             self.device = device.revision.value
             appCount = device.apps.count
             firstApp = device.apps.first?.revision.value ?? 0
@@ -30,8 +23,6 @@ extension SimulatedDevice {
     }
 
     var revisions: Revisions { Revisions(self) }
-
-    func revisions(includingNotificationCenters: Bool) -> Revisions { Revisions(self, includingNotificationCenters: includingNotificationCenters) }
 
     /// Put in a device's place while a session has it out (`DeviceSimulator.runSession`).
     static let vacant = SimulatedDevice(id: "")

@@ -104,10 +104,15 @@ extension DeviceSimulator {
 
     /// Makes the phones `include` accepts, for a partition this node now simulates: as the
     /// scenario made them, then each of `saved` (a phone as its last node wrote it) in place of
-    /// its own or added, and each of `removed` gone. The world is left as it is: it has every
-    /// phone's tokens already, as the nodes changed them. Returns how many phones were made.
+    /// its own or added, and each of `removed` gone; each phone in `notificationCenters` has its
+    /// apps' entries from it (by app, oldest first; an app without any has none). The world is
+    /// left as it is: it has every phone's tokens already, as the nodes changed them. Returns
+    /// how many phones were made.
     @discardableResult
-    public func adopt(where include: (String) -> Bool, saved: [SimulatedDevice], removed: [String]) -> Int {
+    public func adopt(
+        where include: (String) -> Bool, saved: [SimulatedDevice], removed: [String],
+        notificationCenters: [String: [String: [DeliveredNotification]]] = [:]
+    ) -> Int {
         var phones: [String: SimulatedDevice] = [:]
         if let shared = sharedPhones.withLock({ $0 }) {
             for (id, device) in shared.listed where include(id) { phones[id] = device }
@@ -120,6 +125,11 @@ extension DeviceSimulator {
         }
         for device in saved { phones[device.id] = device }
         for id in removed { phones[id] = nil }
+        for (id, byApp) in notificationCenters {
+            guard var phone = phones[id] else { continue }
+            for app in phone.apps.indices { phone.apps[app].notificationCenter = byApp[phone.apps[app].bundleID] ?? [] }
+            phones[id] = phone
+        }
         place(Array(phones.values))
         return phones.count
     }

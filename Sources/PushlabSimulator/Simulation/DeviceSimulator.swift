@@ -46,8 +46,6 @@ public final class DeviceSimulator: PushSink, Sendable {
     private let settleHook = AtomicLazyReference<SettleHook>()
     private let providerSender = Mutex<(any ProviderRequestSender)?>(nil)
     let sdkConnector = Mutex<(any ThirdPartySDKConnector)?>(nil)
-    /// Whether a change to a Notification Center alone makes a device changed (`takeChanges`).
-    let notificationCentersChange = Atomic<Bool>(false)
     let simulatedHere = Mutex<Hook<@Sendable (String) -> Bool>?>(nil)
     let tokenListener = Mutex<Hook<TokenListener>?>(nil)
     /// What apps created running did at their launch, while nobody listens yet (nil: published
@@ -138,7 +136,7 @@ public final class DeviceSimulator: PushSink, Sendable {
             guard let slot = shard.devices.index(forKey: deviceID) else { return .failure(.unknownDevice(deviceID)) }
             var device = SimulatedDevice.vacant
             swap(&device, &shard.devices.values[slot])
-            let before = device.revisions(includingNotificationCenters: notificationCentersChange.load(ordering: .relaxed))
+            let before = device.revisions
             var handedIn: [Observation] = []
             swap(&handedIn, &observed)
             var session = DeviceSession(
@@ -211,7 +209,7 @@ public final class DeviceSimulator: PushSink, Sendable {
     /// the store only when more than its Notification Centers changed.
     private func store(_ session: inout DeviceSession, before: SimulatedDevice.Revisions, at slot: Dictionary<String, SimulatedDevice>.Index, in shard: inout Shard) {
         let id = session.device.id
-        let after = session.device.revisions(includingNotificationCenters: notificationCentersChange.load(ordering: .relaxed))
+        let after = session.device.revisions
         if after != before {
             shard.changed.insert(id)
             if after.held != before.held, shard.heldChanged.insert(id).inserted { heldChangeCount.add(1, ordering: .relaxed) }

@@ -1,11 +1,18 @@
 import PushlabSimulator
 
-/// A device's whole state, Notification Centers included, written as the store writes its
-/// snapshots: JSON field by field (`StreamingJSONEncoder`), without what decoding restores unasked
-/// (`omitsDefaults`), read back with `JSONDecoder`. For another keeper of phones' states: a
-/// cluster's engine.
+/// A device's state written as the store writes its rows: JSON field by field
+/// (`StreamingJSONEncoder`), without what decoding restores unasked (`omitsDefaults`) and
+/// without its Notification Center entries, which are kept apart, an entry at a time, read
+/// back with `JSONDecoder`. For another keeper of phones' states: a cluster's engine.
 public enum DeviceSnapshot {
     public static func encode(_ device: SimulatedDevice) throws -> [UInt8] {
-        try StreamingJSONEncoder.encode(device)
+        var device = device
+        for app in device.apps.indices { device.apps[app].notificationCenter = [] }
+        return try StreamingJSONEncoder.encode(device)
+    }
+
+    /// One Notification Center entry, in the same form.
+    public static func encode(_ entry: DeliveredNotification) throws -> [UInt8] {
+        try StreamingJSONEncoder.encode(entry)
     }
 }
