@@ -13,7 +13,9 @@
 #   - the failover times: kill -9 of a node until a push to one of its phones is observed on
 #     another; kill -9 of a Redis master until a push to its slots is accepted again.
 #
-#   Benchmarks/cluster.sh [--pushes N] [--phones N] [--durable] [--no-build]
+#   Benchmarks/cluster.sh [--pushes N] [--phones N] [--partitions N] [--durable] [--no-build]
+#
+# --partitions: the cluster's partitions of phones (`pushlab serve --cluster-partitions`; 64).
 #
 # --durable: both the single process and the cluster answer a push once it is committed
 # (`pushlab serve --durable`).
@@ -28,14 +30,16 @@ WORK=$SCRIPT_DIR/.work-cluster
 PUSHES=200000
 PHONES=20000
 BUILD=1
+PARTITIONS=64
 DURABLE=()
 while [ $# -gt 0 ]; do
     case $1 in
         --pushes) PUSHES=$2; shift 2 ;;
         --phones) PHONES=$2; shift 2 ;;
+        --partitions) PARTITIONS=$2; shift 2 ;;
         --durable) DURABLE=(--durable); shift ;;
         --no-build) BUILD=0; shift ;;
-        *) echo "usage: $0 [--pushes N] [--phones N] [--durable] [--no-build]" >&2; exit 2 ;;
+        *) echo "usage: $0 [--pushes N] [--phones N] [--partitions N] [--durable] [--no-build]" >&2; exit 2 ;;
     esac
 done
 for tool in h2load redis-server redis-cli haproxy curl python3; do
@@ -134,7 +138,7 @@ kill -TERM $single; wait $single || true
 # --- a cluster of three nodes ----------------------------------------------------------------
 export PUSHLAB_CLUSTER_DIR=$WORK/cluster PUSHLAB_CLUSTER_REDIS=27100 PUSHLAB_CLUSTER_NODES=28000 PUSHLAB_CLUSTER_FRONT=29297
 trap '"$REPO/scripts/cluster.sh" down >/dev/null 2>&1 || true' EXIT
-"$REPO/scripts/cluster.sh" up ${DURABLE[@]+"${DURABLE[@]}"} -- --scenario "$WORK/scenario.yaml" >"$WORK/cluster-up.txt"
+"$REPO/scripts/cluster.sh" up ${DURABLE[@]+"${DURABLE[@]}"} -- --scenario "$WORK/scenario.yaml" --cluster-partitions "$PARTITIONS" >"$WORK/cluster-up.txt"
 redis_ports=(27100 27101 27102 27103 27104 27105)
 redis_totals() { # commands, bytes in+out, over every server
     local commands=0 bytes=0
@@ -244,7 +248,7 @@ print(f"| CPU a push: Redis, HAProxy (µs) | | {$redis_cpu * micro:.1f}, {$hapro
 print()
 print("- mode: " + ("--durable on both" if "${DURABLE[*]:-}" else "default (crash window)"))
 print(f"- Redis per push: {commands:.1f} commands, {bytes:,.0f} bytes in and out (every server, replicas included)")
-print(f"- shares (partitions of 64): $shares")
+print(f"- shares (partitions of $PARTITIONS): $shares")
 print(f"- failover, kill -9 of a node: a push to one of its phones observed {$node_failover:.1f} s after the kill")
 redis_failover = "${redis_failover}"
 if redis_failover:
