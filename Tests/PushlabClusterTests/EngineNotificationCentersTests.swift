@@ -93,6 +93,26 @@ import Testing
         #expect(read[odd]?["com.example.other"]?.map(\.identifier) == ["c"])
     }
 
+    @Test func anEntryReadsBackAsItWasField() throws {
+        let content = NotificationContent(
+            title: "Goal \"quoted\"", subtitle: "2–1", body: "line\nbreak", sound: "ping.caf", badge: 3, category: "MATCH", threadID: "t-1",
+            contentAvailable: true, mutableContent: true, interruptionLevel: "time-sensitive",
+            userInfo: .object([("aps", .object([("alert", .string("x"))])), ("match", .number(42)), ("tags", .array([.string("a"), .null]))])
+        )
+        let entries = [
+            DeliveredNotification(identifier: "local-1", isLocal: true, collapseID: "score", content: content, deliveredAt: 7, trigger: "calendar"),
+            DeliveredNotification(identifier: "8D3C7A6E-0000-4000-8000-000000000001", isLocal: false, collapseID: nil, content: content, deliveredAt: 8, trigger: "push"),
+        ]
+        let writes = EngineNotificationCenters.writes(
+            hash: "nc", observations: entries.enumerated().map { Self.added($1, on: "phone-1", sequence: Int64($0)) }, removedDevices: []
+        )
+        guard case .setFields(_, let fields) = try #require(writes.last) else {
+            Issue.record("the entries are set")
+            return
+        }
+        #expect(EngineNotificationCenters.entries(fields.map { ($0.0, $0.1) }).entries["phone-1"]?[Self.app] == entries)
+    }
+
     /// The take script against Redis: entries set, removed one by one and by prefix, a prefix
     /// with a glob's characters matched as it is.
     @Test func theTakeScriptSetsAndRemovesEntries() async throws {

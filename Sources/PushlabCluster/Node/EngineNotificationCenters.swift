@@ -1,7 +1,5 @@
-import Foundation
 import PushlabCore
 import PushlabSimulator
-import PushlabStore
 
 /// The Notification Center entries of a partition's phones in the engine
 /// (`EngineKeys.notificationCenters`), one hash field an entry, as the store keeps them in its
@@ -13,7 +11,8 @@ import PushlabStore
 /// A field names its phone, app, identifier and delivery time, each length-prefixed (so that a
 /// phone's or an app's fields share a prefix no other phone's field has); its value is the
 /// entry's place in the phone's order (the observation's sequence, 8 bytes big-endian) and the
-/// entry as JSON.
+/// entry as JSON (`DeliveredNotification.jsonText`, as the store's observations show it), the
+/// content of the entries of one payload written once a taking.
 enum EngineNotificationCenters {
     /// What `observations` (a taking's, in order) changed in the hash, and the entries of the
     /// `removedDevices`: removals by prefix first, then single removals, then the entries set.
@@ -23,6 +22,7 @@ enum EngineNotificationCenters {
         var changed: [String: [UInt8]?] = [:]
         var order: [String] = []
         var listed = Set<String>()
+        var contents = SharedContents()
         func note(_ field: String, to value: [UInt8]?) {
             changed[field] = .some(value)
             if listed.insert(field).inserted { order.append(field) }
@@ -37,7 +37,7 @@ enum EngineNotificationCenters {
                   let id = observation.notificationIDValue?.text else { continue }
             switch (change, entry) {
             case (.added, let entry?):
-                guard let json = try? DeviceSnapshot.encode(entry) else { continue }
+                let json = entry.jsonBytes(content: contents.json(of: entry))
                 let field = field(deviceID: observation.deviceID, bundleID: observation.bundleID, identifier: id, deliveredAt: entry.deliveredAt)
                 note(field, to: value(sequence: observation.sequence, json: json))
             case (.removed, _):
@@ -94,10 +94,9 @@ enum EngineNotificationCenters {
     static func entries(_ pairs: [(field: String, value: [UInt8])]) -> (entries: ByPhone, unreadable: Int) {
         var ordered: [String: [String: [(sequence: Int64, entry: DeliveredNotification)]]] = [:]
         var unreadable = 0
-        let decoder = JSONDecoder()
         for (field, value) in pairs {
             guard let (deviceID, bundleID) = phoneAndApp(of: field), value.count > 8,
-                  let entry = try? decoder.decode(DeliveredNotification.self, from: Data(value[8...])) else {
+                  let json = try? JSONParser.parse(Array(value[8...])), let entry = DeliveredNotification(json: json) else {
                 unreadable += 1
                 continue
             }
@@ -113,9 +112,10 @@ enum EngineNotificationCenters {
     static func fields(deviceID: String, entries: [String: [DeliveredNotification]]) -> [(String, [UInt8])] {
         var fields: [(String, [UInt8])] = []
         var sequence: Int64 = 0
+        var contents = SharedContents()
         for (bundleID, list) in entries.sorted(by: { $0.key < $1.key }) {
             for entry in list {
-                guard let json = try? DeviceSnapshot.encode(entry) else { continue }
+                let json = entry.jsonBytes(content: contents.json(of: entry))
                 sequence += 1
                 fields.append((field(deviceID: deviceID, bundleID: bundleID, identifier: entry.notificationIDValue.text, deliveredAt: entry.deliveredAt), value(sequence: sequence, json: json)))
             }
@@ -137,5 +137,20 @@ enum EngineNotificationCenters {
         }
         guard let deviceID = next(), let bundleID = next() else { return nil }
         return (deviceID, bundleID)
+    }
+}
+
+/// The contents' JSON of the entries of one taking, written once a payload: a load test's
+/// entries, or a broadcast's, share one content (`DeliveredNotification.sharedPart`).
+private struct SharedContents {
+    private var written: [ObjectIdentifier: (part: DeliveredNotification.Shared, json: [UInt8])] = [:]
+
+    mutating func json(of entry: DeliveredNotification) -> [UInt8] {
+        let part = entry.sharedPart
+        if let found = written[ObjectIdentifier(part)] { return found.json }
+        let json = entry.content.jsonBytes
+        // Holding the part keeps it alive, so another part can never take its address.
+        written[ObjectIdentifier(part)] = (part, json)
+        return json
     }
 }

@@ -123,6 +123,14 @@ public struct JSONWriter {
         value(json)
     }
 
+    /// `"key":` and a value written before as JSON text (by another writer): what many values
+    /// share is written once.
+    public mutating func field(_ name: String, json text: [UInt8]) {
+        key(name)
+        bytes += text
+        needsComma = true
+    }
+
     public mutating func value(_ json: JSONValue) {
         separate()
         switch json {

@@ -13,6 +13,17 @@ extension DeliveredNotification {
 
     public var json: JSONValue { (try? JSONParser.parse(jsonText)) ?? .object([]) }
 
+    /// `jsonText` as bytes, the content's written before (`NotificationContent.jsonBytes`): the
+    /// entries of one payload share their content.
+    public func jsonBytes(content: [UInt8]) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writeOwnFields(to: &writer)
+        writer.field("content", json: content)
+        writer.endObject()
+        return writer.bytes
+    }
+
     /// The entry's own fields as JSON text, without its content (which a store keeps apart).
     public var fieldsText: String {
         var writer = JSONWriter()
@@ -63,6 +74,13 @@ extension NotificationContent {
         var writer = JSONWriter()
         write(to: &writer)
         return writer.text
+    }
+
+    /// The same as bytes.
+    public var jsonBytes: [UInt8] {
+        var writer = JSONWriter()
+        write(to: &writer)
+        return writer.bytes
     }
 
     func write(to writer: inout JSONWriter) {

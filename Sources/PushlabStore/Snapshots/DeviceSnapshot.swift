@@ -10,9 +10,4 @@ public enum DeviceSnapshot {
         for app in device.apps.indices { device.apps[app].notificationCenter = [] }
         return try StreamingJSONEncoder.encode(device)
     }
-
-    /// One Notification Center entry, in the same form.
-    public static func encode(_ entry: DeliveredNotification) throws -> [UInt8] {
-        try StreamingJSONEncoder.encode(entry)
-    }
 }
