@@ -15,7 +15,8 @@
 #
 #   Benchmarks/cluster.sh [--pushes N] [--phones N] [--partitions N] [--durable] [--no-build]
 #
-# --partitions: the cluster's partitions of phones (`pushlab serve --cluster-partitions`; 64).
+# --partitions: the cluster's partitions of phones (`pushlab serve --cluster-partitions`; 24, its
+# default).
 #
 # --durable: both the single process and the cluster answer a push once it is committed
 # (`pushlab serve --durable`).
@@ -30,7 +31,7 @@ WORK=$SCRIPT_DIR/.work-cluster
 PUSHES=200000
 PHONES=20000
 BUILD=1
-PARTITIONS=64
+PARTITIONS=24
 DURABLE=()
 while [ $# -gt 0 ]; do
     case $1 in

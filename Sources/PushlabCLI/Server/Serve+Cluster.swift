@@ -13,7 +13,7 @@ extension Serve {
     func joinCluster(_ seeds: [RedisEndpoint]?, durable: Bool, manualStart: EpochMilliseconds?, logger: Logger) async throws -> ClusterMembership? {
         guard let seeds else { return nil }
         let settings = ClusterMembership.Settings(
-            seeds: seeds, nodeID: nodeID ?? Self.defaultNodeID, partitions: clusterPartitions ?? 64, expectedNodes: clusterExpect ?? 1, durable: durable
+            seeds: seeds, nodeID: nodeID ?? Self.defaultNodeID, partitions: clusterPartitions ?? ClusterMembership.Settings.defaultPartitions, expectedNodes: clusterExpect ?? 1, durable: durable
         )
         do {
             return try await ClusterMembership.join(settings, manualStart: manualStart, logger: logger)

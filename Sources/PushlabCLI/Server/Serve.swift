@@ -124,7 +124,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "This node's name in the cluster (default: host name and process id).")
     var nodeID: String?
 
-    @Option(help: "Partitions of phones the cluster is split into, set by its first node (default 64); later nodes take the cluster's.")
+    @Option(help: "Partitions of phones the cluster is split into, set by its first node (default 24); later nodes take the cluster's.")
     var clusterPartitions: Int?
 
     @Option(help: "Take no phones until this many nodes are live (at most a minute): nodes started together then each make only their share, rather than the first making every phone and letting most go (default 1).")

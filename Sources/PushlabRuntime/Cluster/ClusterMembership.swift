@@ -24,7 +24,16 @@ public final class ClusterMembership: Sendable {
         /// The engine's keys start with it: clusters with other prefixes share a Redis unseen.
         public var keyPrefix: String
 
-        public init(seeds: [RedisEndpoint], nodeID: String, partitions: Int = 64, expectedNodes: Int = 1, durable: Bool = false, keyPrefix: String = "pushlab") {
+        /// 24: an even share for 2, 3, 4, 6, 8 or 12 nodes, and few partitions a master. Every
+        /// intake call appends an entry to each of its partitions' logs (an `XADD`, an `HMGET`
+        /// and a replica's `XCLAIM`): against 64, 1.2 engine commands a push instead of 2.3
+        /// (Benchmarks/results/2026-12-04-engine-costs.md).
+        public static let defaultPartitions = 24
+
+        public init(
+            seeds: [RedisEndpoint], nodeID: String, partitions: Int = defaultPartitions, expectedNodes: Int = 1, durable: Bool = false,
+            keyPrefix: String = "pushlab"
+        ) {
             self.seeds = seeds
             self.nodeID = nodeID
             self.partitions = partitions
