@@ -3,6 +3,7 @@ import PushlabCore
 import PushlabDelivery
 import PushlabSimulator
 import PushlabStore
+import Synchronization
 import Testing
 
 /// One implementation of the log, as the contract suite makes it: `make` opens a new, empty log
@@ -26,13 +27,22 @@ struct LogUnderTest: Sendable, CustomTestStringConvertible {
     ]
 }
 
-/// A store of its own in a new temporary folder, for the SQLite log.
+/// A store of its own in a new temporary folder, for the SQLite log; the folders go when the
+/// test process exits (a store reopened by a test outlives the test's scope).
 enum StoreFile {
     static func fresh() throws -> String {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pushlab-log-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        made.withLock { $0.append(folder) }
         return folder.appendingPathComponent("store.db").path
     }
+
+    private static let made: Mutex<[URL]> = {
+        atexit {
+            for folder in StoreFile.made.withLock({ $0 }) { try? FileManager.default.removeItem(at: folder) }
+        }
+        return Mutex([])
+    }()
 
     static func open(_ path: String) throws -> PushlabStore {
         try PushlabStore(path: path, devices: DeviceSimulator(world: APNsWorld()), busyRate: nil)

@@ -58,7 +58,10 @@ public final class RedisServers: Sendable {
             endpoints.append(RedisEndpoint(host: "127.0.0.1", port: port))
         }
         let servers = RedisServers(endpoints: endpoints, processes: processes, folder: folder)
-        running.withLock { $0.append(contentsOf: processes.map(\.processIdentifier)) }
+        running.withLock { running in
+            running.pids.append(contentsOf: processes.map(\.processIdentifier))
+            running.folders.append(folder)
+        }
         if cluster { try servers.createCluster(replicas: replicas) }
         return servers
     }
@@ -179,11 +182,15 @@ public final class RedisServers: Sendable {
         public var description: String
     }
 
-    /// Every server started, killed when the test process exits (a failed test never stops its own).
-    private static let running: Mutex<[Int32]> = {
+    /// Every server started, killed when the test process exits (a failed test never stops its
+    /// own, and the shared cluster is never stopped), and their folders removed.
+    private static let running: Mutex<(pids: [Int32], folders: [URL])> = {
         atexit {
-            for pid in RedisServers.running.withLock({ $0 }) { Foundation.kill(pid, SIGKILL) }
+            let (pids, folders) = RedisServers.running.withLock { $0 }
+            for pid in pids { Foundation.kill(pid, SIGKILL) }
+            for pid in pids { waitpid(pid, nil, 0) }
+            for folder in folders { try? FileManager.default.removeItem(at: folder) }
         }
-        return Mutex([])
+        return Mutex(([], []))
     }()
 }
