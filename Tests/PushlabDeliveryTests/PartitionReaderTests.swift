@@ -47,6 +47,22 @@ import Testing
         #expect(phone.id == s.h.deviceID)
     }
 
+    /// A write that fails (a master failing over) is done again whole: the takings, the
+    /// observations and the phones, though the simulator hands a phone's change out once.
+    @Test func aFailedWriteIsWrittenWholeNextTime() async throws {
+        let s = try Setup()
+        s.log.append(try s.alerts(1...1))
+        _ = await s.reader.round()
+        s.log.failTakes(partition: s.partition, count: 1)
+        _ = try s.h.simulator.updateDevice(s.h.deviceID, name: "Ana's iPhone")
+        #expect(await s.reader.flush().isEmpty)
+        #expect(s.log.untaken(partition: s.partition) == 1 && s.written.isEmpty, "nothing written")
+        #expect(await s.reader.flush().isEmpty)
+        #expect(s.log.untaken(partition: s.partition) == 0, "taken")
+        #expect(s.written.contains { $0.kind == .delivered }, "with what the phone observed")
+        #expect((s.log.phones(partition: s.partition)[s.h.deviceID] ?? nil)?.name == "Ana's iPhone", "and the phone as it is")
+    }
+
     @Test func aPartitionAnotherReaderHoldsIsDroppedWithNothingWritten() async throws {
         let s = try Setup()
         let lost = Mutex<[Int]>([])

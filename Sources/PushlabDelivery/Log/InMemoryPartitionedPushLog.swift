@@ -14,6 +14,8 @@ public final class InMemoryPartitionedPushLog: Sendable {
         var entries: [Entry] = []
         var nextID: Int64 = 1
         var holder: String?
+        /// Takings that fail before they write anything, as an engine's master failing over.
+        var failingTakes = 0
         var observations: [[Observation]] = []
         /// nil: removed.
         var phones: [String: SimulatedDevice?] = [:]
@@ -49,6 +51,13 @@ public final class InMemoryPartitionedPushLog: Sendable {
             for partition in state.indices { state[partition].add(.broadcast(broadcast)) }
         }
     }
+
+    /// The partition's next `count` takings fail, writing nothing (a master failing over).
+    public func failTakes(partition: Int, count: Int) {
+        state.withLock { $0[partition].failingTakes = count }
+    }
+
+    public struct TakeFailed: Error {}
 
     /// Appends what another version wrote, `pushes` of it.
     public func appendUnreadable(partition: Int, pushes: Int) {
@@ -104,7 +113,11 @@ public final class InMemoryPartitionedPushLog: Sendable {
         }
 
         public func take(partition: Int, ids: [Int64], observations: [Observation], phones: [PhoneChange]) async throws -> Bool {
-            log.state.withLock { state in
+            try log.state.withLock { state throws(TakeFailed) in
+                if state[partition].failingTakes > 0 {
+                    state[partition].failingTakes -= 1
+                    throw TakeFailed()
+                }
                 if let holder = state[partition].holder, holder != name { return false }
                 state[partition].holder = name
                 let taken = Set(ids)

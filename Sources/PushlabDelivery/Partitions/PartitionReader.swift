@@ -55,6 +55,22 @@ public final class PartitionReader<Log: PartitionedPushLog>: ObservationSink {
     struct Unwritten {
         var observations: [Observation] = []
         var taking: [Log.EntryID] = []
+        /// Phones a failed write did not write: the simulator hands a change out once.
+        var phones: [PhoneChange] = []
+
+        /// `newer` after this: the observations and takings in order, a phone as it is last.
+        mutating func add(_ newer: Unwritten) {
+            observations += newer.observations
+            taking += newer.taking
+            phones = Self.merged(phones, newer.phones)
+        }
+
+        /// `older` with each phone `newer` has in its place.
+        static func merged(_ older: [PhoneChange], _ newer: [PhoneChange]) -> [PhoneChange] {
+            guard !older.isEmpty else { return newer }
+            let replaced = Set(newer.map(\.deviceID))
+            return older.filter { !replaced.contains($0.deviceID) } + newer
+        }
     }
 
     public init(log: Log, pipeline: DeliveryPipeline, partitions: DevicePartitions, logger: Logger = Logger(label: "pushlab.partitions")) {
@@ -313,6 +329,9 @@ public final class PartitionReader<Log: PartitionedPushLog>: ObservationSink {
             let partition = partitions.partition(of: id)
             if holds(partition) { phones[partition, default: []].append(.removed(id: id)) }
         }
+        for (partition, writing) in unwritten where !writing.phones.isEmpty {
+            phones[partition] = Unwritten.merged(writing.phones, phones[partition] ?? [])
+        }
         let written = Set(unwritten.keys).union(phones.keys).sorted()
         guard !written.isEmpty else { return [] }
         let outcomes = await withTaskGroup(of: (Int, Result<Bool, any Error>).self) { group in
@@ -345,20 +364,19 @@ public final class PartitionReader<Log: PartitionedPushLog>: ObservationSink {
                 lostHandler.withLock { $0 }?.handle(partition)
                 lost.append(partition)
             case .failure(let error):
-                // Kept for the next write (a part of the log failing over): the takings and what
-                // the phones observed; the phones are written again with their next change.
+                // Kept for the next write (a part of the log failing over): the takings, what the
+                // phones observed and the phones.
                 logger.warning("Writing partition \(partition) failed; written again next round", metadata: ["error": "\(error)"])
-                failed[partition] = unwritten[partition] ?? Unwritten()
+                var kept = unwritten[partition] ?? Unwritten()
+                kept.phones = phones[partition] ?? []
+                failed[partition] = kept
             }
         }
         if !failed.isEmpty {
             state.withLock { state in
                 for (partition, writing) in failed where state.held[partition] != nil {
                     var merged = writing
-                    if let newer = state.unwritten[partition] {
-                        merged.observations += newer.observations
-                        merged.taking += newer.taking
-                    }
+                    if let newer = state.unwritten[partition] { merged.add(newer) }
                     state.unwritten[partition] = merged
                 }
             }
